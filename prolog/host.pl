@@ -1,0 +1,79 @@
+/*  host.pl -- the Rust host's safe query wrapper (not part of the homework contract).
+
+    kk_host_query(+Chars, +InferenceLimit, +MaxAnswers, -Result)
+      Parses Chars as a goal (read_term_from_chars/3 inside catch/3), runs it with at most
+      InferenceLimit inferences per answer and collects at most MaxAnswers answers, leaving no
+      choice point behind. Result is one of
+        syntax_error(E)        Chars is not a goal;
+        answers(As, Status)    As: list of a(Bindings, Text), Bindings a list of Name=Value
+                               (residual constraints in Text, recovered with copy_term/3), Text
+                               the answer as a top level prints it (chars); Status is complete,
+                               answer_limit, inference_limit or exception(E, Text).
+*/
+
+:- use_module(library(charsio)).
+:- use_module(library(iso_ext)).
+:- use_module(library(lists)).
+
+kk_host_query(Chars, Limit, Max, Result) :-
+    catch(read_term_from_chars(Chars, Goal, [variable_names(VNs)]), E, true),
+    (   nonvar(E) -> Result = syntax_error(E)
+    ;   var(Goal) -> Result = syntax_error(goal_is_a_variable)
+    ;   kk_collect(Goal, VNs, Limit, Max, Result)
+    ).
+
+kk_collect(Goal, VNs, Limit, Max, answers(As, Status)) :-
+    Max1 is Max + 1,
+    catch(findall(A-R, kk_nth(Goal, VNs, Limit, Max1, A, R), Pairs), E, Pairs = [x-exception(E)]),
+    kk_status(Pairs, Max1, As, Status).
+
+kk_nth(Goal, VNs, Limit, Max1, A, R) :-
+    call_nth(call_with_inference_limit(catch(Goal, E, true), Limit, R0), K),
+    (   nonvar(E) -> R = exception(E), A = none, !
+    ;   R0 == inference_limit_exceeded -> R = R0, A = none, !
+    ;   R = answer, kk_answer(VNs, A),
+        ( K >= Max1 -> ! ; true )
+    ).
+
+kk_status([], _, [], complete).
+kk_status([A-R | Rest], Max1, As, Status) :-
+    (   R = exception(E) -> As = [], kk_text(E, [], T), Status = exception(E, T)
+    ;   R == inference_limit_exceeded -> As = [], Status = inference_limit
+    ;   Rest == [] -> As = [A], Status = complete
+    ;   Max1 =:= 2 -> As = [A], Status = answer_limit
+    ;   As = [A | As1], Max2 is Max1 - 1, kk_status(Rest, Max2, As1, Status)
+    ).
+
+kk_answer(VNs, a(Bindings, Text)) :-
+    copy_term(VNs, Copy, Gs),
+    kk_bindings(Copy, Bindings),
+    kk_answer_text(Bindings, Gs, Copy, Text).
+
+kk_bindings([], []).
+kk_bindings([Name=Value | Rest], Bs) :-
+    (   var(Value), \+ ( member(N2=V2, Rest), V2 == Value, N2 \== Name )
+    ->  Value = '$VAR'(Name), Bs = Bs1
+    ;   Bs = [Name=Value | Bs1]
+    ),
+    kk_bindings(Rest, Bs1).
+
+kk_answer_text(Bindings, Gs, VNs, Text) :-
+    findall(Item, ( member(N=V, Bindings), Item = binding(N, V) ; member(G, Gs), Item = goal(G) ), Items),
+    (   Items == [] -> Text = "true"
+    ;   maplist(kk_item_text(VNs), Items, Texts),
+        kk_join(Texts, Text)
+    ).
+
+kk_item_text(VNs, binding(N, V), T) :-
+    kk_text(V, VNs, VT),
+    atom_chars(N, NC),
+    append(NC, [' ', '=', ' ' | VT], T).
+kk_item_text(VNs, goal(G), T) :- kk_text(G, VNs, T).
+
+kk_text(Term, VNs, Chars) :-
+    write_term_to_chars(Term, [quoted(true), variable_names(VNs), numbervars(true)], Chars).
+
+kk_join([T], T).
+kk_join([T1, T2 | Ts], T) :-
+    kk_join([T2 | Ts], Rest),
+    append(T1, [',', '\n' | Rest], T).

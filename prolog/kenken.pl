@@ -1,0 +1,365 @@
+/*  kenken.pl -- Homework 4, KenKen solver, for Scryer Prolog with library(clpz).
+
+    Predicates (modes: + input, - output, ? either):
+
+      kenken(+N, +C, ?T)          CLP(FD) solver. N: grid side; C: list of cage constraints;
+                                  T: N lists of N integers (may be partly bound, or unbound).
+      kenken_constraints(+N, +C, ?T)
+                                  The core relation: only posts the constraints of kenken/3
+                                  (no search). Label T yourself to enumerate answers.
+      plain_kenken(+N, +C, ?T)    The same answers in the same order, by plain enumeration
+                                  (member/select, is/2 and arithmetic comparison; no clpz).
+      noop_kenken(+N, +C, ?T, ?Ops)
+                                  No-op KenKen (see below).
+      kenken_testcase(-N, -C)     The spec's 6x6 puzzle.
+      kenken_4x4_testcase(-N, -C) The spec's 4x4 puzzle with six answers.
+      noop_kenken_testcase        Runs and prints the no-op example call.
+      cage_combination(+N, +Op, +Target, +Cells, -Values)
+                                  The values (a sorted list, i.e. a multiset) that a cage over
+                                  the squares Cells can hold, one answer per multiset.
+
+    Cage constraints (squares are [I|J]: row I, column J, 1-based; [1|1] is top left):
+      +(S, L)      the squares of the nonempty list L add up to S
+      *(P, L)      the squares of L multiply to P
+      -(D, J, K)   D = j - k or D = k - j
+      /(Q, J, K)   Q = j / k or Q = k / j, no remainder
+    Extensions in the same style:
+      -(D, L), /(Q, L)   L has 2 or more squares: the largest value first, then every other value
+                         subtracted (divided, exactly) in turn (seed 001); a one-cell cage is
+                         +(V, [[I|J]]).
+
+    Answers come in lexicographic order of the grid read row by row, for both solvers.
+
+    No-op KenKen API
+    ----------------
+      noop_kenken(+N, +C, ?T, ?Ops)
+      N:   grid side, as for kenken/3.
+      C:   list of cages ?(Target, L) whose operator is unknown (L a nonempty list of squares);
+           cages with a known operator (kenken/3 syntax) may be mixed in.
+      T:   the grid, as for kenken/3.
+      Ops: a list as long as C; its K-th element is the K-th cage of C with its operator chosen,
+           in kenken/3 syntax (+(S, L), *(P, L), -(D, J, K), /(Q, J, K), or -(D, L) and /(Q, L) for
+           3+ squares). A one-square cage ?(V, [Sq]) becomes +(V, [Sq]).
+      On success T is a solution and Ops gives, for each cage, an operator under which T meets
+      it, so that kenken(N, Ops, T) holds. Answers are ordered by T (row by row, lexicographic),
+      then by the operators of each cage in the order + - * /; a grid that meets a cage under
+      several operators is given once per choice. On failure (no grid fits) the call fails,
+      leaving T and Ops unbound. Like kenken/3, N and C must be ground.
+
+    Performance (kenken/3 vs plain_kenken/3): see the README's "Performance" section; reproduce
+    with `kenken bench tests/data/spec.pl --engines fd,plain` or, in any Prolog top level,
+    ?- kenken_testcase(N, C), time(findall(T, kenken(N, C, T), Ts)).
+*/
+
+:- use_module(library(clpz)).
+:- use_module(library(lists)).
+:- use_module(library(between)).
+:- use_module(library(format)).
+
+% ---------------------------------------------------------------------------
+% The grid
+
+% grid_(+N, ?T): T is an N x N matrix.
+grid_(N, T) :-
+    length(T, N),
+    maplist(same_length(T), T).
+
+% square_value(+T, +Square, -V): V is the entry of T at Square = [I|J].
+square_value(T, [I|J], V) :-
+    nth1(I, T, Row),
+    nth1(J, Row, V).
+
+% cage_parts(+Cage, -Op, -Target, -Squares)
+cage_parts(+(S, L), +, S, L).
+cage_parts(*(P, L), *, P, L).
+cage_parts(-(D, J, K), -, D, [J, K]).
+cage_parts(/(Q, J, K), /, Q, [J, K]).
+cage_parts(-(D, L), -, D, L).
+cage_parts(/(Q, L), /, Q, L).
+cage_parts(?(T, L), ?, T, L).
+
+% ---------------------------------------------------------------------------
+% Cage arithmetic on integers (shared by both solvers)
+
+% op_result(+Op, +Values, -Result): the cage's value under Op (Values nonempty integers).
+op_result(+, Vs, S) :- sum_list(Vs, S).
+op_result(*, Vs, P) :- foldl(times_, Vs, 1, P).
+op_result(-, Vs, D) :-
+    Vs = [_, _ | _],
+    list_max(Vs, M),
+    sum_list(Vs, S),
+    D is 2 * M - S.
+op_result(/, Vs, Q) :-
+    Vs = [_, _ | _],
+    list_max(Vs, M),
+    foldl(times_, Vs, 1, P),
+    Rest is P // M,
+    M mod Rest =:= 0,
+    Q is M // Rest.
+
+times_(X, P0, P) :- P is P0 * X.
+
+% op_holds(+Op, +Target, +Values): Values meet Target under Op ('?': under any operator).
+% A '?' cage holds once, however many operators fit (so no answer is repeated).
+op_holds(?, T, Vs) :- ( Vs = [V] -> V =:= T ; once(( member(Op, [+, -, *, /]), op_holds(Op, T, Vs) )) ).
+op_holds(+, T, Vs) :- op_result(+, Vs, T).
+op_holds(*, T, Vs) :- op_result(*, Vs, T).
+op_holds(-, T, Vs) :- op_result(-, Vs, R), R =:= T.
+op_holds(/, T, Vs) :- op_result(/, Vs, R), R =:= T.
+
+% operator_holds(+Op0, +Target, +Values, -Op): Op is Op0, or for '?' each operator that holds.
+operator_holds(?, T, [V], +) :- V =:= T.
+operator_holds(?, T, Vs, Op) :-
+    Vs = [_, _ | _],
+    member(Op, [+, -, *, /]),
+    op_holds(Op, T, Vs).
+operator_holds(Op, T, Vs, Op) :- Op \== ?, op_holds(Op, T, Vs).
+
+% ---------------------------------------------------------------------------
+% Admissible tuples of a cage, by plain enumeration
+
+% cage_tuple(+N, +Op, +Target, +Squares, -Values): Values (one per square, in order) meet the
+% cage and no two squares in one row or column share a value.
+cage_tuple(N, Op, T, Squares, Vs) :-
+    numlist(1, N, Ds),
+    cage_values_(Squares, [], Op, T, N, Ds, [], Vs),
+    op_holds(Op, T, Vs).
+
+% Choose values square by square, pruning sums and products early.
+cage_values_([], _, _, _, _, _, _, []).
+cage_values_([Sq | Sqs], Placed, Op, T, N, Ds, Acc, [V | Vs]) :-
+    member(V, Ds),
+    \+ clashes_(Placed, Sq, V),
+    partial_ok_(Op, T, N, [V | Acc], Sqs),
+    cage_values_(Sqs, [Sq-V | Placed], Op, T, N, Ds, [V | Acc], Vs).
+
+clashes_(Placed, [I|J], V) :-
+    member([I0|J0]-V, Placed),
+    ( I0 =:= I ; J0 =:= J ).
+
+% partial_ok_(+Op, +Target, +N, +ValuesSoFar, +RemainingSquares)
+partial_ok_(+, T, N, Vs, Rest) :-
+    sum_list(Vs, S),
+    length(Rest, K),
+    S + K =< T,
+    S + K * N >= T.
+partial_ok_(*, T, _, Vs, _) :-
+    op_result(*, Vs, P),
+    T mod P =:= 0.
+partial_ok_(Op, _, _, _, _) :- member(Op, [-, /, ?]).
+
+% ---------------------------------------------------------------------------
+% kenken/3: CLP(FD)
+
+kenken(N, C, T) :-
+    kenken_constraints(N, C, T),
+    append(T, Vs),
+    label(Vs).
+
+kenken_constraints(N, C, T) :-
+    grid_(N, T),
+    append(T, Vs),
+    Vs ins 1..N,
+    maplist(all_distinct, T),
+    transpose(T, Columns),
+    maplist(all_distinct, Columns),
+    maplist(cage_constraint_(N, T), C).
+
+% cage_constraint_(+N, +T, +Cage): post Cage on T, as the table of its admissible tuples when
+% that table is small, as arithmetic otherwise.
+cage_constraint_(N, T, Cage) :-
+    cage_parts(Cage, Op, Target, Squares),
+    maplist(square_value(T), Squares, Vs),
+    length(Squares, K),
+    (   N ^ K =< 40000
+    ->  findall(Tuple, cage_tuple(N, Op, Target, Squares, Tuple), Tuples),
+        tuples_in([Vs], Tuples)
+    ;   cage_arithmetic_(Op, Target, Vs)
+    ).
+
+cage_arithmetic_(+, S, Vs) :- sum(Vs, #=, S).
+cage_arithmetic_(*, P, Vs) :- foldl(product_, Vs, 1, P0), P0 #= P.
+cage_arithmetic_(-, D, Vs) :-
+    foldl(maximum_, Vs, 0, M),
+    sum(Vs, #=, S),
+    D #= 2 * M - S.
+cage_arithmetic_(/, Q, Vs) :-
+    foldl(maximum_, Vs, 0, M),
+    foldl(product_, Vs, 1, P),
+    P #= M * R,
+    M #= Q * R.
+cage_arithmetic_(?, T, Vs) :-
+    foldl(maximum_, Vs, 0, M),
+    sum(Vs, #=, S),
+    foldl(product_, Vs, 1, P),
+    P #= M * R,
+    ( S #= T ) #\/ ( P #= T ) #\/ ( T #= 2 * M - S ) #\/ ( M #= T * R ).
+
+product_(V, P0, P) :- P #= P0 * V.
+maximum_(V, M0, M) :- M #= max(M0, V).
+
+% ---------------------------------------------------------------------------
+% plain_kenken/3: plain enumeration, row by row, smallest value first (the order of kenken/3)
+
+plain_kenken(N, C, T) :-
+    grid_(N, T),
+    append(T, Cells),
+    maplist(plain_cage_(T, N), C, Cages),
+    plain_checks_(Cages, N, Checks),
+    numlist(1, N, Ds),
+    length(Above, N),
+    maplist(=([]), Above),
+    plain_rows_(T, Ds, Above, 1, Checks).
+
+% plain_cage_(+T, +N, +Cage, -cage(Op, Target, Positions-Values))
+plain_cage_(T, N, Cage, cage(Op, Target, Pairs)) :-
+    cage_parts(Cage, Op, Target, Squares),
+    maplist(square_value(T), Squares, Vs),
+    maplist(position_(N), Squares, Ps),
+    pairs_keys_values_(Pairs0, Ps, Vs),
+    keysort(Pairs0, Pairs).
+
+position_(N, [I|J], P) :- P is (I - 1) * N + J.
+
+pairs_keys_values_([], [], []).
+pairs_keys_values_([K-V | KVs], [K | Ks], [V | Vs]) :- pairs_keys_values_(KVs, Ks, Vs).
+
+% plain_checks_(+Cages, +N, -Checks): Position-Check pairs sorted by position: after filling
+% Position, run Check. A cage is checked completely at its last square, partially before.
+plain_checks_(Cages, N, Checks) :-
+    foldl(cage_checks_(N), Cages, [], Checks0),
+    keysort(Checks0, Checks).
+
+cage_checks_(N, cage(Op, Target, Pairs), Cs0, Cs) :-
+    pairs_keys_values_(Pairs, Ps, Vs),
+    length(Vs, K),
+    prefix_checks_(Ps, Vs, [], Op, Target, N, K, Cs0, Cs).
+
+prefix_checks_([], [], _, _, _, _, _, Cs, Cs).
+prefix_checks_([P | Ps], [V | Vs], Done0, Op, Target, N, K, Cs0, Cs) :-
+    Done = [V | Done0],
+    length(Done, Filled),
+    (   Filled =:= K
+    ->  Check = complete(Op, Target, Done)
+    ;   Rest is K - Filled,
+        Check = partial(Op, Target, N, Done, Rest)
+    ),
+    prefix_checks_(Ps, Vs, Done, Op, Target, N, K, [P-Check | Cs0], Cs).
+
+check_(complete(Op, Target, Vs)) :- op_holds(Op, Target, Vs).
+check_(partial(Op, Target, N, Vs, Rest)) :- length(RestSqs, Rest), partial_ok_(Op, Target, N, Vs, RestSqs).
+
+% plain_rows_(+Rows, +Digits, +Above, +Position, +Checks)
+plain_rows_([], _, _, _, _).
+plain_rows_([Row | Rows], Ds, Above0, P0, Checks0) :-
+    plain_row_(Row, Ds, Above0, Above, P0, P, Checks0, Checks),
+    plain_rows_(Rows, Ds, Above, P, Checks).
+
+plain_row_([], _, [], [], P, P, Cs, Cs).
+plain_row_([V | Vs], Ds0, [Col | Cols], [[V | Col] | Cols1], P0, P, Cs0, Cs) :-
+    select(V, Ds0, Ds),
+    \+ memberchk(V, Col),
+    run_checks_(Cs0, P0, Cs1),
+    P1 is P0 + 1,
+    plain_row_(Vs, Ds, Cols, Cols1, P1, P, Cs1, Cs).
+
+run_checks_([], _, []).
+run_checks_([Q-Check | Cs0], P, Cs) :-
+    (   Q =:= P
+    ->  check_(Check),
+        run_checks_(Cs0, P, Cs)
+    ;   Cs = [Q-Check | Cs0]
+    ).
+
+% ---------------------------------------------------------------------------
+% No-op KenKen
+
+noop_kenken(N, C, T, Ops) :-
+    kenken_constraints(N, C, T),
+    append(T, Vs),
+    label(Vs),
+    maplist(cage_operator_(T), C, Ops).
+
+% cage_operator_(+T, +Cage, -OpCage): OpCage is Cage with an operator under which T meets it.
+cage_operator_(T, Cage, OpCage) :-
+    cage_parts(Cage, Op0, Target, Squares),
+    maplist(square_value(T), Squares, Vs),
+    operator_holds(Op0, Target, Vs, Op),
+    op_cage_(Op, Target, Squares, OpCage).
+
+op_cage_(+, S, L, +(S, L)).
+op_cage_(*, P, L, *(P, L)).
+op_cage_(-, D, L, Cage) :- ( L = [J, K] -> Cage = -(D, J, K) ; Cage = -(D, L) ).
+op_cage_(/, Q, L, Cage) :- ( L = [J, K] -> Cage = /(Q, J, K) ; Cage = /(Q, L) ).
+
+% ---------------------------------------------------------------------------
+% The cage helper: which values can a cage hold?
+
+cage_combination(N, Op, Target, Cells, Values) :-
+    findall(Sorted,
+            ( cage_tuple(N, Op, Target, Cells, Vs), msort(Vs, Sorted) ),
+            All),
+    sort(All, Set),
+    member(Values, Set).
+
+% ---------------------------------------------------------------------------
+% Test cases
+
+kenken_testcase(
+  6,
+  [
+    +(11, [[1|1], [2|1]]),
+    /(2, [1|2], [1|3]),
+    *(20, [[1|4], [2|4]]),
+    *(6, [[1|5], [1|6], [2|6], [3|6]]),
+    -(3, [2|2], [2|3]),
+    /(3, [2|5], [3|5]),
+    *(240, [[3|1], [3|2], [4|1], [4|2]]),
+    *(6, [[3|3], [3|4]]),
+    *(6, [[4|3], [5|3]]),
+    +(7, [[4|4], [5|4], [5|5]]),
+    *(30, [[4|5], [4|6]]),
+    *(6, [[5|1], [5|2]]),
+    +(9, [[5|6], [6|6]]),
+    +(8, [[6|1], [6|2], [6|3]]),
+    /(2, [6|4], [6|5])
+  ]
+).
+
+kenken_4x4_testcase(
+  4,
+  [
+    +(6, [[1|1], [1|2], [2|1]]),
+    *(96, [[1|3], [1|4], [2|2], [2|3], [2|4]]),
+    -(1, [3|1], [3|2]),
+    -(1, [4|1], [4|2]),
+    +(8, [[3|3], [4|3], [4|4]]),
+    *(2, [[3|4]])
+  ]
+).
+
+% The no-op example: Keen 4dn puzzle "kk-4dn-0" with its operators removed.
+%
+% ?- noop_kenken_testcase.
+% prints each answer as T = ..., Ops = ..., then `no` when there are no more.
+noop_kenken_example(
+  4,
+  [
+    ?(5, [[1|1], [1|2]]),
+    ?(4, [[1|3], [1|4]]),
+    ?(2, [[2|1], [3|1]]),
+    ?(5, [[2|2], [3|2]]),
+    ?(6, [[2|3], [2|4]]),
+    ?(2, [[3|3], [4|3]]),
+    ?(2, [[3|4], [4|4]]),
+    ?(1, [[4|1], [4|2]])
+  ]
+).
+
+noop_kenken_testcase :-
+    noop_kenken_example(N, C),
+    (   noop_kenken(N, C, T, Ops),
+        format("T = ~q,~nOps = ~q~n", [T, Ops]),
+        false
+    ;   format("no~n", [])
+    ).

@@ -1,0 +1,215 @@
+//! The command line: argument parsing (clap derive) and one small function per subcommand.
+//!
+//! Exit codes: 0 solved (or valid), 1 no solution, 2 bad input or usage, 3 a limit was reached.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+use kenken::format::{self, Notation};
+use kenken::puzzle::{Puzzle, Severity};
+use kenken::render::{render, Style};
+
+mod solve;
+
+/// Exit code: bad input or usage.
+pub const EXIT_BAD_INPUT: i32 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "kenken",
+    version,
+    about = "KenKen toolkit: Prolog (kenken/3, plain_kenken/3) and native solvers"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args, Clone)]
+pub struct Input {
+    /// Puzzle file, or `-` for standard input.
+    #[arg(default_value = "-")]
+    file: String,
+    /// Notation of the input (default: detected from the text).
+    #[arg(long, default_value = "auto")]
+    from: String,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve every puzzle in a file.
+    Solve(solve::SolveArgs),
+    /// Validate puzzles and list every problem found.
+    Check {
+        #[command(flatten)]
+        input: Input,
+    },
+    /// Draw puzzles (and their solution, when the file gives one).
+    Show {
+        #[command(flatten)]
+        input: Input,
+        /// ASCII instead of box-drawing characters.
+        #[arg(long)]
+        ascii: bool,
+    },
+    /// Write puzzles in another notation.
+    Convert {
+        #[command(flatten)]
+        input: Input,
+        /// Target notation: prolog, text, keen or json.
+        #[arg(long)]
+        to: Notation,
+    },
+}
+
+/// An error that carries its exit code.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Exit {
+    pub code: i32,
+    pub message: String,
+}
+
+fn bad_input(message: String) -> anyhow::Error {
+    Exit {
+        code: EXIT_BAD_INPUT,
+        message,
+    }
+    .into()
+}
+
+/// Reads the puzzles of `input`; errors name the file.
+pub fn read_input(input: &Input) -> Result<Vec<Puzzle>> {
+    let (name, text) = if input.file == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading standard input")?;
+        ("<stdin>".to_string(), s)
+    } else {
+        let path = PathBuf::from(&input.file);
+        let bytes = std::fs::read(&path).map_err(|e| bad_input(format!("{}: {e}", input.file)))?;
+        let s = String::from_utf8(bytes)
+            .map_err(|_| bad_input(format!("{}: not UTF-8 text", input.file)))?;
+        (input.file.clone(), s)
+    };
+    let notation = if input.from == "auto" {
+        format::detect(&text)
+    } else {
+        input
+            .from
+            .parse::<Notation>()
+            .map_err(|e| bad_input(format!("--from: {e}")))?
+    };
+    format::read(&text, notation).map_err(|e| bad_input(format!("{name}: {e}")))
+}
+
+/// Fails with every validation error of every puzzle, each prefixed by the puzzle's name.
+pub fn require_valid(puzzles: &[Puzzle]) -> Result<()> {
+    let mut lines = Vec::new();
+    for (i, p) in puzzles.iter().enumerate() {
+        if let Err(e) = p.check() {
+            for problem in e.problems {
+                lines.push(format!("{}: {problem}", puzzle_name(p, i)));
+            }
+        }
+    }
+    if lines.is_empty() {
+        Ok(())
+    } else {
+        Err(bad_input(lines.join("\n")))
+    }
+}
+
+/// The puzzle's name, or `puzzle K` (1-based).
+pub fn puzzle_name(p: &Puzzle, index: usize) -> String {
+    p.name
+        .clone()
+        .unwrap_or_else(|| format!("puzzle {}", index + 1))
+}
+
+/// Runs the command line; returns the exit code.
+pub fn run(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Solve(args) => solve::run(args),
+        Command::Check { input } => check(&input),
+        Command::Show { input, ascii } => {
+            let puzzles = read_input(&input)?;
+            for (i, p) in puzzles.iter().enumerate() {
+                if puzzles.len() > 1 {
+                    println!("{}", puzzle_name(p, i));
+                }
+                print!("{}", render(p, p.solution.as_ref(), Style { ascii }));
+            }
+            Ok(0)
+        }
+        Command::Convert { input, to } => {
+            let puzzles = read_input(&input)?;
+            let out = format::write(&puzzles, to).map_err(|e| bad_input(e.to_string()))?;
+            print!("{out}");
+            Ok(0)
+        }
+    }
+}
+
+fn check(input: &Input) -> Result<i32> {
+    let puzzles = read_input(input)?;
+    let mut errors = 0;
+    for (i, p) in puzzles.iter().enumerate() {
+        let problems = p.validate();
+        let name = puzzle_name(p, i);
+        if problems.is_empty() {
+            println!(
+                "{name}: ok ({}x{}, {} cages)",
+                p.size,
+                p.size,
+                p.cages.len()
+            );
+        }
+        for problem in &problems {
+            if problem.severity == Severity::Error {
+                errors += 1;
+            }
+            println!("{name}: {problem}");
+        }
+    }
+    Ok(if errors > 0 { EXIT_BAD_INPUT } else { 0 })
+}
+
+/// Solves `p` with `kenken/3` (`fd`) or `plain_kenken/3` (`plain`), bounded by `timeout` seconds.
+pub fn prolog_solve(
+    engine: &str,
+    p: &kenken::Puzzle,
+    limit: Option<usize>,
+    timeout: Option<f64>,
+) -> Result<solve::Outcome> {
+    use kenken::prolog::{with_timeout, Predicate, DEFAULT_INFERENCE_LIMIT};
+    let pred = if engine == "plain" {
+        Predicate::Plain
+    } else {
+        Predicate::Fd
+    };
+    let puzzle = p.clone();
+    let timeout = timeout.map(|t| std::time::Duration::from_secs_f64(t.max(0.0)));
+    let got = with_timeout(timeout, move |e| {
+        e.solve(&puzzle, pred, limit, DEFAULT_INFERENCE_LIMIT)
+    })?;
+    Ok(match got {
+        None => solve::Outcome {
+            grids: Vec::new(),
+            complete: false,
+            timed_out: true,
+        },
+        Some(r) => {
+            let s = r?;
+            solve::Outcome {
+                grids: s.grids,
+                complete: s.complete,
+                timed_out: s.limit_reached,
+            }
+        }
+    })
+}

@@ -1,0 +1,158 @@
+//! `kenken solve`.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::{puzzle_name, read_input, require_valid, Input};
+use kenken::native::Solver;
+use kenken::render::{render, Style};
+
+#[derive(clap::Args)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    input: Input,
+    /// Which solver: native, fd (kenken/3) or plain (plain_kenken/3).
+    #[arg(long, default_value = "native", value_parser = ["native", "fd", "plain"])]
+    engine: String,
+    /// Find every solution.
+    #[arg(long, conflicts_with = "limit")]
+    all: bool,
+    /// Find at most K solutions (default 2, to tell whether the first is unique).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Print only the number of solutions.
+    #[arg(long)]
+    count: bool,
+    /// Output: grid, json or prolog.
+    #[arg(long, default_value = "grid", value_parser = ["grid", "json", "prolog"])]
+    output: String,
+    /// Wall-clock bound per puzzle, in seconds.
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// ASCII drawing.
+    #[arg(long)]
+    ascii: bool,
+}
+
+#[derive(Serialize)]
+struct JsonResult<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: &'a Option<String>,
+    engine: &'a str,
+    count: usize,
+    complete: bool,
+    solutions: &'a [kenken::Grid],
+    elapsed_ms: f64,
+}
+
+/// Result of one puzzle's solve, engine-independent.
+pub struct Outcome {
+    pub grids: Vec<kenken::Grid>,
+    pub complete: bool,
+    pub timed_out: bool,
+}
+
+fn solve_one(args: &SolveArgs, p: &kenken::Puzzle, limit: Option<usize>) -> Result<Outcome> {
+    let deadline = args
+        .timeout
+        .map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
+    match args.engine.as_str() {
+        "native" => {
+            let solver = Solver::new(p)?.with_deadline(deadline);
+            let s = solver.solve(limit);
+            Ok(Outcome {
+                grids: s.grids,
+                complete: s.complete,
+                timed_out: s.timed_out,
+            })
+        }
+        engine => super::prolog_solve(engine, p, limit, args.timeout),
+    }
+}
+
+pub fn run(args: SolveArgs) -> Result<i32> {
+    let puzzles = read_input(&args.input)?;
+    require_valid(&puzzles)?;
+    let limit = if args.all || args.count {
+        args.limit
+    } else {
+        Some(args.limit.unwrap_or(2))
+    };
+    let mut code = 0;
+    for (i, p) in puzzles.iter().enumerate() {
+        let start = Instant::now();
+        let out = solve_one(&args, p, limit)?;
+        let elapsed = start.elapsed();
+        let name = puzzle_name(p, i);
+        if out.timed_out {
+            code = code.max(3);
+        } else if out.grids.is_empty() {
+            code = code.max(1);
+        }
+        match args.output.as_str() {
+            "json" => println!(
+                "{}",
+                serde_json::to_string(&JsonResult {
+                    name: &p.name,
+                    engine: &args.engine,
+                    count: out.grids.len(),
+                    complete: out.complete,
+                    solutions: if args.count { &[] } else { &out.grids },
+                    elapsed_ms: elapsed.as_secs_f64() * 1000.0,
+                })?
+            ),
+            _ if args.count => {
+                let more = if out.complete { "" } else { "+ (incomplete)" };
+                println!("{name}: {}{more} solutions", out.grids.len());
+            }
+            "prolog" => {
+                for g in &out.grids {
+                    println!("T = {}.", kenken::prolog::grid_term(g));
+                }
+                if out.grids.is_empty() {
+                    println!("false.");
+                }
+            }
+            _ => {
+                if puzzles.len() > 1 {
+                    println!("{name}:");
+                }
+                if out.grids.is_empty() {
+                    println!(
+                        "{}",
+                        if out.timed_out {
+                            "timed out"
+                        } else {
+                            "no solution"
+                        }
+                    );
+                }
+                for g in &out.grids {
+                    print!("{}", render(p, Some(g), Style { ascii: args.ascii }));
+                }
+                let status = if out.timed_out {
+                    format!(
+                        "stopped by the timeout after {} solution(s)",
+                        out.grids.len()
+                    )
+                } else if out.complete && out.grids.len() == 1 {
+                    "unique solution".into()
+                } else if out.complete {
+                    format!("{} solutions", out.grids.len())
+                } else {
+                    format!("at least {} solutions (limit reached)", out.grids.len())
+                };
+                if !out.grids.is_empty() {
+                    println!(
+                        "{status} ({:.3} ms, {})",
+                        elapsed.as_secs_f64() * 1000.0,
+                        args.engine
+                    );
+                }
+            }
+        }
+    }
+    Ok(code)
+}

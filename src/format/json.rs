@@ -1,0 +1,144 @@
+//! JSON: one puzzle per object, the shape of `shared/puzzles/*.jsonl`:
+//! `{"size": 6, "cages": [{"op": "+", "target": 11, "cells": [[1,1],[2,1]]}, ...]}`.
+//!
+//! Objects may follow each other on lines of their own (JSON Lines) or be pretty-printed.
+//! Optional fields `name`, `solution`, `count` and `solutions` are kept; others are ignored.
+
+use serde::{Deserialize, Serialize};
+
+use super::{normalized_cage, FormatError, Notation};
+use crate::puzzle::{Cell, Grid, Op, Puzzle};
+
+#[derive(Deserialize)]
+struct RawPuzzle {
+    size: usize,
+    cages: Vec<RawCage>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    solution: Option<Grid>,
+    #[serde(default)]
+    count: Option<u64>,
+    #[serde(default)]
+    solutions: Option<Vec<Grid>>,
+}
+
+#[derive(Deserialize, Serialize)]
+struct RawCage {
+    op: String,
+    target: u64,
+    cells: Vec<[usize; 2]>,
+}
+
+#[derive(Serialize)]
+struct OutPuzzle<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: &'a Option<String>,
+    size: usize,
+    cages: Vec<RawCage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    solution: &'a Option<Grid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    count: &'a Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    solutions: &'a Option<Vec<Grid>>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Reads every JSON object in `text` as a puzzle.
+pub fn read(text: &str) -> Result<Vec<Puzzle>, FormatError> {
+    let mut out = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<RawPuzzle>();
+    loop {
+        let start = stream.byte_offset();
+        let Some(item) = stream.next() else { break };
+        let raw = item.map_err(|e| FormatError::syntax(Notation::Json, e.line(), e.to_string()))?;
+        let skipped = text[start..].len() - text[start..].trim_start().len();
+        let line = line_of(text, start + skipped);
+        let mut cages = Vec::with_capacity(raw.cages.len());
+        for (i, c) in raw.cages.into_iter().enumerate() {
+            let op = Op::from_symbol(&c.op).ok_or_else(|| {
+                FormatError::syntax(
+                    Notation::Json,
+                    line,
+                    format!(
+                        "cage {}: unknown operator '{}' (use + - * / = ?)",
+                        i + 1,
+                        c.op
+                    ),
+                )
+            })?;
+            let cells = c.cells.iter().map(|&[r, col]| Cell::new(r, col)).collect();
+            cages.push(normalized_cage(op, c.target, cells));
+        }
+        out.push(Puzzle {
+            size: raw.size,
+            cages,
+            name: raw.name,
+            solution: raw.solution,
+            count: raw.count,
+            solutions: raw.solutions,
+        });
+    }
+    Ok(out)
+}
+
+/// Writes `p` as one JSON line.
+pub fn write(p: &Puzzle) -> Result<String, FormatError> {
+    let cages = p
+        .cages
+        .iter()
+        .map(|c| RawCage {
+            op: c.op.symbol().to_string(),
+            target: c.target,
+            cells: c.cells.iter().map(|c| [c.row, c.col]).collect(),
+        })
+        .collect();
+    let out = OutPuzzle {
+        name: &p.name,
+        size: p.size,
+        cages,
+        solution: &p.solution,
+        count: &p.count,
+        solutions: &p.solutions,
+    };
+    let mut s = serde_json::to_string(&out)
+        .map_err(|e| FormatError::unsupported(Notation::Json, e.to_string()))?;
+    s.push('\n');
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_shared_shape_and_ignores_extra_fields() {
+        let t = r#"{"id": "x", "size": 2, "cages": [{"op": "+", "target": 3, "cells": [[1,1],[1,2]]}, {"op": "*", "target": 2, "cells": [[2,1]]}, {"op": "=", "target": 1, "cells": [[2,2]]}]}"#;
+        let p = &read(t).unwrap()[0];
+        assert_eq!(p.size, 2);
+        assert_eq!(p.cages[1].op, Op::Given);
+        assert_eq!(p.cages[2].op, Op::Given);
+    }
+
+    #[test]
+    fn names_the_line_of_a_bad_operator() {
+        let t = "{\"size\":1,\"cages\":[]}\n{\"size\":1,\"cages\":[{\"op\":\"%\",\"target\":1,\"cells\":[[1,1]]}]}";
+        let e = read(t).unwrap_err().to_string();
+        assert!(
+            e.contains("line 2") && e.contains("cage 1") && e.contains("'%'"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn reports_syntax_errors_with_line() {
+        let e = read("{\"size\": 1,\n \"cages\": [}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("line 2"), "{e}");
+    }
+}

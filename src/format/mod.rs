@@ -1,0 +1,196 @@
+//! The notations a puzzle can be written in, each with a reader and a writer, and detection of
+//! which notation a text is in.
+//!
+//! | notation | module | example |
+//! | --- | --- | --- |
+//! | the spec's Prolog terms | [`prolog`] | `kenken_testcase(2, [+(3, [[1\|1], [1\|2]]), ...]).` |
+//! | the line notation of seed 003 | [`text`] | `# 4` then `? 3 A1 A2` |
+//! | Keen game IDs | [`keen`] | `4:_a_b..,a5m6...` |
+//! | JSON (one puzzle per line) | [`json`] | `{"size": 4, "cages": [...]}` |
+//!
+//! Readers normalise one-cell `+` and `*` cages to `=` (a given value): the three say the same.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::puzzle::{Cage, Op, Puzzle};
+
+pub mod json;
+pub mod keen;
+pub mod prolog;
+pub mod text;
+
+/// A notation for puzzles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Notation {
+    /// The spec's Prolog terms: `kenken_testcase(N, C).` facts or a bare `N, C` pair.
+    Prolog,
+    /// The line notation of seed 003: `# N`, then `OP TARGET CELL...` lines.
+    Text,
+    /// Keen game IDs, one per line.
+    Keen,
+    /// JSON objects, one puzzle per line.
+    Json,
+}
+
+impl Notation {
+    /// All notations, in the order `detect` considers them.
+    pub const ALL: [Notation; 4] = [
+        Notation::Json,
+        Notation::Keen,
+        Notation::Text,
+        Notation::Prolog,
+    ];
+
+    /// The notation's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Notation::Prolog => "prolog",
+            Notation::Text => "text",
+            Notation::Keen => "keen",
+            Notation::Json => "json",
+        }
+    }
+}
+
+impl fmt::Display for Notation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Notation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Notation::ALL
+            .into_iter()
+            .find(|n| n.name() == s)
+            .ok_or_else(|| format!("unknown notation '{s}': use prolog, text, keen or json"))
+    }
+}
+
+/// A text that could not be read, or a puzzle that a notation cannot hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    /// The text is not valid in the notation; `line` is 1-based.
+    #[error("line {line}: {message} ({notation} notation)")]
+    Syntax {
+        notation: Notation,
+        line: usize,
+        message: String,
+    },
+    /// The puzzle has something the notation cannot express.
+    #[error("the {notation} notation cannot hold this puzzle: {message}")]
+    Unsupported { notation: Notation, message: String },
+    /// The text holds no puzzle at all.
+    #[error("no puzzle found in the input")]
+    Empty,
+}
+
+impl FormatError {
+    pub(crate) fn syntax(notation: Notation, line: usize, message: impl Into<String>) -> Self {
+        FormatError::Syntax {
+            notation,
+            line,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn unsupported(notation: Notation, message: impl Into<String>) -> Self {
+        FormatError::Unsupported {
+            notation,
+            message: message.into(),
+        }
+    }
+}
+
+/// Guesses the notation of `text` from its first meaningful line.
+pub fn detect(text: &str) -> Notation {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('%'))
+        .unwrap_or("");
+    if first.starts_with('{') || first.starts_with('[') && first.contains('{') {
+        Notation::Json
+    } else if keen::looks_like_id(first) {
+        Notation::Keen
+    } else if first.starts_with('#') {
+        Notation::Text
+    } else {
+        Notation::Prolog
+    }
+}
+
+/// Reads every puzzle in `text`, written in `notation`.
+pub fn read(text: &str, notation: Notation) -> Result<Vec<Puzzle>, FormatError> {
+    let puzzles = match notation {
+        Notation::Prolog => prolog::read(text)?,
+        Notation::Text => text::read(text)?,
+        Notation::Keen => keen::read(text)?,
+        Notation::Json => json::read(text)?,
+    };
+    if puzzles.is_empty() {
+        return Err(FormatError::Empty);
+    }
+    Ok(puzzles)
+}
+
+/// Reads every puzzle in `text`, detecting its notation.
+pub fn read_auto(text: &str) -> Result<Vec<Puzzle>, FormatError> {
+    read(text, detect(text))
+}
+
+/// Writes `puzzles` in `notation`, one after the other.
+pub fn write(puzzles: &[Puzzle], notation: Notation) -> Result<String, FormatError> {
+    let mut out = String::new();
+    for p in puzzles {
+        out.push_str(&match notation {
+            Notation::Prolog => prolog::write(p)?,
+            Notation::Text => text::write(p)?,
+            Notation::Keen => keen::write(p)?,
+            Notation::Json => json::write(p)?,
+        });
+    }
+    Ok(out)
+}
+
+/// A cage as readers build it: one-cell `+` and `*` cages become `=` cages.
+pub(crate) fn normalized_cage(op: Op, target: u64, cells: Vec<crate::puzzle::Cell>) -> Cage {
+    let op = match op {
+        Op::Add | Op::Mul if cells.len() == 1 => Op::Given,
+        op => op,
+    };
+    Cage::new(op, target, cells)
+}
+
+/// The same puzzle with its cages and their cells in reading order, for comparing puzzles that
+/// notations may list in another order.
+pub fn canonical(p: &Puzzle) -> Puzzle {
+    let mut cages: Vec<Cage> = p
+        .cages
+        .iter()
+        .map(|c| {
+            let mut c = normalized_cage(c.op, c.target, c.cells.clone());
+            c.cells.sort();
+            c
+        })
+        .collect();
+    cages.sort_by(|a, b| a.cells.first().cmp(&b.cells.first()));
+    Puzzle::new(p.size, cages)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_each_notation() {
+        assert_eq!(detect("{\"size\": 1}"), Notation::Json);
+        assert_eq!(detect("4:_a_b,a5"), Notation::Keen);
+        assert_eq!(detect("9dx:abc,a5"), Notation::Keen);
+        assert_eq!(detect("\n# 4\n? 3 A1 A2"), Notation::Text);
+        assert_eq!(detect("kenken_testcase(1, [])."), Notation::Prolog);
+        assert_eq!(detect("2, []"), Notation::Prolog);
+    }
+}

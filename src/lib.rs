@@ -1,0 +1,15 @@
+//! kenken: a toolkit for KenKen puzzles.
+//!
+//! - [`puzzle`]: the model and its validation;
+//! - [`format`]: the notations (spec Prolog terms, seed 003's lines, Keen IDs, JSON);
+//! - [`render`]: the grid drawn for a person;
+//! - [`native`]: the native solver;
+//! - [`prolog`]: `prolog/kenken.pl` run in embedded Scryer Prolog.
+
+pub mod format;
+pub mod native;
+pub mod prolog;
+pub mod puzzle;
+pub mod render;
+
+pub use puzzle::{Cage, Cell, Grid, Op, Puzzle};

@@ -1,0 +1,18 @@
+//! The `kenken` command line. All the work is in the library and `cli`.
+
+mod cli;
+
+use clap::Parser;
+
+fn main() {
+    let cli = cli::Cli::parse();
+    let code = match cli::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("kenken: {e:#}");
+            e.downcast_ref::<cli::Exit>()
+                .map_or(cli::EXIT_BAD_INPUT, |x| x.code)
+        }
+    };
+    std::process::exit(code);
+}

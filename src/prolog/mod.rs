@@ -1,0 +1,416 @@
+//! The embedded Scryer Prolog engine running `prolog/kenken.pl`.
+//!
+//! Every query goes through the Prolog-side wrapper `kk_host_query/4` (`prolog/host.pl`): the goal
+//! travels as an escaped string, so `Machine::run_query` always receives text that parses; the
+//! wrapper parses it with `read_term_from_chars/3` inside `catch/3`, bounds the work with
+//! `call_with_inference_limit/3`, collects a bounded number of answers with `findall/3` (leaving no
+//! choice point) and returns one result term. Nothing a user types can panic the process or leave
+//! the machine broken.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, Term};
+
+use crate::format::prolog::cage_text;
+use crate::puzzle::{Grid, Puzzle};
+
+/// The homework contract, compiled into the binary.
+pub const KENKEN_PL: &str = include_str!("../../prolog/kenken.pl");
+/// The host's query wrapper.
+pub const HOST_PL: &str = include_str!("../../prolog/host.pl");
+
+/// Default bound on inferences per answer.
+pub const DEFAULT_INFERENCE_LIMIT: u64 = 2_000_000_000;
+
+/// What went wrong talking to the engine.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// The engine answered with something the host does not understand.
+    #[error("unexpected answer from the Prolog engine: {0}")]
+    Protocol(String),
+    /// A goal raised an exception (for solves, where an exception is not an answer).
+    #[error("Prolog exception: {0}")]
+    Exception(String),
+    /// The query text is not a Prolog goal.
+    #[error("syntax error: {0}")]
+    Syntax(String),
+    /// The answer is not a grid of the puzzle's size.
+    #[error("answer is not an {0}x{0} grid: {1}")]
+    BadGrid(usize, String),
+    /// The worker running the engine stopped unexpectedly.
+    #[error("the Prolog worker stopped: {0}")]
+    Worker(String),
+}
+
+/// One answer of a query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// `Name = Value` bindings of the query's variables (unbound ones left out).
+    pub bindings: Vec<(String, Term)>,
+    /// The answer as a Prolog top level prints it, residual constraints included.
+    pub text: String,
+}
+
+/// How a query ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Every answer was collected (possibly none: `false`).
+    Complete,
+    /// More answers exist than were asked for.
+    AnswerLimit,
+    /// The inference limit was reached before the next answer.
+    InferenceLimit,
+    /// The goal raised an exception, printed as Prolog writes it.
+    Exception(String),
+}
+
+/// The outcome of [`Engine::query`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The text is not a goal; the message says why.
+    SyntaxError(String),
+    /// The answers found, and how the query ended.
+    Answers {
+        answers: Vec<Answer>,
+        status: Status,
+    },
+}
+
+/// Which of the two solvers of `kenken.pl` to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Predicate {
+    /// `kenken/3` (CLP(FD)).
+    Fd,
+    /// `plain_kenken/3` (plain enumeration).
+    Plain,
+}
+
+impl Predicate {
+    /// The predicate's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Predicate::Fd => "kenken",
+            Predicate::Plain => "plain_kenken",
+        }
+    }
+}
+
+/// Solutions found by a Prolog solver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrologSolutions {
+    pub grids: Vec<Grid>,
+    /// Every answer was enumerated.
+    pub complete: bool,
+    /// Stopped by the inference limit.
+    pub limit_reached: bool,
+}
+
+/// One Scryer `Machine` with `kenken.pl` consulted once.
+pub struct Engine {
+    machine: Machine,
+}
+
+/// Escapes `text` as a Prolog double-quoted string: only printable ASCII stays as is.
+fn quote(text: &str) -> String {
+    let mut s = String::with_capacity(text.len() + 2);
+    s.push('"');
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                s.push('\\');
+                s.push(c);
+            }
+            ' '..='~' => s.push(c),
+            c => s.push_str(&format!("\\x{:x}\\", c as u32)),
+        }
+    }
+    s.push('"');
+    s
+}
+
+/// Prolog's text for a term that came back as [`Term`] (for messages).
+pub fn term_text(t: &Term) -> String {
+    match t {
+        Term::Integer(i) => i.to_string(),
+        Term::Rational(r) => r.to_string(),
+        Term::Float(f) => f.to_string(),
+        Term::Atom(a) => a.clone(),
+        Term::String(s) => format!("{s:?}"),
+        Term::List(items) => format!(
+            "[{}]",
+            items.iter().map(term_text).collect::<Vec<_>>().join(",")
+        ),
+        Term::Compound(f, args) if f == "." && args.len() == 2 => {
+            format!("[{}|{}]", term_text(&args[0]), term_text(&args[1]))
+        }
+        Term::Compound(f, args) => format!(
+            "{f}({})",
+            args.iter().map(term_text).collect::<Vec<_>>().join(",")
+        ),
+        Term::Var(v) => v.clone(),
+        _ => format!("{t:?}"),
+    }
+}
+
+fn chars_of(t: &Term) -> Option<String> {
+    // Text comes back as a String, a list of one-character atoms, or cons cells ending in either.
+    let mut out = String::new();
+    let mut cur = t;
+    loop {
+        match cur {
+            Term::String(s) => {
+                out.push_str(s);
+                return Some(out);
+            }
+            Term::Atom(a) if a == "[]" => return Some(out),
+            Term::List(items) => {
+                for i in items {
+                    out.push_str(&chars_of_atom(i)?);
+                }
+                return Some(out);
+            }
+            Term::Compound(f, args) if f == "." && args.len() == 2 => {
+                out.push_str(&chars_of_atom(&args[0])?);
+                cur = &args[1];
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn chars_of_atom(t: &Term) -> Option<String> {
+    match t {
+        Term::Atom(a) => Some(a.clone()),
+        Term::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+fn list_of(t: &Term) -> Option<&[Term]> {
+    match t {
+        Term::List(items) => Some(items),
+        Term::Atom(a) if a == "[]" => Some(&[]),
+        _ => None,
+    }
+}
+
+/// The grid as a Prolog term: `[[1,2],[2,1]]`.
+pub fn grid_term(g: &Grid) -> String {
+    let rows: Vec<String> = g
+        .iter()
+        .map(|r| {
+            format!(
+                "[{}]",
+                r.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+            )
+        })
+        .collect();
+    format!("[{}]", rows.join(","))
+}
+
+/// The goal that solves `p` with `pred`, binding `T`.
+pub fn solve_goal(p: &Puzzle, pred: Predicate) -> String {
+    let cages: Vec<String> = p.cages.iter().map(cage_text).collect();
+    format!("{}({}, [{}], T).", pred.name(), p.size, cages.join(", "))
+}
+
+/// Turns an answer term into a grid of side `n`.
+pub fn term_to_grid(t: &Term, n: usize) -> Result<Grid, EngineError> {
+    let bad = || EngineError::BadGrid(n, term_text(t));
+    let rows = list_of(t).ok_or_else(bad)?;
+    if rows.len() != n {
+        return Err(bad());
+    }
+    rows.iter()
+        .map(|r| {
+            let cells = list_of(r).ok_or_else(bad)?;
+            if cells.len() != n {
+                return Err(bad());
+            }
+            cells
+                .iter()
+                .map(|c| match c {
+                    Term::Integer(i) => i.to_string().parse::<u32>().map_err(|_| bad()),
+                    _ => Err(bad()),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+impl Engine {
+    /// Starts a machine and consults `kenken.pl` and the host wrapper (about 0.3 s).
+    pub fn new() -> Engine {
+        let mut machine = MachineBuilder::default().build();
+        machine.consult_module_string("user", format!("{KENKEN_PL}\n{HOST_PL}"));
+        Engine { machine }
+    }
+
+    /// Runs `goal` (Prolog text, final `.` optional) and collects up to `max_answers` answers,
+    /// each within `inference_limit` inferences.
+    pub fn query(
+        &mut self,
+        goal: &str,
+        max_answers: usize,
+        inference_limit: u64,
+    ) -> Result<Outcome, EngineError> {
+        let mut text = goal.trim_end().to_string();
+        if !text.ends_with('.') || text.ends_with("..") {
+            text.push_str(" .");
+        } else {
+            text.push(' ');
+        }
+        let q = format!(
+            "kk_host_query({}, {}, {}, R).",
+            quote(&text),
+            inference_limit,
+            max_answers.max(1)
+        );
+        let answers: Vec<_> = self.machine.run_query(q).collect();
+        let mut result = None;
+        for a in answers {
+            match a {
+                Ok(LeafAnswer::LeafAnswer { bindings, .. }) => {
+                    if let Some(r) = bindings.get("R") {
+                        result.get_or_insert(r.clone());
+                    }
+                }
+                Ok(LeafAnswer::False) | Ok(LeafAnswer::True) => {}
+                Ok(LeafAnswer::Exception(e)) | Err(e) => {
+                    return Err(EngineError::Protocol(term_text(&e)))
+                }
+            }
+        }
+        let r = result.ok_or_else(|| EngineError::Protocol("the wrapper failed".into()))?;
+        parse_result(&r)
+    }
+
+    /// Solves `p` with `kenken/3` or `plain_kenken/3`, returning at most `limit` grids
+    /// (every one with `None`).
+    pub fn solve(
+        &mut self,
+        p: &Puzzle,
+        pred: Predicate,
+        limit: Option<usize>,
+        inference_limit: u64,
+    ) -> Result<PrologSolutions, EngineError> {
+        let max = limit.unwrap_or(usize::MAX / 2).max(1);
+        match self.query(&solve_goal(p, pred), max, inference_limit)? {
+            Outcome::SyntaxError(e) => Err(EngineError::Syntax(e)),
+            Outcome::Answers { answers, status } => {
+                if let Status::Exception(e) = status {
+                    return Err(EngineError::Exception(e));
+                }
+                let mut grids: Vec<Grid> = Vec::with_capacity(answers.len());
+                for a in &answers {
+                    let t = a
+                        .bindings
+                        .iter()
+                        .find(|(n, _)| n == "T")
+                        .ok_or_else(|| EngineError::Protocol("answer without T".into()))?;
+                    grids.push(term_to_grid(&t.1, p.size)?);
+                }
+                Ok(PrologSolutions {
+                    grids,
+                    complete: status == Status::Complete,
+                    limit_reached: status == Status::InferenceLimit,
+                })
+            }
+        }
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+fn parse_result(r: &Term) -> Result<Outcome, EngineError> {
+    let proto = || EngineError::Protocol(term_text(r));
+    match r {
+        Term::Compound(f, args) if f == "syntax_error" && args.len() == 1 => {
+            Ok(Outcome::SyntaxError(syntax_message(&args[0])))
+        }
+        Term::Compound(f, args) if f == "answers" && args.len() == 2 => {
+            let items = list_of(&args[0]).ok_or_else(proto)?;
+            let mut answers = Vec::new();
+            for item in items {
+                let Term::Compound(a, parts) = item else {
+                    return Err(proto());
+                };
+                if a != "a" || parts.len() != 2 {
+                    return Err(proto());
+                }
+                let mut bindings = Vec::new();
+                for b in list_of(&parts[0]).ok_or_else(proto)? {
+                    match b {
+                        Term::Compound(eq, nv) if eq == "=" && nv.len() == 2 => {
+                            let name = match &nv[0] {
+                                Term::Atom(n) => n.clone(),
+                                Term::String(n) => n.clone(),
+                                _ => return Err(proto()),
+                            };
+                            bindings.push((name, nv[1].clone()));
+                        }
+                        _ => return Err(proto()),
+                    }
+                }
+                let text = chars_of(&parts[1]).ok_or_else(proto)?;
+                answers.push(Answer { bindings, text });
+            }
+            let status = match &args[1] {
+                Term::Atom(s) if s == "complete" => Status::Complete,
+                Term::Atom(s) if s == "answer_limit" => Status::AnswerLimit,
+                Term::Atom(s) if s == "inference_limit" => Status::InferenceLimit,
+                Term::Compound(f, e) if f == "exception" && e.len() == 2 => {
+                    Status::Exception(chars_of(&e[1]).unwrap_or_else(|| term_text(&e[0])))
+                }
+                _ => return Err(proto()),
+            };
+            Ok(Outcome::Answers { answers, status })
+        }
+        _ => Err(proto()),
+    }
+}
+
+fn syntax_message(e: &Term) -> String {
+    term_text(e)
+}
+
+/// Runs `job` with a fresh engine on a worker thread and waits at most `timeout`; on timeout the
+/// worker is abandoned (Scryer has no interrupt) and `Ok(None)` is returned.
+pub fn with_timeout<T: Send + 'static>(
+    timeout: Option<Duration>,
+    job: impl FnOnce(&mut Engine) -> T + Send + 'static,
+) -> Result<Option<T>, EngineError> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("kenken-prolog".into())
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let mut engine = Engine::new();
+            let _ = tx.send(job(&mut engine));
+        })
+        .map_err(|e| EngineError::Worker(e.to_string()))?;
+    let got = match timeout {
+        Some(t) => rx.recv_timeout(t).map_err(|e| e.to_string()),
+        None => rx.recv().map_err(|e| e.to_string()),
+    };
+    match got {
+        Ok(v) => Ok(Some(v)),
+        Err(_) if timeout.is_some() => Ok(None),
+        Err(e) => Err(EngineError::Worker(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_escapes_everything_unusual() {
+        assert_eq!(quote("a\"b\\c\nd é"), "\"a\\\"b\\\\c\\xa\\d \\xe9\\\"");
+    }
+}

@@ -1,0 +1,550 @@
+//! The puzzle model: a grid size, its cages, and validation with precise errors.
+//!
+//! Semantics (see `DESIGN.md`): an N×N grid whose rows and columns each hold 1..N once, cut into
+//! cages. `+` and `*` take any number of cells; `-` and `/` take two or more (for three or more,
+//! the largest value comes first and every other value is subtracted or divided in turn); `=` is a
+//! single cell whose value is given; `?` is a cage whose operator is unknown (no-op KenKen).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Largest grid side the toolkit accepts.
+pub const MAX_SIZE: usize = 64;
+
+/// A square of the grid, 1-based: `row` 1 is the top row, `col` 1 the left column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Cell {
+    pub row: usize,
+    pub col: usize,
+}
+
+impl Cell {
+    /// A cell at 1-based `row` and `col`.
+    pub fn new(row: usize, col: usize) -> Self {
+        Cell { row, col }
+    }
+
+    /// The row's name in the line notation: `A`..`Z`, then `AA`, `AB`, ... (spreadsheet style).
+    pub fn row_name(row: usize) -> String {
+        let mut n = row;
+        let mut out = Vec::new();
+        while n > 0 {
+            let rem = (n - 1) % 26;
+            out.push(b'A' + rem as u8);
+            n = (n - 1) / 26;
+        }
+        out.reverse();
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+impl fmt::Display for Cell {
+    /// The line-notation name, e.g. `C1` for row 3, column 1.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", Cell::row_name(self.row), self.col)
+    }
+}
+
+/// A cage's operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Op {
+    /// Sum of the cells.
+    Add,
+    /// Largest value minus all the others.
+    Sub,
+    /// Product of the cells.
+    Mul,
+    /// Largest value divided by all the others, exactly.
+    Div,
+    /// One cell whose value is given.
+    Given,
+    /// Unknown operator (no-op KenKen): any of `+ - * /` may hold.
+    Unknown,
+}
+
+impl Op {
+    /// The operator's symbol as used by the JSON and text notations: `+ - * / = ?`.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Op::Add => "+",
+            Op::Sub => "-",
+            Op::Mul => "*",
+            Op::Div => "/",
+            Op::Given => "=",
+            Op::Unknown => "?",
+        }
+    }
+
+    /// Parses a symbol: `+ - * / = ?`, also `x X × ÷ − !`.
+    pub fn from_symbol(s: &str) -> Option<Op> {
+        Some(match s {
+            "+" => Op::Add,
+            "-" | "−" => Op::Sub,
+            "*" | "x" | "X" | "×" => Op::Mul,
+            "/" | "÷" => Op::Div,
+            "=" | "!" => Op::Given,
+            "?" => Op::Unknown,
+            _ => return None,
+        })
+    }
+
+    /// The four arithmetic operators, in the order the no-op solver tries them.
+    pub const ARITHMETIC: [Op; 4] = [Op::Add, Op::Sub, Op::Mul, Op::Div];
+
+    /// Applies this arithmetic operator to the values of a cage; `None` when the values do not
+    /// combine (a remainder in `/`, overflow) or the operator is `Given`/`Unknown`.
+    ///
+    /// For `-` and `/` the largest value comes first and each other value is taken from it in turn.
+    pub fn apply(self, values: &[u64]) -> Option<u64> {
+        let max = *values.iter().max()?;
+        match self {
+            Op::Add => values.iter().try_fold(0u64, |a, &v| a.checked_add(v)),
+            Op::Mul => values.iter().try_fold(1u64, |a, &v| a.checked_mul(v)),
+            Op::Sub => {
+                let rest: u64 = values.iter().sum::<u64>() - max;
+                max.checked_sub(rest)
+            }
+            Op::Div => {
+                let rest = values
+                    .iter()
+                    .try_fold(1u64, |a, &v| a.checked_mul(v))?
+                    .checked_div(max)?;
+                (rest != 0 && max % rest == 0).then(|| max / rest)
+            }
+            Op::Given | Op::Unknown => None,
+        }
+    }
+
+    /// Whether `values` meet `target` under this operator (`Unknown`: under any of `+ - * /`;
+    /// `Given`: the single value equals the target).
+    pub fn holds(self, target: u64, values: &[u64]) -> bool {
+        match self {
+            Op::Given => values.len() == 1 && values[0] == target,
+            Op::Unknown => {
+                if values.len() == 1 {
+                    values[0] == target
+                } else {
+                    Op::ARITHMETIC.iter().any(|op| op.holds(target, values))
+                }
+            }
+            Op::Sub | Op::Div if values.len() < 2 => false,
+            _ => self.apply(values) == Some(target),
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.symbol())
+    }
+}
+
+/// A cage: an operator, a target and the cells it covers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Cage {
+    pub op: Op,
+    pub target: u64,
+    pub cells: Vec<Cell>,
+}
+
+impl Cage {
+    /// A new cage.
+    pub fn new(op: Op, target: u64, cells: Vec<Cell>) -> Self {
+        Cage { op, target, cells }
+    }
+
+    /// How a person reads the cage's clue: `11+`, `2÷`-style but ASCII (`2/`), `3` for `=`, `7?`.
+    pub fn label(&self) -> String {
+        match self.op {
+            Op::Given => self.target.to_string(),
+            Op::Unknown if self.cells.len() == 1 => self.target.to_string(),
+            op => format!("{}{}", self.target, op.symbol()),
+        }
+    }
+
+    /// The cage named for messages: `cage 3 (11+ at A1 B1)` with a 1-based index.
+    pub fn describe(&self, index: usize) -> String {
+        let cells: Vec<String> = self.cells.iter().map(Cell::to_string).collect();
+        format!(
+            "cage {} ({} at {})",
+            index + 1,
+            self.label(),
+            cells.join(" ")
+        )
+    }
+}
+
+/// A filled grid: `rows[r][c]` is the value at row r+1, column c+1.
+pub type Grid = Vec<Vec<u32>>;
+
+/// A KenKen puzzle: its size, its cages and, optionally, metadata carried by some notations.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Puzzle {
+    /// Side length N of the grid.
+    pub size: usize,
+    /// The cages, in the order they were given.
+    pub cages: Vec<Cage>,
+    /// A name, when the source gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A known solution, when the source gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solution: Option<Grid>,
+    /// The number of solutions, when the source gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// Some or all of the solutions, when the source gave them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solutions: Option<Vec<Grid>>,
+}
+
+/// How bad a finding of [`Puzzle::validate`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// The puzzle cannot be solved as written.
+    Error,
+    /// Allowed, but unusual (for example a cage whose cells do not touch).
+    Warning,
+}
+
+/// One finding of [`Puzzle::validate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub severity: Severity,
+    /// 0-based index of the cage at fault, if one is.
+    pub cage: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tag = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{tag}: {}", self.message)
+    }
+}
+
+/// A puzzle that failed validation: every error found, each naming its cage and cell.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid puzzle:\n{}", .problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
+pub struct InvalidPuzzle {
+    pub problems: Vec<Problem>,
+}
+
+impl Puzzle {
+    /// A puzzle of side `size` with `cages` and no metadata.
+    pub fn new(size: usize, cages: Vec<Cage>) -> Self {
+        Puzzle {
+            size,
+            cages,
+            ..Default::default()
+        }
+    }
+
+    /// This puzzle with only its size and cages (metadata dropped), for comparisons.
+    pub fn bare(&self) -> Puzzle {
+        Puzzle::new(self.size, self.cages.clone())
+    }
+
+    /// Every problem with the puzzle, errors first then warnings, each naming the cage and cell.
+    pub fn validate(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let n = self.size;
+        let err = |cage: Option<usize>, message: String| Problem {
+            severity: Severity::Error,
+            cage,
+            message,
+        };
+        if n == 0 || n > MAX_SIZE {
+            problems.push(err(
+                None,
+                format!("grid size {n} is out of range: it must be 1 to {MAX_SIZE}"),
+            ));
+            return problems;
+        }
+        let mut owner: BTreeMap<Cell, usize> = BTreeMap::new();
+        for (i, cage) in self.cages.iter().enumerate() {
+            let name = cage.describe(i);
+            if cage.cells.is_empty() {
+                problems.push(err(Some(i), format!("cage {} has no cells", i + 1)));
+                continue;
+            }
+            for &cell in &cage.cells {
+                if cell.row == 0 || cell.col == 0 || cell.row > n || cell.col > n {
+                    problems.push(err(
+                        Some(i),
+                        format!(
+                            "{name}: cell {cell} [{}|{}] is outside the {n}x{n} grid",
+                            cell.row, cell.col
+                        ),
+                    ));
+                    continue;
+                }
+                match owner.get(&cell) {
+                    Some(&j) if j == i => {
+                        problems.push(err(Some(i), format!("{name}: cell {cell} is listed twice")))
+                    }
+                    Some(&j) => problems.push(err(
+                        Some(i),
+                        format!(
+                            "cell {cell} is in two cages: {} and {name}",
+                            self.cages[j].describe(j)
+                        ),
+                    )),
+                    None => {
+                        owner.insert(cell, i);
+                    }
+                }
+            }
+            let k = cage.cells.len();
+            match cage.op {
+                Op::Given if k != 1 => problems.push(err(
+                    Some(i),
+                    format!("{name}: a '=' cage holds exactly one cell, this one has {k}"),
+                )),
+                Op::Sub | Op::Div if k < 2 => problems.push(err(
+                    Some(i),
+                    format!("{name}: a '{}' cage needs at least 2 cells", cage.op),
+                )),
+                _ => {
+                    if !target_reachable(cage.op, cage.target, k, n as u64) {
+                        problems.push(err(
+                            Some(i),
+                            format!(
+                                "{name}: no {k} values in 1..{n} make {} under '{}'",
+                                cage.target, cage.op
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        for row in 1..=n {
+            for col in 1..=n {
+                let cell = Cell::new(row, col);
+                if !owner.contains_key(&cell) {
+                    problems.push(err(
+                        None,
+                        format!("cell {cell} [{row}|{col}] is in no cage"),
+                    ));
+                }
+            }
+        }
+        for (i, cage) in self.cages.iter().enumerate() {
+            if cage.cells.len() > 1 && !connected(&cage.cells) {
+                problems.push(Problem {
+                    severity: Severity::Warning,
+                    cage: Some(i),
+                    message: format!("{}: its cells are not connected", cage.describe(i)),
+                });
+            }
+        }
+        problems.sort_by_key(|p| p.severity);
+        problems
+    }
+
+    /// `Ok` when [`Puzzle::validate`] finds no error (warnings are allowed).
+    pub fn check(&self) -> Result<(), InvalidPuzzle> {
+        let problems: Vec<Problem> = self
+            .validate()
+            .into_iter()
+            .filter(|p| p.severity == Severity::Error)
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(InvalidPuzzle { problems })
+        }
+    }
+
+    /// Whether `grid` is a solution: a Latin square of this size meeting every cage.
+    #[allow(clippy::needless_range_loop)]
+    pub fn is_solution(&self, grid: &Grid) -> bool {
+        let n = self.size;
+        if grid.len() != n || grid.iter().any(|r| r.len() != n) {
+            return false;
+        }
+        for i in 0..n {
+            let mut row_seen = vec![false; n + 1];
+            let mut col_seen = vec![false; n + 1];
+            for j in 0..n {
+                for (v, seen) in [(grid[i][j], &mut row_seen), (grid[j][i], &mut col_seen)] {
+                    let v = v as usize;
+                    if v == 0 || v > n || seen[v] {
+                        return false;
+                    }
+                    seen[v] = true;
+                }
+            }
+        }
+        self.cages.iter().all(|cage| {
+            let values: Vec<u64> = cage
+                .cells
+                .iter()
+                .map(|c| grid[c.row - 1][c.col - 1] as u64)
+                .collect();
+            cage.op.holds(cage.target, &values)
+        })
+    }
+
+    /// For a no-op answer: for each cage, the operators under which `grid` meets it.
+    pub fn operators_holding(&self, grid: &Grid) -> Vec<Vec<Op>> {
+        self.cages
+            .iter()
+            .map(|cage| {
+                let values: Vec<u64> = cage
+                    .cells
+                    .iter()
+                    .map(|c| grid[c.row - 1][c.col - 1] as u64)
+                    .collect();
+                match cage.op {
+                    Op::Unknown if values.len() > 1 => Op::ARITHMETIC
+                        .into_iter()
+                        .filter(|op| op.holds(cage.target, &values))
+                        .collect(),
+                    op => vec![op],
+                }
+            })
+            .collect()
+    }
+}
+
+/// Whether `cells` form one orthogonally connected group.
+fn connected(cells: &[Cell]) -> bool {
+    let mut seen = vec![false; cells.len()];
+    let mut stack = vec![0];
+    seen[0] = true;
+    while let Some(i) = stack.pop() {
+        for (j, other) in cells.iter().enumerate() {
+            let a = cells[i];
+            if !seen[j] && a.row.abs_diff(other.row) + a.col.abs_diff(other.col) == 1 {
+                seen[j] = true;
+                stack.push(j);
+            }
+        }
+    }
+    seen.iter().all(|&s| s)
+}
+
+/// Whether some `k` values in 1..=n (repeats allowed) meet `target` under `op`.
+///
+/// Row and column distinctness is not taken into account here: this is the check a notation
+/// can make without knowing the cage's shape.
+pub fn target_reachable(op: Op, target: u64, k: usize, n: u64) -> bool {
+    let k64 = k as u64;
+    match op {
+        Op::Given => k == 1 && (1..=n).contains(&target),
+        Op::Add => k64
+            .checked_mul(n)
+            .is_some_and(|max| (k64..=max).contains(&target)),
+        Op::Sub => k >= 2 && target <= n.saturating_sub(k64 - 1),
+        Op::Mul => product_reachable(target, k, n, n),
+        Op::Div => {
+            k >= 2
+                && target >= 1
+                && (1..=n).any(|m| m % target == 0 && product_reachable(m / target, k - 1, m, n))
+        }
+        Op::Unknown => {
+            if k == 1 {
+                (1..=n).contains(&target)
+            } else {
+                Op::ARITHMETIC
+                    .iter()
+                    .any(|&o| target_reachable(o, target, k, n))
+            }
+        }
+    }
+}
+
+/// Whether `target` is a product of exactly `k` factors, each in 1..=min(max, n).
+fn product_reachable(target: u64, k: usize, max: u64, n: u64) -> bool {
+    let max = max.min(n);
+    if target == 0 || max == 0 {
+        return false;
+    }
+    // Every prime factor must be at most `max`.
+    let mut rest = target;
+    for p in 2..=max {
+        while rest.is_multiple_of(p) {
+            rest /= p;
+        }
+    }
+    rest == 1 && factors_within(target, k, max)
+}
+
+/// Can `target` be written as a product of at most `k` factors in 2..=max? (Ones pad the rest.)
+fn factors_within(target: u64, k: usize, max: u64) -> bool {
+    if target == 1 {
+        return true;
+    }
+    if k == 0 || (k < 64 && max.checked_pow(k as u32).is_some_and(|m| m < target)) {
+        return false;
+    }
+    (2..=max.min(target))
+        .rev()
+        .any(|f| target.is_multiple_of(f) && factors_within(target / f, k - 1, f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(r: usize, col: usize) -> Cell {
+        Cell::new(r, col)
+    }
+
+    #[test]
+    fn row_names_follow_spreadsheet_style() {
+        assert_eq!(Cell::row_name(1), "A");
+        assert_eq!(Cell::row_name(26), "Z");
+        assert_eq!(Cell::row_name(27), "AA");
+        assert_eq!(Cell::row_name(64), "BL");
+        assert_eq!(c(3, 1).to_string(), "C1");
+    }
+
+    #[test]
+    fn nary_semantics_follow_seed_001() {
+        assert!(Op::Div.holds(1, &[2, 2, 1]));
+        assert!(Op::Sub.holds(0, &[3, 1, 2]));
+        assert!(Op::Sub.holds(2, &[5, 3]));
+        assert!(Op::Sub.holds(2, &[3, 5]));
+        assert!(!Op::Div.holds(2, &[3, 6, 2]));
+        assert!(Op::Div.holds(3, &[6, 2]));
+        assert!(!Op::Div.holds(2, &[5, 2]));
+        assert!(Op::Unknown.holds(8, &[2, 4, 1]));
+        assert!(!Op::Sub.holds(1, &[1]));
+    }
+
+    #[test]
+    fn reachability() {
+        assert!(target_reachable(Op::Mul, 240, 4, 6));
+        assert!(!target_reachable(Op::Mul, 7, 2, 6));
+        assert!(target_reachable(Op::Mul, 72, 4, 9));
+        assert!(!target_reachable(Op::Add, 25, 2, 9));
+        assert!(target_reachable(Op::Div, 1, 3, 4));
+        assert!(!target_reachable(Op::Div, 5, 2, 4));
+        assert!(target_reachable(Op::Sub, 0, 4, 6));
+        assert!(!target_reachable(Op::Sub, 6, 2, 6));
+        // 64 = 8*8 needs 2 factors of at most 8; 3 factors of at most 4.
+        assert!(target_reachable(Op::Mul, 64, 3, 4));
+        assert!(!target_reachable(Op::Mul, 64, 2, 4));
+        assert!(target_reachable(Op::Mul, 36, 2, 6));
+    }
+
+    #[test]
+    fn validation_names_the_missing_cell() {
+        // Seed 003's example leaves C1 out.
+        let p = Puzzle::new(
+            2,
+            vec![Cage::new(Op::Add, 3, vec![c(1, 1), c(1, 2), c(2, 2)])],
+        );
+        let problems = p.validate();
+        assert!(problems
+            .iter()
+            .any(|p| p.message == "cell B1 [2|1] is in no cage"));
+    }
+}

@@ -1,0 +1,245 @@
+//! kenken.pl through the embedded engine: the spec's examples, exactly, for both predicates,
+//! and the engine's safety against every known Scryer pitfall.
+
+mod common;
+
+use kenken::native::Solver;
+use kenken::prolog::{Engine, Outcome, Predicate, Status, DEFAULT_INFERENCE_LIMIT};
+
+const LIMIT: u64 = DEFAULT_INFERENCE_LIMIT;
+
+fn texts(engine: &mut Engine, goal: &str, max: usize) -> (Vec<String>, Status) {
+    match engine.query(goal, max, LIMIT).unwrap() {
+        Outcome::Answers { answers, status } => {
+            (answers.into_iter().map(|a| a.text).collect(), status)
+        }
+        Outcome::SyntaxError(e) => panic!("syntax error in {goal}: {e}"),
+    }
+}
+
+const SPEC_4X4: [&str; 6] = [
+    "T = [[1,2,3,4],[3,4,2,1],[4,3,1,2],[2,1,4,3]]",
+    "T = [[1,2,4,3],[3,4,2,1],[4,3,1,2],[2,1,3,4]]",
+    "T = [[2,1,3,4],[3,4,2,1],[4,3,1,2],[1,2,4,3]]",
+    "T = [[2,1,4,3],[3,4,2,1],[4,3,1,2],[1,2,3,4]]",
+    "T = [[3,1,2,4],[2,4,3,1],[4,3,1,2],[1,2,4,3]]",
+    "T = [[3,2,4,1],[1,4,2,3],[4,3,1,2],[2,1,3,4]]",
+];
+
+#[test]
+fn spec_examples_for_both_predicates() {
+    let mut e = Engine::new();
+    for pred in ["kenken", "plain_kenken"] {
+        let (a, s) = texts(&mut e, &format!("{pred}(1, [], T)."), 10);
+        assert_eq!(
+            (a, s),
+            (vec!["T = [[1]]".to_string()], Status::Complete),
+            "{pred}"
+        );
+        let (a, s) = texts(&mut e, &format!("{pred}(2, [], T)."), 10);
+        assert_eq!(a, vec!["T = [[1,2],[2,1]]", "T = [[2,1],[1,2]]"], "{pred}");
+        assert_eq!(s, Status::Complete);
+        for (n, count) in [(3, 12), (4, 576)] {
+            let (a, s) = texts(&mut e, &format!("{pred}({n}, [], T)."), 1000);
+            assert_eq!((a.len(), s), (count, Status::Complete), "{pred} {n}");
+        }
+        let (a, s) = texts(
+            &mut e,
+            &format!("kenken_testcase(N, C), {pred}(N, C, T), C = [_|_], N = 6."),
+            10,
+        );
+        assert_eq!(s, Status::Complete);
+        assert_eq!(a.len(), 1);
+        assert!(a[0].contains("T = [[5,6,3,4,1,2],[6,1,4,5,2,3],[4,5,2,3,6,1],[3,4,1,2,5,6],[2,3,6,1,4,5],[1,2,5,6,3,4]]"), "{}", a[0]);
+        assert!(
+            a[0].starts_with("N = 6,\nC = [11+[[1|1],[2|1]],/(2,[1|2],[1|3]),20*[[1|4],[2|4]]"),
+            "{}",
+            a[0]
+        );
+        let (a, s) = texts(
+            &mut e,
+            &format!("kenken_4x4_testcase(N, C), {pred}(N, C, T), N = N, C = C."),
+            10,
+        );
+        let ts: Vec<String> = a
+            .iter()
+            .map(|t| t.lines().last().unwrap().to_string())
+            .collect();
+        assert_eq!(ts, SPEC_4X4, "{pred}");
+        assert_eq!(s, Status::Complete);
+    }
+}
+
+#[test]
+fn partly_bound_grids_and_spec_print_loop() {
+    let mut e = Engine::new();
+    for pred in ["kenken", "plain_kenken"] {
+        let (a, _) = texts(&mut e, &format!("T = [[2|_]|_], {pred}(3, [], T)."), 100);
+        assert_eq!(a.len(), 4, "{pred}");
+        let (a, _) = texts(
+            &mut e,
+            &format!("T = [_, [3,1,2], _], {pred}(3, [], T)."),
+            100,
+        );
+        assert_eq!(a.len(), 2, "{pred}");
+    }
+}
+
+#[test]
+fn noop_api_and_testcase() {
+    let mut e = Engine::new();
+    let (a, s) = texts(
+        &mut e,
+        "noop_kenken_example(N, C), noop_kenken(N, C, T, Ops), kenken(N, Ops, T).",
+        100,
+    );
+    assert_eq!(s, Status::Complete);
+    assert!(!a.is_empty());
+    // Every answer's operators hold (checked by kenken/3 above); the distinct grids match native.
+    let p = &kenken::format::prolog::read(
+        "4, [?(5, [[1|1], [1|2]]), ?(4, [[1|3], [1|4]]), ?(2, [[2|1], [3|1]]), ?(5, [[2|2], [3|2]]), ?(6, [[2|3], [2|4]]), ?(2, [[3|3], [4|3]]), ?(2, [[3|4], [4|4]]), ?(1, [[4|1], [4|2]])]",
+    ).unwrap()[0];
+    let native = Solver::new(p).unwrap().solve(None).grids;
+    let mut grids: Vec<String> = a
+        .iter()
+        .map(|t| {
+            t.lines()
+                .find(|l| l.starts_with("T = "))
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    grids.dedup();
+    assert_eq!(grids.len(), native.len());
+    let (a, s) = texts(&mut e, "noop_kenken_testcase.", 2);
+    assert_eq!((a, s), (vec!["true".to_string()], Status::Complete));
+}
+
+#[test]
+fn nary_and_one_cell_extensions() {
+    let mut e = Engine::new();
+    let goal = "kenken(3, [-(0, [[1|1],[1|2],[2|1]]), /(2, [[2|2],[2|3]]), +(1, [[3|1]]), +(8, [[1|3],[3|2],[3|3]])], T).";
+    let (fd, _) = texts(&mut e, goal, 100);
+    let (plain, _) = texts(&mut e, &format!("plain_{goal}"), 100);
+    assert_eq!(fd, plain);
+    let p = &kenken::format::prolog::read(goal).unwrap()[0];
+    assert_eq!(fd.len(), Solver::new(p).unwrap().solve(None).grids.len());
+}
+
+#[test]
+fn both_predicates_agree_with_shipped_answers() {
+    let mut e = Engine::new();
+    let mut files: Vec<&str> = vec![
+        "real-world.jsonl",
+        "variants/noop-4.jsonl",
+        "variants/nary-6.jsonl",
+    ];
+    files.extend([
+        "keen/keen-4dx.jsonl",
+        "keen/keen-5dx.jsonl",
+        "keen/keen-6dx.jsonl",
+    ]);
+    for f in files {
+        for (i, p) in common::file(f).iter().enumerate() {
+            let preds: &[Predicate] = if p.size <= 6 {
+                &[Predicate::Fd, Predicate::Plain]
+            } else {
+                &[Predicate::Fd]
+            };
+            for &pred in preds {
+                let s = e.solve(p, pred, Some(1000), LIMIT).unwrap();
+                assert!(s.complete, "{f} #{i} {pred:?}");
+                // No dedup: a '?' cage must not repeat a grid (regression: plain_kenken did).
+                let grids = s.grids;
+                if let Some(sol) = &p.solution {
+                    assert_eq!(grids, vec![sol.clone()], "{f} #{i} {pred:?}");
+                }
+                if let Some(c) = p.count {
+                    assert_eq!(grids.len() as u64, c, "{f} #{i} {pred:?}");
+                }
+                let mut sorted = grids.clone();
+                sorted.sort();
+                assert_eq!(
+                    sorted, grids,
+                    "{f} #{i} {pred:?}: answers not in lexicographic order"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn engine_survives_every_pitfall() {
+    let mut e = Engine::new();
+    // Syntax errors, an empty query, a missing final dot, odd characters.
+    for bad in [
+        "kenken(1, [], T",
+        "",
+        "   ",
+        "foo(.",
+        "\"unterminated",
+        "X = 'é\u{0}\\",
+        ")))).",
+    ] {
+        match e.query(bad, 5, LIMIT).unwrap() {
+            Outcome::SyntaxError(_) => {}
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
+    // Missing final dot is accepted.
+    let (a, _) = texts(&mut e, "X = 1", 5);
+    assert_eq!(a, vec!["X = 1"]);
+    // An exception, an unknown predicate.
+    let (a, s) = texts(&mut e, "X is 1/0.", 5);
+    assert!(
+        a.is_empty() && matches!(s, Status::Exception(ref t) if t.contains("evaluation_error")),
+        "{s:?}"
+    );
+    let (_, s) = texts(&mut e, "no_such_predicate(1).", 5);
+    assert!(
+        matches!(s, Status::Exception(ref t) if t.contains("existence_error")),
+        "{s:?}"
+    );
+    let (_, s) = texts(&mut e, "throw(my_ball).", 5);
+    assert_eq!(s, Status::Exception("my_ball".into()));
+    // Infinitely many answers under an answer limit; an endless goal under an inference limit.
+    let (a, s) = texts(&mut e, "repeat.", 3);
+    assert_eq!((a.len(), s), (3, Status::AnswerLimit));
+    let (a, s) = texts(&mut e, "length(L, N).", 4);
+    assert_eq!((a.len(), s), (4, Status::AnswerLimit));
+    match e.query("repeat, fail.", 1, 100_000).unwrap() {
+        Outcome::Answers { status, .. } => assert_eq!(status, Status::InferenceLimit),
+        o => panic!("{o:?}"),
+    }
+    // Residual constraints are shown.
+    let (a, _) = texts(&mut e, "X #> 3, X #< 6.", 1);
+    assert!(a[0].contains("in 4..5"), "{}", a[0]);
+    // Still answers correctly afterwards.
+    let (a, s) = texts(&mut e, "kenken(2, [+(3, [[1|1],[1|2]])], T).", 5);
+    assert_eq!(
+        (a, s),
+        (
+            vec![
+                "T = [[1,2],[2,1]]".to_string(),
+                "T = [[2,1],[1,2]]".to_string()
+            ],
+            Status::Complete
+        )
+    );
+}
+
+#[test]
+fn ten_thousand_queries_then_a_normal_one() {
+    let mut e = Engine::new();
+    for i in 0..10_000 {
+        let q = match i % 4 {
+            0 => "X = 1.".to_string(),
+            1 => "foo(".to_string(),
+            2 => "throw(x).".to_string(),
+            _ => "member(X, [a,b,c]).".to_string(),
+        };
+        e.query(&q, 2, 100_000).unwrap();
+    }
+    let (a, s) = texts(&mut e, "kenken(1, [], T).", 5);
+    assert_eq!((a, s), (vec!["T = [[1]]".to_string()], Status::Complete));
+}
