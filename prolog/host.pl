@@ -14,6 +14,8 @@
 :- use_module(library(charsio)).
 :- use_module(library(iso_ext)).
 :- use_module(library(lists)).
+:- use_module(library(time)).
+:- use_module(library(clpz)).
 
 kk_host_query(Chars, Limit, Max, Result) :-
     catch(read_term_from_chars(Chars, Goal, [variable_names(VNs)]), E, true),
@@ -52,7 +54,7 @@ kk_answer(VNs, a(Bindings, Text)) :-
 kk_bindings([], []).
 kk_bindings([Name=Value | Rest], Bs) :-
     (   var(Value), \+ ( member(N2=V2, Rest), V2 == Value, N2 \== Name )
-    ->  Value = '$VAR'(Name), Bs = Bs1
+    ->  Bs = Bs1
     ;   Bs = [Name=Value | Bs1]
     ),
     kk_bindings(Rest, Bs1).
@@ -71,7 +73,7 @@ kk_item_text(VNs, binding(N, V), T) :-
 kk_item_text(VNs, goal(G), T) :- kk_text(G, VNs, T).
 
 kk_text(Term, VNs, Chars) :-
-    write_term_to_chars(Term, [quoted(true), variable_names(VNs), numbervars(true)], Chars).
+    write_term_to_chars(Term, [quoted(true), variable_names(VNs)], Chars).
 
 kk_join([T], T).
 kk_join([T1, T2 | Ts], T) :-

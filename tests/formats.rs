@@ -257,3 +257,22 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn examples_agree_across_notations() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/");
+    for (base, exts) in [
+        ("spec-6x6", &["pl", "txt", "keen", "jsonl"][..]),
+        ("spec-4x4", &["pl", "txt", "keen", "jsonl"][..]),
+        ("seed-003-noop", &["pl", "txt", "jsonl"][..]),
+    ] {
+        let read = |ext: &str| {
+            let text = std::fs::read_to_string(format!("{dir}{base}.{ext}")).unwrap();
+            canonical(&format::read_auto(&text).unwrap()[0])
+        };
+        let first = read(exts[0]);
+        for ext in &exts[1..] {
+            assert_eq!(read(ext), first, "{base}.{ext}");
+        }
+    }
+}

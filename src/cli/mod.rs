@@ -63,6 +63,20 @@ enum Command {
         #[arg(long)]
         to: Notation,
     },
+    /// Run a Prolog goal against kenken.pl and print the answers as a Prolog top level does.
+    Query {
+        /// The goal, e.g. 'kenken(2, [], T).'
+        goal: String,
+        /// Print at most this many answers.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Bound on inferences per answer.
+        #[arg(long, default_value_t = kenken::prolog::DEFAULT_INFERENCE_LIMIT)]
+        inferences: u64,
+        /// Wall-clock bound in seconds.
+        #[arg(long)]
+        timeout: Option<f64>,
+    },
 }
 
 /// An error that carries its exit code.
@@ -146,11 +160,56 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
+        Command::Query {
+            goal,
+            limit,
+            inferences,
+            timeout,
+        } => query(goal, limit, inferences, timeout),
         Command::Convert { input, to } => {
             let puzzles = read_input(&input)?;
             let out = format::write(&puzzles, to).map_err(|e| bad_input(e.to_string()))?;
             print!("{out}");
             Ok(0)
+        }
+    }
+}
+
+fn query(goal: String, limit: usize, inferences: u64, timeout: Option<f64>) -> Result<i32> {
+    use kenken::prolog::{with_timeout, Outcome, Status};
+    let timeout = timeout.map(|t| std::time::Duration::from_secs_f64(t.max(0.0)));
+    let Some(outcome) = with_timeout(timeout, move |e| e.query(&goal, limit, inferences))? else {
+        println!("% timed out");
+        return Ok(3);
+    };
+    match outcome? {
+        Outcome::SyntaxError(e) => Err(bad_input(format!("syntax error: {e}"))),
+        Outcome::Answers { answers, status } => {
+            let n = answers.len();
+            for (i, a) in answers.iter().enumerate() {
+                let last = i + 1 == n;
+                let end = if !last || status == Status::AnswerLimit { "\n;" } else { "." };
+                println!("{}{end}", a.text);
+            }
+            Ok(match status {
+                Status::Complete if n == 0 => {
+                    println!("false.");
+                    1
+                }
+                Status::Complete => 0,
+                Status::AnswerLimit => {
+                    println!("% stopped after {n} answers (--limit)");
+                    0
+                }
+                Status::InferenceLimit => {
+                    println!("% inference limit reached");
+                    3
+                }
+                Status::Exception(e) => {
+                    println!("   error: {e}");
+                    1
+                }
+            })
         }
     }
 }
