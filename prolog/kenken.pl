@@ -297,10 +297,16 @@ op_cage_(/, Q, L, Cage) :- ( L = [J, K] -> Cage = /(Q, J, K) ; Cage = /(Q, L) ).
 
 cage_combination(N, Op, Target, Cells, Values) :-
     findall(Sorted,
-            ( cage_tuple(N, Op, Target, Cells, Vs), msort(Vs, Sorted) ),
+            ( cage_tuple(N, Op, Target, Cells, Vs), sorted_with_repeats_(Vs, Sorted) ),
             All),
     sort(All, Set),
     member(Values, Set).
+
+% sorted_with_repeats_(+Vs, -Sorted): Vs in ascending order, repeats kept (keysort is stable).
+sorted_with_repeats_(Vs, Sorted) :-
+    pairs_keys_values_(Pairs0, Vs, _),
+    keysort(Pairs0, Pairs),
+    pairs_keys_values_(Pairs, Sorted, _).
 
 % ---------------------------------------------------------------------------
 % Test cases

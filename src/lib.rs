@@ -6,6 +6,7 @@
 //! - [`native`]: the native solver;
 //! - [`prolog`]: `prolog/kenken.pl` run in embedded Scryer Prolog.
 
+pub mod cage;
 pub mod format;
 pub mod native;
 pub mod prolog;

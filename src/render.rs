@@ -43,6 +43,16 @@ fn junction(up: bool, down: bool, left: bool, right: bool, ascii: bool) -> char 
 /// Draws `puzzle`, with the digits of `grid` when given. Cells outside every cage are drawn with
 /// borders all around. The puzzle need not be valid; cells outside the grid are ignored.
 pub fn render(puzzle: &Puzzle, grid: Option<&Grid>, style: Style) -> String {
+    let texts: Option<Vec<Vec<String>>> = grid.map(|g| {
+        g.iter()
+            .map(|row| row.iter().map(u32::to_string).collect())
+            .collect()
+    });
+    render_text(puzzle, texts.as_deref(), style)
+}
+
+/// Draws `puzzle` with `texts[r][c]` under each cell's clue (digits, or candidate lists).
+pub fn render_text(puzzle: &Puzzle, texts: Option<&[Vec<String>]>, style: Style) -> String {
     let n = puzzle.size;
     if n == 0 {
         return String::new();
@@ -121,9 +131,8 @@ pub fn render(puzzle: &Puzzle, grid: Option<&Grid>, style: Style) -> String {
                     let text = if line == 0 {
                         format!("{:<w$}", label[idx])
                     } else {
-                        let d = grid
-                            .and_then(|g| g.get(r as usize)?.get(c as usize).copied())
-                            .map(|d| d.to_string())
+                        let d = texts
+                            .and_then(|g| g.get(r as usize)?.get(c as usize).cloned())
                             .unwrap_or_default();
                         format!("{d:^w$}")
                     };

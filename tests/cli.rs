@@ -112,3 +112,70 @@ fn convert_and_show() {
             "+-------+-------+\n|6+     |96*    |",
         ));
 }
+
+#[test]
+fn cage_helper() {
+    kenken()
+        .args([
+            "cage",
+            "20",
+            "+",
+            "--cells",
+            "4",
+            "--size",
+            "9",
+            "--exclude",
+            "8,9",
+            "--distinct",
+        ])
+        .assert()
+        .success()
+        .stdout(
+            "2 5 6 7\n3 4 6 7\n% 2 combination(s); all cells in one row or column (--distinct)\n",
+        );
+    kenken()
+        .args(["cage", "20", "+", "--cells", "4", "--size", "9"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("no --shape given: assumed"));
+    kenken()
+        .args([
+            "cage", "72", "x", "--size", "9", "--shape", "A1", "A2", "B1", "B2", "--output", "json",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("[2,2,3,6]"));
+    kenken()
+        .args(["cage", "7", "*", "--cells", "2", "--size", "6"])
+        .assert()
+        .code(1);
+    kenken()
+        .args(["cage", "5", "%", "--cells", "2", "--size", "6"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown operator '%'"));
+}
+
+#[test]
+fn show_candidates() {
+    // The spec's 6x6: the deductions alone pin the 5 at row 3, column 2 (the spec's own argument).
+    let out = kenken()
+        .args([
+            "show",
+            "--candidates",
+            "--ascii",
+            &format!("{EX}spec-6x6.pl"),
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    // Row 3's digit line: the 5 at column 2 is deduced (here the deductions solve it all).
+    assert_eq!(
+        text.lines().nth(7),
+        Some("| 4    5  | 2    3  | 6  | 1  |"),
+        "{text}"
+    );
+}

@@ -12,6 +12,7 @@ use kenken::format::{self, Notation};
 use kenken::puzzle::{Puzzle, Severity};
 use kenken::render::{render, Style};
 
+mod cage;
 mod solve;
 
 /// Exit code: bad input or usage.
@@ -54,7 +55,12 @@ enum Command {
         /// ASCII instead of box-drawing characters.
         #[arg(long)]
         ascii: bool,
+        /// Draw each cell's candidates after the cage and row/column deductions.
+        #[arg(long)]
+        candidates: bool,
     },
+    /// List the value combinations a cage can hold.
+    Cage(cage::CageArgs),
     /// Write puzzles in another notation.
     Convert {
         #[command(flatten)]
@@ -87,7 +93,7 @@ pub struct Exit {
     pub message: String,
 }
 
-fn bad_input(message: String) -> anyhow::Error {
+pub(crate) fn bad_input(message: String) -> anyhow::Error {
     Exit {
         code: EXIT_BAD_INPUT,
         message,
@@ -150,16 +156,12 @@ pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Check { input } => check(&input),
-        Command::Show { input, ascii } => {
-            let puzzles = read_input(&input)?;
-            for (i, p) in puzzles.iter().enumerate() {
-                if puzzles.len() > 1 {
-                    println!("{}", puzzle_name(p, i));
-                }
-                print!("{}", render(p, p.solution.as_ref(), Style { ascii }));
-            }
-            Ok(0)
-        }
+        Command::Show {
+            input,
+            ascii,
+            candidates,
+        } => show(&input, ascii, candidates),
+        Command::Cage(args) => cage::run(args),
         Command::Query {
             goal,
             limit,
@@ -188,7 +190,11 @@ fn query(goal: String, limit: usize, inferences: u64, timeout: Option<f64>) -> R
             let n = answers.len();
             for (i, a) in answers.iter().enumerate() {
                 let last = i + 1 == n;
-                let end = if !last || status == Status::AnswerLimit { "\n;" } else { "." };
+                let end = if !last || status == Status::AnswerLimit {
+                    "\n;"
+                } else {
+                    "."
+                };
                 println!("{}{end}", a.text);
             }
             Ok(match status {
@@ -212,6 +218,48 @@ fn query(goal: String, limit: usize, inferences: u64, timeout: Option<f64>) -> R
             })
         }
     }
+}
+
+fn show(input: &Input, ascii: bool, candidates: bool) -> Result<i32> {
+    let puzzles = read_input(input)?;
+    if candidates {
+        require_valid(&puzzles)?;
+    }
+    let mut code = 0;
+    for (i, p) in puzzles.iter().enumerate() {
+        if puzzles.len() > 1 {
+            println!("{}", puzzle_name(p, i));
+        }
+        let style = Style { ascii };
+        if !candidates {
+            print!("{}", render(p, p.solution.as_ref(), style));
+            continue;
+        }
+        match kenken::native::Solver::new(p)?.candidates() {
+            None => {
+                println!("no solution: the cage and row/column deductions contradict");
+                code = 1;
+            }
+            Some(doms) => {
+                let texts: Vec<Vec<String>> = doms
+                    .chunks(p.size)
+                    .map(|row| {
+                        row.iter()
+                            .map(|&d| {
+                                let digits: Vec<String> = (1..=p.size)
+                                    .filter(|v| d >> (v - 1) & 1 == 1)
+                                    .map(|v| v.to_string())
+                                    .collect();
+                                digits.join(if p.size > 9 { "," } else { "" })
+                            })
+                            .collect()
+                    })
+                    .collect();
+                print!("{}", kenken::render::render_text(p, Some(&texts), style));
+            }
+        }
+    }
+    Ok(code)
 }
 
 fn check(input: &Input) -> Result<i32> {

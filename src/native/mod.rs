@@ -293,10 +293,47 @@ impl Solver {
         }
     }
 
+    /// Each cell's candidates (bit `v-1` set when `v` is possible, row-major) after the cage and
+    /// row/column deductions, before any guess; `None` when they already contradict.
+    pub fn candidates(&self) -> Option<Vec<u64>> {
+        let full: u64 = if self.n == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.n) - 1
+        };
+        let mut doms = vec![full; self.n * self.n];
+        self.propagate(&mut doms).then_some(doms)
+    }
+
     /// The cage index of each cell (row-major).
     pub fn cage_of(&self) -> &[usize] {
         &self.cage_of
     }
+}
+
+/// Calls `f` with every tuple of values (one per cell, in the order given, each in `1..=n` and
+/// allowed by `allowed`) that meets `target` under `op` with no repeat in any row or column.
+/// This is the code the solver's cage tables come from. Cells must lie in the `n`×`n` grid.
+pub fn for_each_cage_tuple(
+    n: usize,
+    op: Op,
+    target: u64,
+    cells: &[crate::puzzle::Cell],
+    allowed: u64,
+    mut f: impl FnMut(&[usize]),
+) {
+    let cage = CageInfo {
+        op,
+        target,
+        cells: cells.iter().map(|c| (c.row - 1) * n + c.col - 1).collect(),
+        table: None,
+    };
+    let doms = vec![allowed; n * n];
+    let mut work = usize::MAX;
+    enumerate(&cage, n, &doms, &mut work, &mut |vals| {
+        f(vals);
+        ControlFlow::Continue(())
+    });
 }
 
 /// Removes from the cage's cells every value that no admissible tuple supports.

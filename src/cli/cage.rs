@@ -1,0 +1,118 @@
+//! `kenken cage`: the value combinations a cage can hold.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::bad_input;
+use kenken::cage::{combinations, row_shape};
+use kenken::format::text::parse_cell;
+use kenken::puzzle::{Cell, Op};
+
+#[derive(clap::Args)]
+pub struct CageArgs {
+    /// The cage's target.
+    target: u64,
+    /// The operator: + - * / (also x, ÷), or ? for any.
+    op: String,
+    /// Number of cells (implied by --shape).
+    #[arg(long)]
+    cells: Option<usize>,
+    /// Grid side N.
+    #[arg(long)]
+    size: usize,
+    /// Digits that may not appear, e.g. 8,9.
+    #[arg(long, value_delimiter = ',')]
+    exclude: Vec<u32>,
+    /// All cells share one row or column (no value repeats).
+    #[arg(long, conflicts_with = "shape")]
+    distinct: bool,
+    /// The cage's cells in the line notation (A1 B1 B2 ...): repeats are allowed exactly where
+    /// this shape allows them.
+    #[arg(long, num_args = 1..)]
+    shape: Vec<String>,
+    /// Output: text or json.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    output: String,
+}
+
+#[derive(Serialize)]
+struct JsonOut<'a> {
+    target: u64,
+    op: &'a str,
+    size: usize,
+    cells: Vec<String>,
+    exclude: &'a [u32],
+    count: usize,
+    combinations: &'a [Vec<u32>],
+}
+
+pub fn run(args: CageArgs) -> Result<i32> {
+    let op = match Op::from_symbol(&args.op) {
+        Some(op @ (Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Unknown)) => op,
+        _ => {
+            return Err(bad_input(format!(
+                "unknown operator '{}': use + - * / or ?",
+                args.op
+            )))
+        }
+    };
+    let (cells, assumption): (Vec<Cell>, &str) = if !args.shape.is_empty() {
+        let cells = args
+            .shape
+            .iter()
+            .map(|s| {
+                parse_cell(s)
+                    .ok_or_else(|| bad_input(format!("--shape: '{s}' is not a cell like A1")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if args.cells.is_some_and(|k| k != cells.len()) {
+            return Err(bad_input(format!(
+                "--cells says {} but --shape lists {} cells",
+                args.cells.unwrap_or(0),
+                cells.len()
+            )));
+        }
+        (cells, "the given shape")
+    } else {
+        let k = args
+            .cells
+            .ok_or_else(|| bad_input("give --cells K or --shape CELL...".into()))?;
+        if k > args.size {
+            return Err(bad_input(format!(
+                "{k} cells cannot share one row of a {0}x{0} grid: give --shape",
+                args.size
+            )));
+        }
+        let how = if args.distinct {
+            "all cells in one row or column (--distinct)"
+        } else {
+            "no --shape given: assumed all cells in one row or column (no repeats)"
+        };
+        (row_shape(k), how)
+    };
+    let combos = combinations(args.size, op, args.target, &cells, &args.exclude)
+        .map_err(|e| bad_input(e.to_string()))?;
+    if args.output == "json" {
+        println!(
+            "{}",
+            serde_json::to_string(&JsonOut {
+                target: args.target,
+                op: op.symbol(),
+                size: args.size,
+                cells: cells.iter().map(Cell::to_string).collect(),
+                exclude: &args.exclude,
+                count: combos.len(),
+                combinations: &combos,
+            })?
+        );
+    } else {
+        for c in &combos {
+            println!(
+                "{}",
+                c.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+            );
+        }
+        println!("% {} combination(s); {}", combos.len(), assumption);
+    }
+    Ok(if combos.is_empty() { 1 } else { 0 })
+}
