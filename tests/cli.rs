@@ -174,7 +174,7 @@ fn show_candidates() {
     let text = String::from_utf8(out).unwrap();
     // Row 3's digit line: the 5 at column 2 is deduced (here the deductions solve it all).
     assert_eq!(
-        text.lines().nth(7),
+        text.lines().nth(8),
         Some("| 4    5  | 2    3  | 6  | 1  |"),
         "{text}"
     );
