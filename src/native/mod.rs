@@ -165,7 +165,7 @@ impl Solver {
         };
         let mut doms = vec![full; self.n * self.n];
         let mut nodes = 0u64;
-        if !self.propagate(&mut doms) {
+        if !self.propagate(&mut doms, &mut vec![0; self.n * self.n]) {
             return None;
         }
         self.search(doms, &mut f, &mut nodes).err()
@@ -218,7 +218,7 @@ impl Solver {
             rest &= rest - 1;
             let mut child = doms.clone();
             child[best] = b;
-            if self.propagate(&mut child) {
+            if self.propagate(&mut child, &mut doms.clone()) {
                 self.search(child, f, nodes)?;
             }
         }
@@ -226,8 +226,11 @@ impl Solver {
     }
 
     /// Filters `doms` to a fixpoint; false on a contradiction.
-    fn propagate(&self, doms: &mut Doms) -> bool {
+    /// `filtered` holds the domains as the cages last saw them: only cages with a cell that
+    /// changed since are filtered again (all-zero domains mean every cage).
+    fn propagate(&self, doms: &mut Doms, filtered: &mut Doms) -> bool {
         let n = self.n;
+        let mut dirty = vec![false; self.cages.len()];
         loop {
             let before = doms.clone();
             // Naked singles.
@@ -281,10 +284,24 @@ impl Solver {
                     }
                 }
             }
-            // Cages.
-            for cage in &self.cages {
-                if !filter_cage(cage, n, doms) {
-                    return false;
+            // Cages whose cells changed.
+            let mut any = false;
+            for (i, (d, f)) in doms.iter().zip(filtered.iter()).enumerate() {
+                if d != f {
+                    dirty[self.cage_of[i]] = true;
+                    any = true;
+                }
+            }
+            if any {
+                for (k, cage) in self.cages.iter().enumerate() {
+                    if std::mem::take(&mut dirty[k]) {
+                        if !filter_cage(cage, n, doms) {
+                            return false;
+                        }
+                        for &i in &cage.cells {
+                            filtered[i] = doms[i];
+                        }
+                    }
                 }
             }
             if *doms == before {
@@ -302,7 +319,8 @@ impl Solver {
             (1u64 << self.n) - 1
         };
         let mut doms = vec![full; self.n * self.n];
-        self.propagate(&mut doms).then_some(doms)
+        self.propagate(&mut doms, &mut vec![0; self.n * self.n])
+            .then_some(doms)
     }
 
     /// The cage index of each cell (row-major).
