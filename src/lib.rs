@@ -4,8 +4,10 @@
 //! - [`format`]: the notations (spec Prolog terms, seed 003's lines, Keen IDs, JSON);
 //! - [`render`]: the grid drawn for a person;
 //! - [`native`]: the native solver;
-//! - [`prolog`]: `prolog/kenken.pl` run in embedded Scryer Prolog.
+//! - [`prolog`]: `prolog/kenken.pl` run in embedded Scryer Prolog;
+//! - [`bench`]: the engines side by side.
 
+pub mod bench;
 pub mod cage;
 pub mod format;
 pub mod native;

@@ -179,3 +179,99 @@ fn show_candidates() {
         "{text}"
     );
 }
+
+const BENCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/bench/");
+
+fn bench_records(args: &[&str], code: i32) -> Vec<serde_json::Value> {
+    let dir = std::env::temp_dir().join(format!("kenken-bench-{}-{code}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join(format!("{}.jsonl", args.len()));
+    let svg = dir.join(format!("{}.svg", args.len()));
+    kenken()
+        .arg("bench")
+        .args(args)
+        .args([
+            "--json",
+            json.to_str().unwrap(),
+            "--plot",
+            svg.to_str().unwrap(),
+        ])
+        .assert()
+        .code(code);
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        plot.starts_with("<svg") && plot.contains("grid size N"),
+        "{plot}"
+    );
+    std::fs::read_to_string(&json)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn bench_reports_every_engine_and_no_solution() {
+    let file = format!("{BENCH}small.jsonl");
+    let records = bench_records(&[&file, "--timeout", "20"], 0);
+    assert_eq!(records.len(), 9, "{records:?}");
+    for engine in ["native", "fd", "plain"] {
+        let mine: Vec<_> = records.iter().filter(|r| r["engine"] == engine).collect();
+        assert_eq!(mine.len(), 3, "{engine}");
+        for r in &mine {
+            let status = r["status"].as_str().unwrap();
+            let expected = if r["puzzle"] == "contradiction" {
+                "no_solution"
+            } else {
+                "solved"
+            };
+            assert_eq!(status, expected, "{r}");
+            assert!(r["time_ms"].as_f64().unwrap() >= 0.0);
+        }
+        let spec = mine.iter().find(|r| r["puzzle"] == "spec-4x4").unwrap();
+        assert_eq!(spec["solutions"], 6);
+        assert_eq!(spec["complete"], true);
+    }
+}
+
+#[test]
+fn bench_flags_a_wrong_count_loudly() {
+    let file = format!("{BENCH}miscounted.jsonl");
+    kenken()
+        .args(["bench", &file, "--engines", "native"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "WRONG: native on spec-4x4-miscounted: 6 or more solutions, the file says 5",
+        ));
+}
+
+#[test]
+fn bench_timeout_bounds_every_engine() {
+    // plain_kenken/3 needs far longer than a second on a 9x9 puzzle: the timeout must stop it.
+    let file = format!("{BENCH}keen-9dx-2.jsonl");
+    let start = std::time::Instant::now();
+    let records = bench_records(&[&file, "--engines", "fd,plain", "--timeout", "1"], 0);
+    let elapsed = start.elapsed().as_secs_f64();
+    assert_eq!(records.len(), 4);
+    for r in records.iter().filter(|r| r["engine"] == "plain") {
+        assert_eq!(r["status"], "timeout", "{r}");
+        assert!(r["time_ms"].is_null());
+    }
+    // 4 solves of at most 1 s each, plus engine start-ups (a few tenths of a second each).
+    assert!(elapsed < 4.0 + 20.0, "took {elapsed} s");
+}
+
+#[test]
+fn bench_rejects_bad_arguments() {
+    kenken()
+        .args(["bench", "--engines", "fast"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown engine 'fast'"));
+    kenken()
+        .args(["bench", "--timeout", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--timeout"));
+}

@@ -12,6 +12,7 @@ use kenken::format::{self, Notation};
 use kenken::puzzle::{Puzzle, Severity};
 use kenken::render::{render, Style};
 
+mod bench;
 mod cage;
 mod solve;
 
@@ -68,6 +69,14 @@ enum Command {
         /// Target notation: prolog, text, keen or json.
         #[arg(long)]
         to: Notation,
+    },
+    /// Run the engines side by side on puzzle files and compare their times.
+    Bench(bench::BenchArgs),
+    /// Serve Prolog solves on standard input (used by `bench` and `solve`).
+    #[command(hide = true)]
+    Worker {
+        /// fd or plain.
+        engine: kenken::bench::EngineKind,
     },
     /// Run a Prolog goal against kenken.pl and print the answers as a Prolog top level does.
     Query {
@@ -162,6 +171,8 @@ pub fn run(cli: Cli) -> Result<i32> {
             candidates,
         } => show(&input, ascii, candidates),
         Command::Cage(args) => cage::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Worker { engine } => bench::worker(engine),
         Command::Query {
             goal,
             limit,
@@ -284,39 +295,4 @@ fn check(input: &Input) -> Result<i32> {
         }
     }
     Ok(if errors > 0 { EXIT_BAD_INPUT } else { 0 })
-}
-
-/// Solves `p` with `kenken/3` (`fd`) or `plain_kenken/3` (`plain`), bounded by `timeout` seconds.
-pub fn prolog_solve(
-    engine: &str,
-    p: &kenken::Puzzle,
-    limit: Option<usize>,
-    timeout: Option<f64>,
-) -> Result<solve::Outcome> {
-    use kenken::prolog::{with_timeout, Predicate, DEFAULT_INFERENCE_LIMIT};
-    let pred = if engine == "plain" {
-        Predicate::Plain
-    } else {
-        Predicate::Fd
-    };
-    let puzzle = p.clone();
-    let timeout = timeout.map(|t| std::time::Duration::from_secs_f64(t.max(0.0)));
-    let got = with_timeout(timeout, move |e| {
-        e.solve(&puzzle, pred, limit, DEFAULT_INFERENCE_LIMIT)
-    })?;
-    Ok(match got {
-        None => solve::Outcome {
-            grids: Vec::new(),
-            complete: false,
-            timed_out: true,
-        },
-        Some(r) => {
-            let s = r?;
-            solve::Outcome {
-                grids: s.grids,
-                complete: s.complete,
-                timed_out: s.limit_reached,
-            }
-        }
-    })
 }

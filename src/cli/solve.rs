@@ -2,11 +2,12 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::{puzzle_name, read_input, require_valid, Input};
 use kenken::native::Solver;
+use kenken::prolog::worker::{Solve, Worker};
 use kenken::render::{render, Style};
 
 #[derive(clap::Args)]
@@ -52,23 +53,62 @@ pub struct Outcome {
     pub grids: Vec<kenken::Grid>,
     pub complete: bool,
     pub timed_out: bool,
+    /// Time the solver took (for Prolog, inside the worker: engine start-up left out).
+    pub elapsed_ms: f64,
 }
 
-fn solve_one(args: &SolveArgs, p: &kenken::Puzzle, limit: Option<usize>) -> Result<Outcome> {
+fn solve_one(
+    args: &SolveArgs,
+    p: &kenken::Puzzle,
+    limit: Option<usize>,
+    worker: &mut Option<Worker>,
+) -> Result<Outcome> {
     let deadline = args
         .timeout
         .map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
     match args.engine.as_str() {
         "native" => {
+            let start = Instant::now();
             let solver = Solver::new(p)?.with_deadline(deadline);
             let s = solver.solve(limit);
             Ok(Outcome {
                 grids: s.grids,
                 complete: s.complete,
                 timed_out: s.timed_out,
+                elapsed_ms: start.elapsed().as_secs_f64() * 1000.0,
             })
         }
-        engine => super::prolog_solve(engine, p, limit, args.timeout),
+        engine => {
+            // Prolog solves run in a child process (one for the whole file), so that the
+            // timeout can really stop them.
+            let w = match worker {
+                Some(w) => w,
+                None => worker.insert(Worker::new(
+                    std::env::current_exe().context("finding the kenken program")?,
+                    &["worker", engine],
+                )),
+            };
+            let timeout = args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
+            Ok(match w.solve(p, limit, timeout)? {
+                Solve::TimedOut => Outcome {
+                    grids: Vec::new(),
+                    complete: false,
+                    timed_out: true,
+                    elapsed_ms: timeout.map_or(0.0, |t| t.as_secs_f64() * 1000.0),
+                },
+                Solve::Done(r) => {
+                    if let Some(e) = r.error {
+                        anyhow::bail!("{}: {e}", super::puzzle_name(p, 0));
+                    }
+                    Outcome {
+                        grids: r.grids,
+                        complete: r.complete,
+                        timed_out: r.inference_limit,
+                        elapsed_ms: r.elapsed_ms,
+                    }
+                }
+            })
+        }
     }
 }
 
@@ -81,10 +121,9 @@ pub fn run(args: SolveArgs) -> Result<i32> {
         Some(args.limit.unwrap_or(2))
     };
     let mut code = 0;
+    let mut worker = None;
     for (i, p) in puzzles.iter().enumerate() {
-        let start = Instant::now();
-        let out = solve_one(&args, p, limit)?;
-        let elapsed = start.elapsed();
+        let out = solve_one(&args, p, limit, &mut worker)?;
         let name = puzzle_name(p, i);
         if out.timed_out {
             code = code.max(3);
@@ -100,7 +139,7 @@ pub fn run(args: SolveArgs) -> Result<i32> {
                     count: out.grids.len(),
                     complete: out.complete,
                     solutions: if args.count { &[] } else { &out.grids },
-                    elapsed_ms: elapsed.as_secs_f64() * 1000.0,
+                    elapsed_ms: out.elapsed_ms,
                 })?
             ),
             _ if args.count => {
@@ -145,11 +184,7 @@ pub fn run(args: SolveArgs) -> Result<i32> {
                     format!("at least {} solutions (limit reached)", out.grids.len())
                 };
                 if !out.grids.is_empty() {
-                    println!(
-                        "{status} ({:.3} ms, {})",
-                        elapsed.as_secs_f64() * 1000.0,
-                        args.engine
-                    );
+                    println!("{status} ({:.3} ms, {})", out.elapsed_ms, args.engine);
                 }
             }
         }

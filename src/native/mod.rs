@@ -55,6 +55,22 @@ pub struct Solver {
 
 type Doms = Vec<u64>;
 
+/// Buffers reused across the search, so that it allocates nothing once warm.
+struct Scratch {
+    /// The domains as the cages last saw them.
+    seen: Doms,
+    /// Cages to filter again.
+    dirty: Vec<bool>,
+    /// Per-cell supported values of the cage being filtered.
+    support: Vec<u64>,
+    /// Values placed in each row, then each column (`2n` masks).
+    fixed: Vec<u64>,
+    /// Spare domain buffers for child states.
+    pool: Vec<Doms>,
+    /// Search nodes visited (the deadline is checked every 256).
+    nodes: u64,
+}
+
 fn bit(v: usize) -> u64 {
     1u64 << (v - 1)
 }
@@ -158,27 +174,42 @@ impl Solver {
 
     /// Calls `f` with each solution in turn until it breaks; returns why the search stopped early.
     pub fn for_each_solution(&self, mut f: impl FnMut(Grid) -> ControlFlow<()>) -> Option<Stop> {
-        let full: u64 = if self.n == 64 {
+        let cells = self.n * self.n;
+        let mut scratch = self.scratch();
+        let mut doms = vec![self.full(); cells];
+        if !self.propagate(&mut doms, &mut scratch) {
+            return None;
+        }
+        self.search(&doms, &mut f, &mut scratch).err()
+    }
+
+    fn scratch(&self) -> Scratch {
+        Scratch {
+            seen: vec![0; self.n * self.n],
+            dirty: vec![false; self.cages.len()],
+            support: Vec::new(),
+            fixed: vec![0; 2 * self.n],
+            pool: Vec::new(),
+            nodes: 0,
+        }
+    }
+
+    fn full(&self) -> u64 {
+        if self.n == 64 {
             u64::MAX
         } else {
             (1u64 << self.n) - 1
-        };
-        let mut doms = vec![full; self.n * self.n];
-        let mut nodes = 0u64;
-        if !self.propagate(&mut doms, &mut vec![0; self.n * self.n]) {
-            return None;
         }
-        self.search(doms, &mut f, &mut nodes).err()
     }
 
     fn search(
         &self,
-        doms: Doms,
+        doms: &Doms,
         f: &mut impl FnMut(Grid) -> ControlFlow<()>,
-        nodes: &mut u64,
+        scratch: &mut Scratch,
     ) -> Result<(), Stop> {
-        *nodes += 1;
-        if (*nodes).is_multiple_of(256) {
+        scratch.nodes += 1;
+        if scratch.nodes.is_multiple_of(256) {
             if let Some(d) = self.deadline {
                 if Instant::now() >= d {
                     return Err(Stop::Deadline);
@@ -200,93 +231,117 @@ impl Solver {
         }
         if best == usize::MAX {
             let n = self.n;
-            let grid = (0..n)
-                .map(|r| {
-                    (0..n)
-                        .map(|c| doms[r * n + c].trailing_zeros() + 1)
-                        .collect()
-                })
+            let grid = doms
+                .chunks_exact(n)
+                .map(|row| row.iter().map(|d| d.trailing_zeros() + 1).collect())
                 .collect();
             return match f(grid) {
                 ControlFlow::Continue(()) => Ok(()),
                 ControlFlow::Break(()) => Err(Stop::Requested),
             };
         }
+        // The child state lives in a buffer taken from the pool (no allocation once warm).
+        let mut child = scratch.pool.pop().unwrap_or_default();
         let mut rest = doms[best];
+        let mut result = Ok(());
         while rest != 0 {
             let b = rest & rest.wrapping_neg();
             rest &= rest - 1;
-            let mut child = doms.clone();
+            child.clear();
+            child.extend_from_slice(doms);
             child[best] = b;
-            if self.propagate(&mut child, &mut doms.clone()) {
-                self.search(child, f, nodes)?;
+            scratch.seen.copy_from_slice(doms);
+            if self.propagate(&mut child, scratch) {
+                result = self.search(&child, f, scratch);
+                if result.is_err() {
+                    break;
+                }
             }
         }
-        Ok(())
+        scratch.pool.push(child);
+        result
     }
 
     /// Filters `doms` to a fixpoint; false on a contradiction.
-    /// `filtered` holds the domains as the cages last saw them: only cages with a cell that
-    /// changed since are filtered again (all-zero domains mean every cage).
-    fn propagate(&self, doms: &mut Doms, filtered: &mut Doms) -> bool {
+    /// `scratch.seen` holds the domains as the cages last saw them: only cages with a cell that
+    /// changed since are filtered again.
+    fn propagate(&self, doms: &mut Doms, scratch: &mut Scratch) -> bool {
         let n = self.n;
-        let mut dirty = vec![false; self.cages.len()];
+        let full = self.full();
+        let Scratch {
+            seen,
+            dirty,
+            support,
+            fixed,
+            ..
+        } = scratch;
         loop {
-            let before = doms.clone();
-            // Naked singles.
-            for i in 0..n * n {
-                let d = doms[i];
+            let mut changed = false;
+            // Naked singles: a placed value leaves its row and column. Cells placed by this
+            // pass are handled by the next one.
+            let (rows, cols) = fixed.split_at_mut(n);
+            rows.fill(0);
+            cols.fill(0);
+            for (i, &d) in doms.iter().enumerate() {
                 if d == 0 {
                     return false;
                 }
-                if d.count_ones() == 1 {
+                if d & (d - 1) == 0 {
                     let (r, c) = (i / n, i % n);
-                    for j in 0..n {
-                        if j != c {
-                            doms[r * n + j] &= !d;
+                    if (rows[r] | cols[c]) & d != 0 {
+                        return false;
+                    }
+                    rows[r] |= d;
+                    cols[c] |= d;
+                }
+            }
+            for (i, x) in doms.iter_mut().enumerate() {
+                let d = *x;
+                if d & (d - 1) != 0 {
+                    let nd = d & !(rows[i / n] | cols[i % n]);
+                    if nd != d {
+                        if nd == 0 {
+                            return false;
                         }
-                        if j != r {
-                            doms[j * n + c] &= !d;
-                        }
+                        *x = nd;
+                        changed = true;
                     }
                 }
             }
             // Hidden singles and missing values in rows and columns.
             for line in 0..2 * n {
-                let idx = |j: usize| {
-                    if line < n {
-                        line * n + j
-                    } else {
-                        j * n + (line - n)
-                    }
+                let (start, step) = if line < n {
+                    (line * n, 1)
+                } else {
+                    (line - n, n)
                 };
                 let mut once = 0u64;
                 let mut twice = 0u64;
                 for j in 0..n {
-                    let d = doms[idx(j)];
+                    let d = doms[start + j * step];
                     twice |= once & d;
                     once |= d;
                 }
-                let full: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
                 if once != full {
                     return false;
                 }
                 let unique = once & !twice;
                 if unique != 0 {
                     for j in 0..n {
-                        let d = doms[idx(j)];
-                        if d & unique != 0 && d.count_ones() > 1 {
+                        let d = doms[start + j * step];
+                        if d & unique != 0 && d & (d - 1) != 0 {
                             if (d & unique).count_ones() > 1 {
                                 return false;
                             }
-                            doms[idx(j)] = d & unique;
+                            doms[start + j * step] = d & unique;
+                            changed = true;
                         }
                     }
                 }
             }
             // Cages whose cells changed.
             let mut any = false;
-            for (i, (d, f)) in doms.iter().zip(filtered.iter()).enumerate() {
+            for (i, (d, f)) in doms.iter().zip(seen.iter()).enumerate() {
                 if d != f {
                     dirty[self.cage_of[i]] = true;
                     any = true;
@@ -295,16 +350,28 @@ impl Solver {
             if any {
                 for (k, cage) in self.cages.iter().enumerate() {
                     if std::mem::take(&mut dirty[k]) {
-                        if !filter_cage(cage, n, doms) {
+                        let before: u64 = cage
+                            .cells
+                            .iter()
+                            .map(|&i| doms[i].count_ones() as u64)
+                            .sum();
+                        if !filter_cage(cage, n, doms, support) {
+                            dirty.fill(false);
                             return false;
                         }
+                        let after: u64 = cage
+                            .cells
+                            .iter()
+                            .map(|&i| doms[i].count_ones() as u64)
+                            .sum();
+                        changed |= after != before;
                         for &i in &cage.cells {
-                            filtered[i] = doms[i];
+                            seen[i] = doms[i];
                         }
                     }
                 }
             }
-            if *doms == before {
+            if !changed {
                 return true;
             }
         }
@@ -313,14 +380,9 @@ impl Solver {
     /// Each cell's candidates (bit `v-1` set when `v` is possible, row-major) after the cage and
     /// row/column deductions, before any guess; `None` when they already contradict.
     pub fn candidates(&self) -> Option<Vec<u64>> {
-        let full: u64 = if self.n == 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.n) - 1
-        };
-        let mut doms = vec![full; self.n * self.n];
-        self.propagate(&mut doms, &mut vec![0; self.n * self.n])
-            .then_some(doms)
+        let mut doms = vec![self.full(); self.n * self.n];
+        let mut scratch = self.scratch();
+        self.propagate(&mut doms, &mut scratch).then_some(doms)
     }
 
     /// The cage index of each cell (row-major).
@@ -355,9 +417,10 @@ pub fn for_each_cage_tuple(
 }
 
 /// Removes from the cage's cells every value that no admissible tuple supports.
-fn filter_cage(cage: &CageInfo, n: usize, doms: &mut Doms) -> bool {
+fn filter_cage(cage: &CageInfo, n: usize, doms: &mut Doms, support: &mut Vec<u64>) -> bool {
     let k = cage.cells.len();
-    let mut support = vec![0u64; k];
+    support.clear();
+    support.resize(k, 0);
     match &cage.table {
         Some(table) => {
             for t in table.chunks_exact(k) {
@@ -438,8 +501,23 @@ fn enumerate(
         *work -= 1;
         let k = cage.cells.len();
         if i == k {
-            let v64: Vec<u64> = vals.iter().map(|&v| v as u64).collect();
-            if cage.op.holds(cage.target, &v64) {
+            let holds = match cage.op {
+                // Sums are exact by the bounds, products by divisibility: check the total only.
+                Op::Add | Op::Mul => acc == cage.target,
+                Op::Given => true,
+                _ if k <= 64 => {
+                    let mut v64 = [0u64; 64];
+                    for (x, &v) in v64.iter_mut().zip(vals.iter()) {
+                        *x = v as u64;
+                    }
+                    cage.op.holds(cage.target, &v64[..k])
+                }
+                _ => {
+                    let v64: Vec<u64> = vals.iter().map(|&v| v as u64).collect();
+                    cage.op.holds(cage.target, &v64)
+                }
+            };
+            if holds {
                 return f(vals).is_continue();
             }
             return true;
@@ -468,7 +546,9 @@ fn enumerate(
                     s
                 }
                 Op::Mul => {
-                    let p = acc * v as u64;
+                    let Some(p) = acc.checked_mul(v as u64) else {
+                        continue;
+                    };
                     if cage.target == 0 || !cage.target.is_multiple_of(p) {
                         continue;
                     }

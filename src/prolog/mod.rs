@@ -7,6 +7,8 @@
 //! choice point) and returns one result term. Nothing a user types can panic the process or leave
 //! the machine broken.
 
+pub mod worker;
+
 use std::sync::mpsc;
 use std::time::Duration;
 
