@@ -275,3 +275,44 @@ fn bench_rejects_bad_arguments() {
         .code(2)
         .stderr(predicate::str::contains("--timeout"));
 }
+
+#[test]
+fn repl_answers_one_at_a_time() {
+    let session = "kenken(2, [], T).\n;\nkenken(3,\n [], T).\n;\n\nfoo(.\nmember(X, [a]), X = b.\nthrow(oops).\nhalt.\nX = never.\n";
+    kenken()
+        .arg("repl")
+        .write_stdin(session)
+        .assert()
+        .success()
+        .stdout(
+            "?- kenken(2, [], T).\n\
+             T = [[1,2],[2,1]] ;\n\
+             T = [[2,1],[1,2]].\n\
+             ?- kenken(3,\n\
+             |     [], T).\n\
+             T = [[1,2,3],[2,3,1],[3,1,2]] ;\n\
+             T = [[1,2,3],[3,1,2],[2,3,1]] \n\
+             ?- foo(.\n   syntax error: error(syntax_error(incomplete_reduction),:(/(read_term_from_chars,3),0))\n\
+             ?- member(X, [a]), X = b.\nfalse.\n\
+             ?- throw(oops).\n   error: oops\n\
+             ?- halt.\n",
+        );
+}
+
+#[test]
+fn solve_with_a_pool_of_prolog_engines_matches_native() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/keen/keen-4dx.jsonl");
+    let run = |args: &[&str]| {
+        let out = kenken()
+            .args(["solve", file, "--output", "prolog"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let native = run(&[]);
+    assert_eq!(native.lines().count(), 20);
+    assert_eq!(run(&["--engine", "fd", "--jobs", "3"]), native);
+    assert_eq!(run(&["--engine", "plain", "--jobs", "2"]), native);
+}

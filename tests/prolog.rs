@@ -116,6 +116,39 @@ fn noop_api_and_testcase() {
 }
 
 #[test]
+fn noop_solver_api_gives_grids_and_operators_that_hold() {
+    let mut e = Engine::new();
+    let files = common::all_files();
+    let (_, puzzles) = files
+        .iter()
+        .find(|(f, _)| f.ends_with("noop-4.jsonl"))
+        .unwrap();
+    for p in puzzles.iter().take(3) {
+        let got = e.solve_noop(p, None, LIMIT).unwrap();
+        assert!(got.complete && !got.limit_reached);
+        let mut grids: Vec<_> = got.answers.iter().map(|(g, _)| g.clone()).collect();
+        for (g, ops) in &got.answers {
+            let holding = p.operators_holding(g);
+            for (k, op) in ops.iter().enumerate() {
+                if p.cages[k].cells.len() == 1 {
+                    assert_eq!(*op, kenken::Op::Given);
+                } else {
+                    assert!(
+                        holding[k].contains(op),
+                        "cage {k}: {op:?} not in {:?}",
+                        holding[k]
+                    );
+                }
+            }
+        }
+        grids.dedup();
+        let native = Solver::new(p).unwrap().solve(None).grids;
+        assert_eq!(grids.len(), native.len());
+        assert_eq!(p.count, Some(native.len() as u64));
+    }
+}
+
+#[test]
 fn nary_and_one_cell_extensions() {
     let mut e = Engine::new();
     let goal = "kenken(3, [-(0, [[1|1],[1|2],[2|1]]), /(2, [[2|2],[2|3]]), +(1, [[3|1]]), +(8, [[1|3],[3|2],[3|3]])], T).";
@@ -231,7 +264,11 @@ fn engine_survives_every_pitfall() {
 #[test]
 fn ten_thousand_queries_then_a_normal_one() {
     let mut e = Engine::new();
+    let mut rss_at_1000 = None;
     for i in 0..10_000 {
+        if i == 1_000 {
+            rss_at_1000 = resident_kib();
+        }
         let q = match i % 4 {
             0 => "X = 1.".to_string(),
             1 => "foo(".to_string(),
@@ -241,5 +278,55 @@ fn ten_thousand_queries_then_a_normal_one() {
         e.query(&q, 2, 100_000).unwrap();
     }
     let (a, s) = texts(&mut e, "kenken(1, [], T).", 5);
+    assert_eq!((a, s), (vec!["T = [[1]]".to_string()], Status::Complete));
+    // Memory stays flat: after the first thousand queries (heap warm), 9,000 more add little.
+    if let (Some(before), Some(after)) = (rss_at_1000, resident_kib()) {
+        eprintln!("resident memory: {before} KiB after 1,000 queries, {after} KiB after 10,000");
+        assert!(
+            after < before + 64 * 1024,
+            "memory grew from {before} KiB to {after} KiB"
+        );
+    }
+}
+
+/// The process's resident memory (Linux only).
+fn resident_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn arbitrary_query_text_gets_one_typed_outcome() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    use std::cell::RefCell;
+    let engine = RefCell::new(Engine::new());
+    let goals = prop_oneof![
+        any::<String>(),
+        "[a-zA-Z0-9_(),.|+*/ =;:!'\"\\\\\\[\\]{}-]{0,40}",
+        (0usize..60, "[(),.|'\" \\[\\]-]{0,3}").prop_map(|(cut, junk)| {
+            let valid = "kenken(2, [+(3, [[1|1], [1|2]])], T), member(X, [a, b]).";
+            let at = valid
+                .char_indices()
+                .nth(cut)
+                .map_or(valid.len(), |(i, _)| i);
+            format!("{}{junk}{}", &valid[..at], &valid[at..])
+        }),
+    ];
+    let mut runner = TestRunner::new(Config {
+        cases: 400,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&goals, |g| {
+            let got = engine.borrow_mut().query(&g, 3, 200_000);
+            prop_assert!(got.is_ok(), "{g:?}: {got:?}");
+            Ok(())
+        })
+        .unwrap();
+    // And the engine still answers normally.
+    let (a, s) = texts(&mut engine.borrow_mut(), "kenken(1, [], T).", 5);
     assert_eq!((a, s), (vec!["T = [[1]]".to_string()], Status::Complete));
 }

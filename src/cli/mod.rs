@@ -14,6 +14,7 @@ use kenken::render::{render, Style};
 
 mod bench;
 mod cage;
+mod query;
 mod solve;
 
 /// Exit code: bad input or usage.
@@ -69,6 +70,13 @@ enum Command {
         /// Target notation: prolog, text, keen or json.
         #[arg(long)]
         to: Notation,
+    },
+    /// An interactive Prolog top level with kenken.pl loaded (line editing, history; `;` for the
+    /// next answer).
+    Repl {
+        /// Bound on inferences per query.
+        #[arg(long, default_value_t = kenken::prolog::DEFAULT_INFERENCE_LIMIT)]
+        inferences: u64,
     },
     /// Run the engines side by side on puzzle files and compare their times.
     Bench(bench::BenchArgs),
@@ -178,55 +186,13 @@ pub fn run(cli: Cli) -> Result<i32> {
             limit,
             inferences,
             timeout,
-        } => query(goal, limit, inferences, timeout),
+        } => query::query(goal, limit, inferences, timeout),
+        Command::Repl { inferences } => query::repl(inferences),
         Command::Convert { input, to } => {
             let puzzles = read_input(&input)?;
             let out = format::write(&puzzles, to).map_err(|e| bad_input(e.to_string()))?;
             print!("{out}");
             Ok(0)
-        }
-    }
-}
-
-fn query(goal: String, limit: usize, inferences: u64, timeout: Option<f64>) -> Result<i32> {
-    use kenken::prolog::{with_timeout, Outcome, Status};
-    let timeout = timeout.map(|t| std::time::Duration::from_secs_f64(t.max(0.0)));
-    let Some(outcome) = with_timeout(timeout, move |e| e.query(&goal, limit, inferences))? else {
-        println!("% timed out");
-        return Ok(3);
-    };
-    match outcome? {
-        Outcome::SyntaxError(e) => Err(bad_input(format!("syntax error: {e}"))),
-        Outcome::Answers { answers, status } => {
-            let n = answers.len();
-            for (i, a) in answers.iter().enumerate() {
-                let last = i + 1 == n;
-                let end = if !last || status == Status::AnswerLimit {
-                    "\n;"
-                } else {
-                    "."
-                };
-                println!("{}{end}", a.text);
-            }
-            Ok(match status {
-                Status::Complete if n == 0 => {
-                    println!("false.");
-                    1
-                }
-                Status::Complete => 0,
-                Status::AnswerLimit => {
-                    println!("% stopped after {n} answers (--limit)");
-                    0
-                }
-                Status::InferenceLimit => {
-                    println!("% inference limit reached");
-                    3
-                }
-                Status::Exception(e) => {
-                    println!("   error: {e}");
-                    1
-                }
-            })
         }
     }
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{puzzle_name, read_input, require_valid, Input};
 use kenken::native::Solver;
-use kenken::prolog::worker::{Solve, Worker};
+use kenken::prolog::worker::{solve_many, Solve, Worker, WorkerError};
 use kenken::render::{render, Style};
 
 #[derive(clap::Args)]
@@ -35,6 +35,9 @@ pub struct SolveArgs {
     /// ASCII drawing.
     #[arg(long)]
     ascii: bool,
+    /// Prolog engines: solve this many puzzles at once, one engine process each.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
 }
 
 #[derive(Serialize)]
@@ -88,28 +91,40 @@ fn solve_one(
                     &["worker", engine],
                 )),
             };
-            let timeout = args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
-            Ok(match w.solve(p, limit, timeout)? {
-                Solve::TimedOut => Outcome {
-                    grids: Vec::new(),
-                    complete: false,
-                    timed_out: true,
-                    elapsed_ms: timeout.map_or(0.0, |t| t.as_secs_f64() * 1000.0),
-                },
-                Solve::Done(r) => {
-                    if let Some(e) = r.error {
-                        anyhow::bail!("{}: {e}", super::puzzle_name(p, 0));
-                    }
-                    Outcome {
-                        grids: r.grids,
-                        complete: r.complete,
-                        timed_out: r.inference_limit,
-                        elapsed_ms: r.elapsed_ms,
-                    }
-                }
-            })
+            prolog_outcome(p, w.solve(p, limit, timeout(args)), args)
         }
     }
+}
+
+fn timeout(args: &SolveArgs) -> Option<Duration> {
+    args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0)))
+}
+
+/// The outcome of a Prolog solve run by a worker.
+fn prolog_outcome(
+    p: &kenken::Puzzle,
+    got: Result<Solve, WorkerError>,
+    args: &SolveArgs,
+) -> Result<Outcome> {
+    Ok(match got? {
+        Solve::TimedOut => Outcome {
+            grids: Vec::new(),
+            complete: false,
+            timed_out: true,
+            elapsed_ms: timeout(args).map_or(0.0, |t| t.as_secs_f64() * 1000.0),
+        },
+        Solve::Done(r) => {
+            if let Some(e) = r.error {
+                anyhow::bail!("{}: {e}", super::puzzle_name(p, 0));
+            }
+            Outcome {
+                grids: r.grids,
+                complete: r.complete,
+                timed_out: r.inference_limit,
+                elapsed_ms: r.elapsed_ms,
+            }
+        }
+    })
 }
 
 pub fn run(args: SolveArgs) -> Result<i32> {
@@ -122,8 +137,27 @@ pub fn run(args: SolveArgs) -> Result<i32> {
     };
     let mut code = 0;
     let mut worker = None;
+    // With --jobs, the Prolog solves run first, on a pool of workers.
+    let mut pooled = if args.jobs > 1 && args.engine != "native" {
+        let exe = std::env::current_exe().context("finding the kenken program")?;
+        let worker_args = ["worker", args.engine.as_str()];
+        let all = solve_many(
+            &exe,
+            &worker_args,
+            &puzzles,
+            limit,
+            timeout(&args),
+            args.jobs,
+        );
+        all.into_iter().map(Some).collect()
+    } else {
+        Vec::new()
+    };
     for (i, p) in puzzles.iter().enumerate() {
-        let out = solve_one(&args, p, limit, &mut worker)?;
+        let out = match pooled.get_mut(i).and_then(Option::take) {
+            Some(got) => prolog_outcome(p, got, &args)?,
+            None => solve_one(&args, p, limit, &mut worker)?,
+        };
         let name = puzzle_name(p, i);
         if out.timed_out {
             code = code.max(3);

@@ -15,7 +15,7 @@ use std::time::Duration;
 use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, Term};
 
 use crate::format::prolog::cage_text;
-use crate::puzzle::{Grid, Puzzle};
+use crate::puzzle::{Grid, Op, Puzzle};
 
 /// The homework contract, compiled into the binary.
 pub const KENKEN_PL: &str = include_str!("../../prolog/kenken.pl");
@@ -102,6 +102,17 @@ impl Predicate {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PrologSolutions {
     pub grids: Vec<Grid>,
+    /// Every answer was enumerated.
+    pub complete: bool,
+    /// Stopped by the inference limit.
+    pub limit_reached: bool,
+}
+
+/// Answers of the no-op solver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoopSolutions {
+    /// Each answer: the grid and, per cage in order, an operator under which it holds.
+    pub answers: Vec<(Grid, Vec<Op>)>,
     /// Every answer was enumerated.
     pub complete: bool,
     /// Stopped by the inference limit.
@@ -213,8 +224,18 @@ pub fn grid_term(g: &Grid) -> String {
 
 /// The goal that solves `p` with `pred`, binding `T`.
 pub fn solve_goal(p: &Puzzle, pred: Predicate) -> String {
+    format!("{}({}, {}, T).", pred.name(), p.size, cages_term(p))
+}
+
+/// The puzzle's cages as the spec's list term.
+fn cages_term(p: &Puzzle) -> String {
     let cages: Vec<String> = p.cages.iter().map(cage_text).collect();
-    format!("{}({}, [{}], T).", pred.name(), p.size, cages.join(", "))
+    format!("[{}]", cages.join(", "))
+}
+
+/// The goal that solves `p` with `noop_kenken/4`, binding `T` and `Ops`.
+pub fn noop_goal(p: &Puzzle) -> String {
+    format!("noop_kenken({}, {}, T, Ops).", p.size, cages_term(p))
 }
 
 /// Turns an answer term into a grid of side `n`.
@@ -297,30 +318,91 @@ impl Engine {
         limit: Option<usize>,
         inference_limit: u64,
     ) -> Result<PrologSolutions, EngineError> {
-        let max = limit.unwrap_or(usize::MAX / 2).max(1);
-        match self.query(&solve_goal(p, pred), max, inference_limit)? {
-            Outcome::SyntaxError(e) => Err(EngineError::Syntax(e)),
-            Outcome::Answers { answers, status } => {
-                if let Status::Exception(e) = status {
-                    return Err(EngineError::Exception(e));
-                }
-                let mut grids: Vec<Grid> = Vec::with_capacity(answers.len());
-                for a in &answers {
-                    let t = a
-                        .bindings
-                        .iter()
-                        .find(|(n, _)| n == "T")
-                        .ok_or_else(|| EngineError::Protocol("answer without T".into()))?;
-                    grids.push(term_to_grid(&t.1, p.size)?);
-                }
-                Ok(PrologSolutions {
-                    grids,
-                    complete: status == Status::Complete,
-                    limit_reached: status == Status::InferenceLimit,
+        let (answers, complete, limit_reached) =
+            self.run_solve(&solve_goal(p, pred), limit, inference_limit)?;
+        let grids = answers
+            .iter()
+            .map(|a| term_to_grid(binding(a, "T")?, p.size))
+            .collect::<Result<_, _>>()?;
+        Ok(PrologSolutions {
+            grids,
+            complete,
+            limit_reached,
+        })
+    }
+
+    /// Solves `p` with `noop_kenken/4`: each answer is a grid and, for every cage, an operator
+    /// under which the grid meets it (a grid that fits several is given once per choice;
+    /// one-square cages report `Given`).
+    pub fn solve_noop(
+        &mut self,
+        p: &Puzzle,
+        limit: Option<usize>,
+        inference_limit: u64,
+    ) -> Result<NoopSolutions, EngineError> {
+        let (answers, complete, limit_reached) =
+            self.run_solve(&noop_goal(p), limit, inference_limit)?;
+        let mut out = Vec::with_capacity(answers.len());
+        for a in &answers {
+            let grid = term_to_grid(binding(a, "T")?, p.size)?;
+            let ops_term = binding(a, "Ops")?;
+            let bad = || EngineError::Protocol(format!("operators: {}", term_text(ops_term)));
+            let ops = list_of(ops_term)
+                .ok_or_else(bad)?
+                .iter()
+                .map(|c| match c {
+                    Term::Compound(f, _) => Op::from_symbol(f).ok_or_else(bad),
+                    _ => Err(bad()),
                 })
+                .collect::<Result<Vec<Op>, _>>()?;
+            if ops.len() != p.cages.len() {
+                return Err(bad());
             }
+            // A one-square cage comes back as +(V, [Sq]): its value is simply given.
+            let ops = ops
+                .into_iter()
+                .zip(&p.cages)
+                .map(|(op, c)| if c.cells.len() == 1 { Op::Given } else { op })
+                .collect();
+            out.push((grid, ops));
+        }
+        Ok(NoopSolutions {
+            answers: out,
+            complete,
+            limit_reached,
+        })
+    }
+
+    /// Runs a solving goal: its answers, whether they are all, whether the inference limit hit.
+    fn run_solve(
+        &mut self,
+        goal: &str,
+        limit: Option<usize>,
+        inference_limit: u64,
+    ) -> Result<(Vec<Answer>, bool, bool), EngineError> {
+        let max = limit.unwrap_or(usize::MAX / 2).max(1);
+        match self.query(goal, max, inference_limit)? {
+            Outcome::SyntaxError(e) => Err(EngineError::Syntax(e)),
+            Outcome::Answers {
+                status: Status::Exception(e),
+                ..
+            } => Err(EngineError::Exception(e)),
+            Outcome::Answers { answers, status } => Ok((
+                answers,
+                status == Status::Complete,
+                status == Status::InferenceLimit,
+            )),
         }
     }
+}
+
+/// The value bound to `name` in an answer.
+fn binding<'a>(a: &'a Answer, name: &str) -> Result<&'a Term, EngineError> {
+    a.bindings
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, t)| t)
+        .ok_or_else(|| EngineError::Protocol(format!("answer without {name}")))
 }
 
 impl Default for Engine {

@@ -256,3 +256,41 @@ impl Drop for Worker {
         self.stop();
     }
 }
+
+/// Solves every puzzle with `jobs` workers at once (a pool of child processes, one engine each),
+/// each solve bounded by `timeout`; results come back in the puzzles' order.
+pub fn solve_many(
+    exe: &std::path::Path,
+    args: &[&str],
+    puzzles: &[Puzzle],
+    limit: Option<usize>,
+    timeout: Option<Duration>,
+    jobs: usize,
+) -> Vec<Result<Solve, WorkerError>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Solve, WorkerError>>>> =
+        Mutex::new((0..puzzles.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, puzzles.len().max(1)) {
+            s.spawn(|| {
+                let mut worker = Worker::new(exe.to_path_buf(), args);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(p) = puzzles.get(i) else { break };
+                    let r = worker.solve(p, limit, timeout);
+                    if let Ok(mut all) = results.lock() {
+                        all[i] = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(WorkerError::Protocol("no result".into()))))
+        .collect()
+}
