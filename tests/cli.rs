@@ -185,8 +185,10 @@ const BENCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/bench/");
 fn bench_records(args: &[&str], code: i32) -> Vec<serde_json::Value> {
     let dir = std::env::temp_dir().join(format!("kenken-bench-{}-{code}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let json = dir.join(format!("{}.jsonl", args.len()));
-    let svg = dir.join(format!("{}.svg", args.len()));
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let json = dir.join(format!("{run}.jsonl"));
+    let svg = dir.join(format!("{run}.svg"));
     kenken()
         .arg("bench")
         .args(args)
@@ -263,6 +265,27 @@ fn bench_timeout_bounds_every_engine() {
 }
 
 #[test]
+fn bench_makes_random_puzzles() {
+    let records = bench_records(
+        &[
+            "--random",
+            "5,7",
+            "--random-count",
+            "2",
+            "--engines",
+            "native",
+        ],
+        0,
+    );
+    assert_eq!(records.len(), 4);
+    assert!(
+        records.iter().all(|r| r["status"] == "solved"),
+        "{records:?}"
+    );
+    assert_eq!(records[2]["puzzle"], "random-7-0");
+}
+
+#[test]
 fn bench_rejects_bad_arguments() {
     kenken()
         .args(["bench", "--engines", "fast"])
@@ -301,7 +324,10 @@ fn repl_answers_one_at_a_time() {
 
 #[test]
 fn solve_with_a_pool_of_prolog_engines_matches_native() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/keen/keen-4dx.jsonl");
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/keen/keen-4dx.jsonl"
+    );
     let run = |args: &[&str]| {
         let out = kenken()
             .args(["solve", file, "--output", "prolog"])

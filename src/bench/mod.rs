@@ -7,6 +7,7 @@
 //! ([`crate::prolog::worker`]) so that the per-puzzle timeout really bounds wall-clock time.
 
 pub mod plot;
+pub mod random;
 pub mod report;
 
 use std::collections::BTreeSet;

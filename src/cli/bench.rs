@@ -26,6 +26,12 @@ pub struct BenchArgs {
     /// Solves per engine and puzzle (the median is reported).
     #[arg(long, default_value_t = 1)]
     repeat: usize,
+    /// Also run random puzzles of these sizes (e.g. 12,16,25), made from fixed seeds.
+    #[arg(long, value_delimiter = ',')]
+    random: Vec<usize>,
+    /// How many random puzzles of each size.
+    #[arg(long, default_value_t = 10)]
+    random_count: u64,
     /// Group the summary by input file or by grid size (default: file, or size for the default set).
     #[arg(long, value_parser = ["file", "size"])]
     group: Option<String>,
@@ -42,7 +48,16 @@ pub struct BenchArgs {
 
 fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
     let mut files = Vec::new();
-    if args.files.is_empty() {
+    for &n in &args.random {
+        if !(1..=64).contains(&n) {
+            return Err(bad_input(format!("--random: size {n} is not in 1..64")));
+        }
+        let puzzles = (0..args.random_count)
+            .map(|seed| bench::random::puzzle(n, seed))
+            .collect();
+        files.push((format!("random-{n}"), puzzles));
+    }
+    if args.files.is_empty() && args.random.is_empty() {
         let puzzles = kenken::format::read_auto(DEFAULT_SET)
             .map_err(|e| bad_input(format!("the default set: {e}")))?;
         files.push(("default".to_string(), puzzles));
@@ -61,7 +76,7 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
     }
     let by_size = match args.group.as_deref() {
         Some(g) => g == "size",
-        None => args.files.is_empty(),
+        None => args.files.is_empty() && args.random.is_empty(),
     };
     let mut out = Vec::new();
     for (stem, puzzles) in files {
