@@ -47,9 +47,31 @@ kk_status([A-R | Rest], Max1, As, Status) :-
     ).
 
 kk_answer(VNs, a(Bindings, Text)) :-
-    copy_term(VNs, Copy, Gs),
-    kk_bindings(Copy, Bindings),
-    kk_answer_text(Bindings, Gs, Copy, Text).
+    term_variables(VNs, Vs),
+    copy_term(Vs, Vs, Gs),          % residual goals, over the query's own variables
+    kk_bindings(VNs, Bindings0),
+    copy_term(Bindings0, Bindings, _),
+    term_variables(Bindings0-Gs, All),
+    kk_fresh_names(All, VNs, 0, Names),
+    reverse(VNs, RVNs),             % X = Y is shown as X = Y: a variable takes its last name
+    append(RVNs, Names, AllVNs),
+    kk_answer_text(Bindings0, Gs, AllVNs, Text).
+
+% kk_fresh_names(+Vars, +VNs, +K, -Names): names _A, _B, ... for the variables without one.
+kk_fresh_names([], _, _, []).
+kk_fresh_names([V | Vs], VNs, K, Names) :-
+    (   member(_=W, VNs), W == V
+    ->  Names = Names1, K1 = K
+    ;   kk_fresh_name(K, Name), Names = [Name=V | Names1], K1 is K + 1
+    ),
+    kk_fresh_names(Vs, VNs, K1, Names1).
+
+kk_fresh_name(K, Name) :-
+    L is 0'A + K mod 26,
+    N is K // 26,
+    (   N =:= 0 -> atom_codes(Name, [0'_, L])
+    ;   number_codes(N, Ds), atom_codes(Name, [0'_, L | Ds])
+    ).
 
 kk_bindings([], []).
 kk_bindings([Name=Value | Rest], Bs) :-
@@ -60,11 +82,17 @@ kk_bindings([Name=Value | Rest], Bs) :-
     kk_bindings(Rest, Bs1).
 
 kk_answer_text(Bindings, Gs, VNs, Text) :-
-    findall(Item, ( member(N=V, Bindings), Item = binding(N, V) ; member(G, Gs), Item = goal(G) ), Items),
+    % (not findall/3: it would copy the variables and lose their names)
+    maplist(kk_binding_item, Bindings, BindingItems),
+    maplist(kk_goal_item, Gs, GoalItems),
+    append(BindingItems, GoalItems, Items),
     (   Items == [] -> Text = "true"
     ;   maplist(kk_item_text(VNs), Items, Texts),
         kk_join(Texts, Text)
     ).
+
+kk_binding_item(N=V, binding(N, V)).
+kk_goal_item(G, goal(G)).
 
 kk_item_text(VNs, binding(N, V), T) :-
     kk_text(V, VNs, VT),
