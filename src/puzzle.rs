@@ -166,13 +166,20 @@ impl Cage {
 
     /// The cage named for messages: `cage 3 (11+ at A1 B1)` with a 1-based index.
     pub fn describe(&self, index: usize) -> String {
-        let cells: Vec<String> = self.cells.iter().map(Cell::to_string).collect();
-        format!(
-            "cage {} ({} at {})",
-            index + 1,
-            self.label(),
-            cells.join(" ")
-        )
+        CageName(self, index).to_string()
+    }
+}
+
+/// Formats as [`Cage::describe`], only when used (validation names cages only in its messages).
+struct CageName<'a>(&'a Cage, usize);
+
+impl fmt::Display for CageName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cage {} ({} at", self.1 + 1, self.0.label())?;
+        for c in &self.0.cells {
+            write!(f, " {c}")?;
+        }
+        write!(f, ")")
     }
 }
 
@@ -268,7 +275,7 @@ impl Puzzle {
         }
         let mut owner: BTreeMap<Cell, usize> = BTreeMap::new();
         for (i, cage) in self.cages.iter().enumerate() {
-            let name = cage.describe(i);
+            let name = CageName(cage, i);
             if cage.cells.is_empty() {
                 problems.push(err(Some(i), format!("cage {} has no cells", i + 1)));
                 continue;

@@ -335,7 +335,10 @@ fn arbitrary_query_text_gets_one_typed_outcome() {
 fn answers_show_residual_constraints_with_the_query_names() {
     let mut e = Engine::new();
     let (a, s) = texts(&mut e, "X #> 3, X #< 6.", 5);
-    assert_eq!((a, s), (vec!["clpz:(X in 4..5)".to_string()], Status::Complete));
+    assert_eq!(
+        (a, s),
+        (vec!["clpz:(X in 4..5)".to_string()], Status::Complete)
+    );
     let (a, _) = texts(&mut e, "X #> Y, Y #> 3.", 5);
     assert_eq!(
         a,
@@ -343,7 +346,11 @@ fn answers_show_residual_constraints_with_the_query_names() {
     );
     let (a, _) = texts(&mut e, "X = Y, Z = f(W).", 5);
     assert_eq!(a, vec!["X = Y,\nZ = f(W)".to_string()]);
-    let (a, _) = texts(&mut e, "kenken_constraints(2, [+(3, [[1|1], [1|2]])], T).", 5);
+    let (a, _) = texts(
+        &mut e,
+        "kenken_constraints(2, [+(3, [[1|1], [1|2]])], T).",
+        5,
+    );
     assert!(a[0].starts_with("T = [[_A,_B],[_C,_D]],\n"), "{}", a[0]);
     assert!(a[0].contains("clpz:(_C in 1..2)"), "{}", a[0]);
 }

@@ -1,5 +1,6 @@
 //! The native solver: candidate bitsets per cell, per-cage tables of admissible tuples (respecting
-//! row/column distinctness inside the cage), naked and hidden singles in rows and columns, and
+//! row/column distinctness inside the cage), naked and hidden singles in rows and columns (all
+//! driven by queues of changed cells, lines and cages), and
 //! fewest-candidates-first branching with the state copied on branch.
 //!
 //! Handles every cage kind of the model: `+ - * /` with any number of cells (n-ary `-` and `/` as
@@ -57,14 +58,18 @@ type Doms = Vec<u64>;
 
 /// Buffers reused across the search, so that it allocates nothing once warm.
 struct Scratch {
-    /// The domains as the cages last saw them.
-    seen: Doms,
-    /// Cages to filter again.
+    /// Cells whose domain changed and are still to be looked at.
+    queue: Vec<usize>,
+    /// Cages to filter again (flags, and the list of those flagged).
     dirty: Vec<bool>,
+    cage_list: Vec<usize>,
+    /// Rows (`0..n`) and columns (`n..2n`) to check for hidden singles.
+    line_dirty: Vec<bool>,
+    line_list: Vec<usize>,
     /// Per-cell supported values of the cage being filtered.
     support: Vec<u64>,
-    /// Values placed in each row, then each column (`2n` masks).
-    fixed: Vec<u64>,
+    /// The domains of the cage being filtered, before.
+    before: Vec<u64>,
     /// Spare domain buffers for child states.
     pool: Vec<Doms>,
     /// Search nodes visited (the deadline is checked every 256).
@@ -177,7 +182,8 @@ impl Solver {
         let cells = self.n * self.n;
         let mut scratch = self.scratch();
         let mut doms = vec![self.full(); cells];
-        if !self.propagate(&mut doms, &mut scratch) {
+        let all: Vec<usize> = (0..cells).collect();
+        if !self.propagate(&mut doms, &mut scratch, &all) {
             return None;
         }
         self.search(&doms, &mut f, &mut scratch).err()
@@ -185,10 +191,13 @@ impl Solver {
 
     fn scratch(&self) -> Scratch {
         Scratch {
-            seen: vec![0; self.n * self.n],
+            queue: Vec::new(),
             dirty: vec![false; self.cages.len()],
+            cage_list: Vec::new(),
+            line_dirty: vec![false; 2 * self.n],
+            line_list: Vec::new(),
             support: Vec::new(),
-            fixed: vec![0; 2 * self.n],
+            before: Vec::new(),
             pool: Vec::new(),
             nodes: 0,
         }
@@ -250,8 +259,7 @@ impl Solver {
             child.clear();
             child.extend_from_slice(doms);
             child[best] = b;
-            scratch.seen.copy_from_slice(doms);
-            if self.propagate(&mut child, scratch) {
+            if self.propagate(&mut child, scratch, &[best]) {
                 result = self.search(&child, f, scratch);
                 if result.is_err() {
                     break;
@@ -262,54 +270,71 @@ impl Solver {
         result
     }
 
-    /// Filters `doms` to a fixpoint; false on a contradiction.
-    /// `scratch.seen` holds the domains as the cages last saw them: only cages with a cell that
-    /// changed since are filtered again.
-    fn propagate(&self, doms: &mut Doms, scratch: &mut Scratch) -> bool {
+    /// Filters `doms` to a fixpoint after the cells in `changed` changed (all cells, and every
+    /// cage, for a fresh start); false on a contradiction. Work is driven by queues: a changed
+    /// cell wakes its row, its column and its cage; a placed value leaves its row and column.
+    fn propagate(&self, doms: &mut Doms, scratch: &mut Scratch, changed: &[usize]) -> bool {
+        scratch.queue.clear();
+        scratch.queue.extend_from_slice(changed);
+        let ok = self.run_queues(doms, scratch);
+        if !ok {
+            for k in scratch.cage_list.drain(..) {
+                scratch.dirty[k] = false;
+            }
+            for l in scratch.line_list.drain(..) {
+                scratch.line_dirty[l] = false;
+            }
+        }
+        ok
+    }
+
+    fn run_queues(&self, doms: &mut Doms, scratch: &mut Scratch) -> bool {
         let n = self.n;
         let full = self.full();
         let Scratch {
-            seen,
+            queue,
             dirty,
+            cage_list,
+            line_dirty,
+            line_list,
             support,
-            fixed,
+            before,
             ..
         } = scratch;
         loop {
-            let mut changed = false;
-            // Naked singles: a placed value leaves its row and column. Cells placed by this
-            // pass are handled by the next one.
-            let (rows, cols) = fixed.split_at_mut(n);
-            rows.fill(0);
-            cols.fill(0);
-            for (i, &d) in doms.iter().enumerate() {
+            // Changed cells: wake their lines and cage; placed values leave the peers.
+            while let Some(i) = queue.pop() {
+                let d = doms[i];
                 if d == 0 {
                     return false;
                 }
+                let (r, c) = (i / n, i % n);
+                for l in [r, n + c] {
+                    if !line_dirty[l] {
+                        line_dirty[l] = true;
+                        line_list.push(l);
+                    }
+                }
+                let k = self.cage_of[i];
+                if !dirty[k] {
+                    dirty[k] = true;
+                    cage_list.push(k);
+                }
                 if d & (d - 1) == 0 {
-                    let (r, c) = (i / n, i % n);
-                    if (rows[r] | cols[c]) & d != 0 {
-                        return false;
-                    }
-                    rows[r] |= d;
-                    cols[c] |= d;
-                }
-            }
-            for (i, x) in doms.iter_mut().enumerate() {
-                let d = *x;
-                if d & (d - 1) != 0 {
-                    let nd = d & !(rows[i / n] | cols[i % n]);
-                    if nd != d {
-                        if nd == 0 {
-                            return false;
+                    for j in (r * n..r * n + n).chain((c..n * n).step_by(n)) {
+                        if j != i && doms[j] & d != 0 {
+                            doms[j] &= !d;
+                            if doms[j] == 0 {
+                                return false;
+                            }
+                            queue.push(j);
                         }
-                        *x = nd;
-                        changed = true;
                     }
                 }
             }
-            // Hidden singles and missing values in rows and columns.
-            for line in 0..2 * n {
+            // Hidden singles and missing values in a line that changed.
+            if let Some(line) = line_list.pop() {
+                line_dirty[line] = false;
                 let (start, step) = if line < n {
                     (line * n, 1)
                 } else {
@@ -328,51 +353,34 @@ impl Solver {
                 let unique = once & !twice;
                 if unique != 0 {
                     for j in 0..n {
-                        let d = doms[start + j * step];
+                        let i = start + j * step;
+                        let d = doms[i];
                         if d & unique != 0 && d & (d - 1) != 0 {
                             if (d & unique).count_ones() > 1 {
                                 return false;
                             }
-                            doms[start + j * step] = d & unique;
-                            changed = true;
+                            doms[i] = d & unique;
+                            queue.push(i);
                         }
                     }
                 }
+                continue;
             }
-            // Cages whose cells changed.
-            let mut any = false;
-            for (i, (d, f)) in doms.iter().zip(seen.iter()).enumerate() {
-                if d != f {
-                    dirty[self.cage_of[i]] = true;
-                    any = true;
-                }
-            }
-            if any {
-                for (k, cage) in self.cages.iter().enumerate() {
-                    if std::mem::take(&mut dirty[k]) {
-                        let before: u64 = cage
-                            .cells
-                            .iter()
-                            .map(|&i| doms[i].count_ones() as u64)
-                            .sum();
-                        if !filter_cage(cage, n, doms, support) {
-                            dirty.fill(false);
-                            return false;
-                        }
-                        let after: u64 = cage
-                            .cells
-                            .iter()
-                            .map(|&i| doms[i].count_ones() as u64)
-                            .sum();
-                        changed |= after != before;
-                        for &i in &cage.cells {
-                            seen[i] = doms[i];
-                        }
-                    }
-                }
-            }
-            if !changed {
+            // Then the cages, the costliest filter.
+            let Some(k) = cage_list.pop() else {
                 return true;
+            };
+            dirty[k] = false;
+            let cage = &self.cages[k];
+            before.clear();
+            before.extend(cage.cells.iter().map(|&i| doms[i]));
+            if !filter_cage(cage, n, doms, support) {
+                return false;
+            }
+            for (&i, &b) in cage.cells.iter().zip(before.iter()) {
+                if doms[i] != b {
+                    queue.push(i);
+                }
             }
         }
     }
@@ -382,7 +390,9 @@ impl Solver {
     pub fn candidates(&self) -> Option<Vec<u64>> {
         let mut doms = vec![self.full(); self.n * self.n];
         let mut scratch = self.scratch();
-        self.propagate(&mut doms, &mut scratch).then_some(doms)
+        let all: Vec<usize> = (0..self.n * self.n).collect();
+        self.propagate(&mut doms, &mut scratch, &all)
+            .then_some(doms)
     }
 
     /// The cage index of each cell (row-major).
@@ -505,8 +515,8 @@ fn enumerate(
                 // Sums are exact by the bounds, products by divisibility: check the total only.
                 Op::Add | Op::Mul => acc == cage.target,
                 Op::Given => true,
-                _ if k <= 64 => {
-                    let mut v64 = [0u64; 64];
+                _ if k <= 8 => {
+                    let mut v64 = [0u64; 8];
                     for (x, &v) in v64.iter_mut().zip(vals.iter()) {
                         *x = v as u64;
                     }
@@ -530,6 +540,21 @@ fn enumerate(
             if other / n == cell / n || other % n == cell % n {
                 d &= !bit(vals[j]);
             }
+        }
+        // The second cell of a two-cell '-' or '/' cage has at most two partners.
+        if i == 1 && k == 2 && matches!(cage.op, Op::Sub | Op::Div) {
+            let (a, t) = (vals[0] as u64, cage.target);
+            let partners = match cage.op {
+                Op::Sub => [a.checked_add(t), a.checked_sub(t)],
+                _ => [a.checked_mul(t), (t != 0 && a % t == 0).then(|| a / t)],
+            };
+            let mut allowed = 0u64;
+            for p in partners.into_iter().flatten() {
+                if (1..=n as u64).contains(&p) {
+                    allowed |= bit(p as usize);
+                }
+            }
+            d &= allowed;
         }
         while d != 0 {
             let v = d.trailing_zeros() as usize + 1;
