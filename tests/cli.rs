@@ -342,3 +342,24 @@ fn solve_with_a_pool_of_prolog_engines_matches_native() {
     assert_eq!(run(&["--engine", "fd", "--jobs", "3"]), native);
     assert_eq!(run(&["--engine", "plain", "--jobs", "2"]), native);
 }
+
+#[test]
+fn solve_reports_the_operators_of_noop_cages() {
+    let puzzle = "# 2\n? 3 A1 A2\n? 1 B1 B2\n";
+    kenken()
+        .args(["solve", "-", "--all"])
+        .write_stdin(puzzle)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "cage 1 (3? at A1 A2): +\ncage 2 (1? at B1 B2): -\n",
+        ));
+    kenken()
+        .args(["solve", "-", "--all", "--output", "json"])
+        .write_stdin(puzzle)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            r#""operators":[[["+"],["-"]],[["+"],["-"]]]"#,
+        ));
+}

@@ -48,7 +48,33 @@ struct JsonResult<'a> {
     count: usize,
     complete: bool,
     solutions: &'a [kenken::Grid],
+    /// For puzzles with `?` cages: per solution, per cage, the operators under which it holds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    operators: Vec<Vec<Vec<&'static str>>>,
     elapsed_ms: f64,
+}
+
+/// For a puzzle with `?` cages, the operators each cage holds under in `g`; empty otherwise.
+fn noop_operators(p: &kenken::Puzzle, g: &kenken::Grid) -> Vec<Vec<&'static str>> {
+    if !p.cages.iter().any(|c| c.op == kenken::Op::Unknown) {
+        return Vec::new();
+    }
+    p.operators_holding(g)
+        .into_iter()
+        .map(|ops| ops.into_iter().map(kenken::Op::symbol).collect())
+        .collect()
+}
+
+/// The `?` cages' operators as lines for a person: `cage 1 (3? at A1 A2): + -`.
+fn noop_lines(p: &kenken::Puzzle, g: &kenken::Grid) -> String {
+    let ops = noop_operators(p, g);
+    let mut out = String::new();
+    for (i, (cage, ops)) in p.cages.iter().zip(&ops).enumerate() {
+        if cage.op == kenken::Op::Unknown && cage.cells.len() > 1 {
+            out.push_str(&format!("{}: {}\n", cage.describe(i), ops.join(" ")));
+        }
+    }
+    out
 }
 
 /// Result of one puzzle's solve, engine-independent.
@@ -173,6 +199,15 @@ pub fn run(args: SolveArgs) -> Result<i32> {
                     count: out.grids.len(),
                     complete: out.complete,
                     solutions: if args.count { &[] } else { &out.grids },
+                    operators: if args.count {
+                        Vec::new()
+                    } else {
+                        out.grids
+                            .iter()
+                            .map(|g| noop_operators(p, g))
+                            .filter(|o| !o.is_empty())
+                            .collect()
+                    },
                     elapsed_ms: out.elapsed_ms,
                 })?
             ),
@@ -204,6 +239,7 @@ pub fn run(args: SolveArgs) -> Result<i32> {
                 }
                 for g in &out.grids {
                     print!("{}", render(p, Some(g), Style { ascii: args.ascii }));
+                    print!("{}", noop_lines(p, g));
                 }
                 let status = if out.timed_out {
                     format!(

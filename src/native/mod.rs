@@ -433,13 +433,24 @@ fn filter_cage(cage: &CageInfo, n: usize, doms: &mut Doms, support: &mut Vec<u64
     support.resize(k, 0);
     match &cage.table {
         Some(table) => {
+            // Stop as soon as every value of every cell has a support.
+            let mut unsupported = k;
             for t in table.chunks_exact(k) {
                 if t.iter()
                     .zip(&cage.cells)
                     .all(|(&v, &i)| doms[i] & bit(v as usize) != 0)
                 {
-                    for (s, &v) in support.iter_mut().zip(t) {
-                        *s |= bit(v as usize);
+                    for ((s, &v), &i) in support.iter_mut().zip(t).zip(&cage.cells) {
+                        let b = bit(v as usize);
+                        if *s & b == 0 {
+                            *s |= b;
+                            if *s == doms[i] {
+                                unsupported -= 1;
+                            }
+                        }
+                    }
+                    if unsupported == 0 {
+                        return true;
                     }
                 }
             }
