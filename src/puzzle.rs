@@ -5,7 +5,6 @@
 //! the largest value comes first and every other value is subtracted or divided in turn); `=` is a
 //! single cell whose value is given; `?` is a cage whose operator is unknown (no-op KenKen).
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -273,7 +272,8 @@ impl Puzzle {
             ));
             return problems;
         }
-        let mut owner: BTreeMap<Cell, usize> = BTreeMap::new();
+        // The cage owning each cell, row-major.
+        let mut owner: Vec<Option<usize>> = vec![None; n * n];
         for (i, cage) in self.cages.iter().enumerate() {
             let name = CageName(cage, i);
             if cage.cells.is_empty() {
@@ -291,11 +291,11 @@ impl Puzzle {
                     ));
                     continue;
                 }
-                match owner.get(&cell) {
-                    Some(&j) if j == i => {
+                match owner[(cell.row - 1) * n + cell.col - 1] {
+                    Some(j) if j == i => {
                         problems.push(err(Some(i), format!("{name}: cell {cell} is listed twice")))
                     }
-                    Some(&j) => problems.push(err(
+                    Some(j) => problems.push(err(
                         Some(i),
                         format!(
                             "cell {cell} is in two cages: {} and {name}",
@@ -303,7 +303,7 @@ impl Puzzle {
                         ),
                     )),
                     None => {
-                        owner.insert(cell, i);
+                        owner[(cell.row - 1) * n + cell.col - 1] = Some(i);
                     }
                 }
             }
@@ -333,7 +333,7 @@ impl Puzzle {
         for row in 1..=n {
             for col in 1..=n {
                 let cell = Cell::new(row, col);
-                if !owner.contains_key(&cell) {
+                if owner[(row - 1) * n + col - 1].is_none() {
                     problems.push(err(
                         None,
                         format!("cell {cell} [{row}|{col}] is in no cage"),

@@ -82,8 +82,8 @@ fn brute_force(p: &Puzzle) -> BTreeSet<Grid> {
     out
 }
 
-fn arb_small_puzzle() -> impl Strategy<Value = Puzzle> {
-    (1usize..=4)
+fn arb_puzzle(sizes: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Puzzle> {
+    sizes
         .prop_flat_map(|n| {
             (
                 Just(n),
@@ -113,10 +113,64 @@ fn arb_small_puzzle() -> impl Strategy<Value = Puzzle> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     #[test]
-    fn native_equals_brute_force(p in arb_small_puzzle()) {
+    fn native_equals_brute_force(p in arb_puzzle(1..=4)) {
+        if let Ok(solver) = Solver::new(&p) {
+            let grids = solver.solve(None).grids;
+            let got: BTreeSet<Grid> = grids.iter().cloned().collect();
+            prop_assert_eq!(got.len(), grids.len(), "a grid came twice");
+            prop_assert_eq!(&got, &brute_force(&p));
+            // The iterator, the count and the solve agree, in the same order.
+            prop_assert_eq!(solver.solutions().collect::<Vec<_>>(), grids.clone());
+            prop_assert_eq!(solver.count(None), (grids.len() as u64, None));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+    #[test]
+    fn native_equals_brute_force_5x5(p in arb_puzzle(5..=5)) {
         if let Ok(solver) = Solver::new(&p) {
             let got: BTreeSet<Grid> = solver.solve(None).grids.into_iter().collect();
             prop_assert_eq!(got, brute_force(&p));
         }
     }
+}
+
+#[test]
+fn the_iterator_can_stop_anywhere() {
+    // The empty 4x4 (one '+' cage over the grid): 576 Latin squares.
+    let all: Vec<Cell> = (1..=4)
+        .flat_map(|r| (1..=4).map(move |c| Cell::new(r, c)))
+        .collect();
+    let p = Puzzle::new(4, vec![Cage::new(Op::Add, 40, all)]);
+    let solver = Solver::new(&p).unwrap();
+    let every: Vec<Grid> = solver.solutions().collect();
+    assert_eq!(every.len(), 576);
+    for k in [0, 1, 2, 17, 575, 576] {
+        let mut it = solver.solutions();
+        let first: Vec<Grid> = it.by_ref().take(k).collect();
+        assert_eq!(first, every[..k]);
+        drop(it);
+    }
+    let mut it = solver.solutions();
+    assert!(it.nth(575).is_some());
+    assert!(it.next().is_none() && it.next().is_none());
+    assert_eq!(it.stopped(), None);
+    assert_eq!(solver.count(Some(10)).0, 10);
+    assert!(!solver.solve(Some(3)).complete);
+}
+
+#[test]
+fn cages_of_more_than_64_cells_do_not_panic() {
+    // Regression: an n-ary '-' cage over the whole 9x9 grid (81 values to check at once).
+    let all: Vec<Cell> = (1..=9)
+        .flat_map(|r| (1..=9).map(move |c| Cell::new(r, c)))
+        .collect();
+    let p = Puzzle::new(9, vec![Cage::new(Op::Sub, 0, all)]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
+    let s = Solver::new(&p).unwrap().with_deadline(Some(deadline));
+    let mut it = s.solutions();
+    assert!(it.next().is_none());
+    assert_eq!(it.stopped(), Some(kenken::native::Stop::Deadline));
 }

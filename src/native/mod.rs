@@ -1,20 +1,25 @@
 //! The native solver: candidate bitsets per cell, per-cage tables of admissible tuples (respecting
-//! row/column distinctness inside the cage), naked and hidden singles in rows and columns (all
-//! driven by queues of changed cells, lines and cages), and
-//! fewest-candidates-first branching with the state copied on branch.
+//! row/column distinctness inside the cage) filtered by bitset operations ([`table`]), naked and
+//! hidden singles in rows and columns, all driven by queues of changed cells, lines and cages;
+//! fewest-candidates-first branching over an explicit stack of states, so solutions come out of an
+//! [`Iterator`] and the search allocates nothing once warm.
 //!
 //! Handles every cage kind of the model: `+ - * /` with any number of cells (n-ary `-` and `/` as
 //! in seed 001), `=` and `?` (no-op). Sizes 1 to 64 (a cell's candidates fit in a `u64`).
 
+mod table;
+
 use std::ops::ControlFlow;
 use std::time::Instant;
+
+use table::{Cage, FilterScratch, Table};
 
 use crate::puzzle::{Grid, InvalidPuzzle, Op, Puzzle};
 
 /// Why a search stopped before exploring everything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
-    /// The caller's callback asked to stop (for example a solution limit was reached).
+    /// The caller asked to stop (for example a solution limit was reached).
     Requested,
     /// The deadline passed.
     Deadline,
@@ -31,30 +36,28 @@ pub struct Solutions {
     pub timed_out: bool,
 }
 
-/// Above this many tuples in total, cages are filtered by a bounded search instead of a table.
-const TABLE_BUDGET: usize = 2_000_000;
+/// At most this many tuples in one cage's table.
+const TABLE_TUPLES: usize = 2_000_000;
+/// At most this many words (8 bytes) of tables in all; cages past it are filtered by search.
+const TABLE_WORDS: usize = 4_000_000;
+/// Work bound for enumerating one cage's tuples, when building its table.
+const BUILD_WORK: usize = 20_000_000;
 /// Work bound for one cage filtered by search (no table); past it the cage is left unfiltered.
 const SEARCH_BUDGET: usize = 20_000;
 
-struct CageInfo {
-    op: Op,
-    target: u64,
-    /// Cell indices (row * n + col, 0-based).
-    cells: Vec<usize>,
-    /// Admissible tuples, flattened (`cells.len()` values each), when small enough.
-    table: Option<Vec<u8>>,
-}
+/// Marks a queued cell changed by its own cage's filter (which need not run again for it).
+const BY_OWN_CAGE: usize = 1 << (usize::BITS - 1);
 
 /// A prepared puzzle, ready to be solved any number of times.
 pub struct Solver {
     n: usize,
-    cages: Vec<CageInfo>,
-    /// For each cell, the cages it belongs to (exactly one in a valid puzzle).
+    cages: Vec<Cage>,
+    /// Each cage's table, when it was small enough to build.
+    tables: Vec<Option<Table>>,
+    /// For each cell, its cage.
     cage_of: Vec<usize>,
     deadline: Option<Instant>,
 }
-
-type Doms = Vec<u64>;
 
 /// Buffers reused across the search, so that it allocates nothing once warm.
 struct Scratch {
@@ -66,18 +69,9 @@ struct Scratch {
     /// Rows (`0..n`) and columns (`n..2n`) to check for hidden singles.
     line_dirty: Vec<bool>,
     line_list: Vec<usize>,
-    /// Per-cell supported values of the cage being filtered.
-    support: Vec<u64>,
     /// The domains of the cage being filtered, before.
     before: Vec<u64>,
-    /// Spare domain buffers for child states.
-    pool: Vec<Doms>,
-    /// Search nodes visited (the deadline is checked every 256).
-    nodes: u64,
-}
-
-fn bit(v: usize) -> u64 {
-    1u64 << (v - 1)
+    filter: FilterScratch,
 }
 
 impl Solver {
@@ -86,7 +80,7 @@ impl Solver {
         puzzle.check()?;
         let n = puzzle.size;
         let mut cage_of = vec![0; n * n];
-        let mut cages: Vec<CageInfo> = puzzle
+        let cages: Vec<Cage> = puzzle
             .cages
             .iter()
             .enumerate()
@@ -99,40 +93,31 @@ impl Solver {
                 for &i in &cells {
                     cage_of[i] = k;
                 }
-                CageInfo {
+                Cage {
                     op: c.op,
                     target: c.target,
                     cells,
-                    table: None,
                 }
             })
             .collect();
-        let full: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let mut budget = TABLE_BUDGET;
         // Smallest cages first, so the budget goes as far as it can.
         let mut order: Vec<usize> = (0..cages.len()).collect();
         order.sort_by_key(|&k| cages[k].cells.len());
+        let mut tables: Vec<Option<Table>> = (0..cages.len()).map(|_| None).collect();
+        let mut words = TABLE_WORDS;
+        let mut scratch = FilterScratch::default();
         for k in order {
-            let c = &cages[k];
-            let doms = vec![full; n * n];
-            let mut tuples = Vec::new();
-            let mut work = budget.saturating_mul(4);
-            let ok = enumerate(c, n, &doms, &mut work, &mut |vals| {
-                tuples.extend(vals.iter().map(|&v| v as u8));
-                if tuples.len() / c.cells.len().max(1) > budget {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            });
-            if ok {
-                budget -= tuples.len() / c.cells.len().max(1);
-                cages[k].table = Some(tuples);
+            let cage = &cages[k];
+            let tuples = TABLE_TUPLES.min(words.saturating_mul(64) / (cage.cells.len() * n));
+            if let Some(t) = Table::build(cage, n, tuples, BUILD_WORK, &mut scratch) {
+                words = words.saturating_sub(t.size());
+                tables[k] = Some(t);
             }
         }
         Ok(Solver {
             n,
             cages,
+            tables,
             cage_of,
             deadline: None,
         })
@@ -144,49 +129,55 @@ impl Solver {
         self
     }
 
+    /// Every solution in turn, lazily: the caller may stop at any point.
+    pub fn solutions(&self) -> SolutionIter<'_> {
+        SolutionIter {
+            solver: self,
+            scratch: self.scratch(),
+            doms: Vec::new(),
+            frames: Vec::new(),
+            started: false,
+            done: false,
+            stop: None,
+            nodes: 0,
+        }
+    }
+
     /// Finds up to `limit` solutions (all of them with `None`).
     pub fn solve(&self, limit: Option<usize>) -> Solutions {
-        let mut grids = Vec::new();
-        let stop = self.for_each_solution(|g| {
-            grids.push(g);
-            if limit.is_some_and(|l| grids.len() >= l) {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        });
+        let mut it = self.solutions();
+        let grids: Vec<Grid> = it.by_ref().take(limit.unwrap_or(usize::MAX)).collect();
         // Stopped exactly at the limit: the enumeration may still be complete, but we do not know.
+        let stopped = limit.is_some_and(|l| grids.len() >= l);
         Solutions {
-            complete: stop.is_none(),
-            timed_out: stop == Some(Stop::Deadline),
+            complete: !stopped && it.stopped().is_none(),
+            timed_out: it.stopped() == Some(Stop::Deadline),
             grids,
         }
     }
 
-    /// Counts solutions up to `limit`; the flag says whether the count is complete.
+    /// Counts solutions up to `limit`; the second value says why the count stopped early, if it did.
     pub fn count(&self, limit: Option<u64>) -> (u64, Option<Stop>) {
+        let mut it = self.solutions();
         let mut count = 0u64;
-        let stop = self.for_each_solution(|_| {
+        while it.advance() {
             count += 1;
             if limit.is_some_and(|l| count >= l) {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
+                return (count, Some(Stop::Requested));
             }
-        });
-        (count, stop)
+        }
+        (count, it.stopped())
     }
 
     /// Calls `f` with each solution in turn until it breaks; returns why the search stopped early.
     pub fn for_each_solution(&self, mut f: impl FnMut(Grid) -> ControlFlow<()>) -> Option<Stop> {
-        let cells = self.n * self.n;
-        let mut scratch = self.scratch();
-        let mut doms = vec![self.full(); cells];
-        let all: Vec<usize> = (0..cells).collect();
-        if !self.propagate(&mut doms, &mut scratch, &all) {
-            return None;
+        let mut it = self.solutions();
+        for grid in it.by_ref() {
+            if f(grid).is_break() {
+                return Some(Stop::Requested);
+            }
         }
-        self.search(&doms, &mut f, &mut scratch).err()
+        it.stopped()
     }
 
     fn scratch(&self) -> Scratch {
@@ -196,10 +187,8 @@ impl Solver {
             cage_list: Vec::new(),
             line_dirty: vec![false; 2 * self.n],
             line_list: Vec::new(),
-            support: Vec::new(),
             before: Vec::new(),
-            pool: Vec::new(),
-            nodes: 0,
+            filter: FilterScratch::default(),
         }
     }
 
@@ -211,69 +200,27 @@ impl Solver {
         }
     }
 
-    fn search(
-        &self,
-        doms: &Doms,
-        f: &mut impl FnMut(Grid) -> ControlFlow<()>,
-        scratch: &mut Scratch,
-    ) -> Result<(), Stop> {
-        scratch.nodes += 1;
-        if scratch.nodes.is_multiple_of(256) {
-            if let Some(d) = self.deadline {
-                if Instant::now() >= d {
-                    return Err(Stop::Deadline);
-                }
-            }
-        }
-        // Fewest candidates first.
-        let mut best = usize::MAX;
+    /// The cell to branch on: fewest candidates first; `None` when every cell is fixed.
+    fn choose(&self, doms: &[u64]) -> Option<usize> {
+        let mut best = None;
         let mut best_count = u32::MAX;
         for (i, &d) in doms.iter().enumerate() {
             let c = d.count_ones();
             if c > 1 && c < best_count {
                 best_count = c;
-                best = i;
+                best = Some(i);
                 if c == 2 {
                     break;
                 }
             }
         }
-        if best == usize::MAX {
-            let n = self.n;
-            let grid = doms
-                .chunks_exact(n)
-                .map(|row| row.iter().map(|d| d.trailing_zeros() + 1).collect())
-                .collect();
-            return match f(grid) {
-                ControlFlow::Continue(()) => Ok(()),
-                ControlFlow::Break(()) => Err(Stop::Requested),
-            };
-        }
-        // The child state lives in a buffer taken from the pool (no allocation once warm).
-        let mut child = scratch.pool.pop().unwrap_or_default();
-        let mut rest = doms[best];
-        let mut result = Ok(());
-        while rest != 0 {
-            let b = rest & rest.wrapping_neg();
-            rest &= rest - 1;
-            child.clear();
-            child.extend_from_slice(doms);
-            child[best] = b;
-            if self.propagate(&mut child, scratch, &[best]) {
-                result = self.search(&child, f, scratch);
-                if result.is_err() {
-                    break;
-                }
-            }
-        }
-        scratch.pool.push(child);
-        result
+        best
     }
 
     /// Filters `doms` to a fixpoint after the cells in `changed` changed (all cells, and every
     /// cage, for a fresh start); false on a contradiction. Work is driven by queues: a changed
     /// cell wakes its row, its column and its cage; a placed value leaves its row and column.
-    fn propagate(&self, doms: &mut Doms, scratch: &mut Scratch, changed: &[usize]) -> bool {
+    fn propagate(&self, doms: &mut [u64], scratch: &mut Scratch, changed: &[usize]) -> bool {
         scratch.queue.clear();
         scratch.queue.extend_from_slice(changed);
         let ok = self.run_queues(doms, scratch);
@@ -288,7 +235,7 @@ impl Solver {
         ok
     }
 
-    fn run_queues(&self, doms: &mut Doms, scratch: &mut Scratch) -> bool {
+    fn run_queues(&self, doms: &mut [u64], scratch: &mut Scratch) -> bool {
         let n = self.n;
         let full = self.full();
         let Scratch {
@@ -297,13 +244,13 @@ impl Solver {
             cage_list,
             line_dirty,
             line_list,
-            support,
             before,
-            ..
+            filter,
         } = scratch;
         loop {
             // Changed cells: wake their lines and cage; placed values leave the peers.
-            while let Some(i) = queue.pop() {
+            while let Some(entry) = queue.pop() {
+                let i = entry & !BY_OWN_CAGE;
                 let d = doms[i];
                 if d == 0 {
                     return false;
@@ -316,7 +263,7 @@ impl Solver {
                     }
                 }
                 let k = self.cage_of[i];
-                if !dirty[k] {
+                if entry & BY_OWN_CAGE == 0 && !dirty[k] {
                     dirty[k] = true;
                     cage_list.push(k);
                 }
@@ -332,8 +279,59 @@ impl Solver {
                     }
                 }
             }
+            // Then the cages (the costliest filter), then the lines.
+            if let Some(k) = cage_list.pop() {
+                dirty[k] = false;
+                let cage = &self.cages[k];
+                before.clear();
+                before.extend(cage.cells.iter().map(|&i| doms[i]));
+                match &self.tables[k] {
+                    Some(t) => {
+                        if !t.filter(&cage.cells, doms, filter) {
+                            return false;
+                        }
+                        // Values the cage must put in a line leave the line's other cells.
+                        for (l, (line, _)) in t.lines().iter().enumerate() {
+                            let forced = t.forced(l, filter);
+                            if forced == 0 {
+                                continue;
+                            }
+                            let (start, step) = if *line < n {
+                                (line * n, 1)
+                            } else {
+                                (line - n, n)
+                            };
+                            for j in 0..n {
+                                let i = start + j * step;
+                                if self.cage_of[i] != k && doms[i] & forced != 0 {
+                                    doms[i] &= !forced;
+                                    if doms[i] == 0 {
+                                        return false;
+                                    }
+                                    queue.push(i);
+                                }
+                            }
+                        }
+                    }
+                    None => {
+                        if !table::filter_by_search(cage, n, doms, SEARCH_BUDGET, filter) {
+                            return false;
+                        }
+                    }
+                }
+                // The cage is at its fixpoint: these changes need not wake it again.
+                for (&i, &b) in cage.cells.iter().zip(before.iter()) {
+                    if doms[i] != b {
+                        queue.push(i | BY_OWN_CAGE);
+                    }
+                }
+                continue;
+            }
             // Hidden singles and missing values in a line that changed.
-            if let Some(line) = line_list.pop() {
+            let Some(line) = line_list.pop() else {
+                return true;
+            };
+            {
                 line_dirty[line] = false;
                 let (start, step) = if line < n {
                     (line * n, 1)
@@ -342,15 +340,20 @@ impl Solver {
                 };
                 let mut once = 0u64;
                 let mut twice = 0u64;
+                let mut placed = 0u64;
                 for j in 0..n {
                     let d = doms[start + j * step];
                     twice |= once & d;
                     once |= d;
+                    if d & (d - 1) == 0 {
+                        placed |= d;
+                    }
                 }
                 if once != full {
                     return false;
                 }
-                let unique = once & !twice;
+                // Values in one cell only, that cell not yet fixed to it.
+                let unique = once & !twice & !placed;
                 if unique != 0 {
                     for j in 0..n {
                         let i = start + j * step;
@@ -363,23 +366,6 @@ impl Solver {
                             queue.push(i);
                         }
                     }
-                }
-                continue;
-            }
-            // Then the cages, the costliest filter.
-            let Some(k) = cage_list.pop() else {
-                return true;
-            };
-            dirty[k] = false;
-            let cage = &self.cages[k];
-            before.clear();
-            before.extend(cage.cells.iter().map(|&i| doms[i]));
-            if !filter_cage(cage, n, doms, support) {
-                return false;
-            }
-            for (&i, &b) in cage.cells.iter().zip(before.iter()) {
-                if doms[i] != b {
-                    queue.push(i);
                 }
             }
         }
@@ -401,6 +387,126 @@ impl Solver {
     }
 }
 
+/// A choice point: the cell branched on and the values not tried yet.
+struct Frame {
+    cell: usize,
+    rest: u64,
+}
+
+/// The solutions of a [`Solver`], in search order (from [`Solver::solutions`]).
+///
+/// The search state is an explicit stack, so the iterator can be dropped at any point. When it
+/// ends early because of the solver's deadline, [`SolutionIter::stopped`] says so.
+pub struct SolutionIter<'a> {
+    solver: &'a Solver,
+    scratch: Scratch,
+    /// The domains at each depth of the stack, `n * n` words per depth.
+    doms: Vec<u64>,
+    frames: Vec<Frame>,
+    started: bool,
+    done: bool,
+    stop: Option<Stop>,
+    nodes: u64,
+}
+
+impl SolutionIter<'_> {
+    /// `Some(Stop::Deadline)` once the deadline has ended the search.
+    pub fn stopped(&self) -> Option<Stop> {
+        self.stop
+    }
+
+    /// Search nodes visited so far (the root and every value tried).
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Moves to the next solution; true when there is one (its domains are then at depth
+    /// `frames.len()`), false when the search is over.
+    fn advance(&mut self) -> bool {
+        if self.done {
+            return false;
+        }
+        let solver = self.solver;
+        let cells = solver.n * solver.n;
+        if !self.started {
+            self.started = true;
+            self.nodes = 1;
+            self.doms.resize(cells, solver.full());
+            let all: Vec<usize> = (0..cells).collect();
+            if !solver.propagate(&mut self.doms, &mut self.scratch, &all) {
+                self.done = true;
+                return false;
+            }
+            match solver.choose(&self.doms) {
+                None => return true,
+                Some(cell) => self.frames.push(Frame {
+                    cell,
+                    rest: self.doms[cell],
+                }),
+            }
+        }
+        loop {
+            let depth = self.frames.len();
+            let Some(top) = self.frames.last_mut() else {
+                self.done = true;
+                return false;
+            };
+            if top.rest == 0 {
+                self.frames.pop();
+                continue;
+            }
+            let value = top.rest & top.rest.wrapping_neg();
+            top.rest &= top.rest - 1;
+            let cell = top.cell;
+            self.nodes += 1;
+            if self.nodes.is_multiple_of(256) {
+                if let Some(d) = solver.deadline {
+                    if Instant::now() >= d {
+                        self.stop = Some(Stop::Deadline);
+                        self.done = true;
+                        return false;
+                    }
+                }
+            }
+            if self.doms.len() < (depth + 1) * cells {
+                self.doms.resize((depth + 1) * cells, 0);
+            }
+            let (parent, child) = self.doms.split_at_mut(depth * cells);
+            let child = &mut child[..cells];
+            child.copy_from_slice(&parent[(depth - 1) * cells..]);
+            child[cell] = value;
+            if !solver.propagate(child, &mut self.scratch, &[cell]) {
+                continue;
+            }
+            match solver.choose(child) {
+                None => return true,
+                Some(next) => self.frames.push(Frame {
+                    cell: next,
+                    rest: child[next],
+                }),
+            }
+        }
+    }
+
+    /// The grid of the solution `advance` just found.
+    fn grid(&self) -> Grid {
+        let n = self.solver.n;
+        let depth = self.frames.len();
+        self.doms[depth * n * n..(depth + 1) * n * n]
+            .chunks_exact(n)
+            .map(|row| row.iter().map(|d| d.trailing_zeros() + 1).collect())
+            .collect()
+    }
+}
+
+impl Iterator for SolutionIter<'_> {
+    type Item = Grid;
+
+    fn next(&mut self) -> Option<Grid> {
+        self.advance().then(|| self.grid())
+    }
+}
+
 /// Calls `f` with every tuple of values (one per cell, in the order given, each in `1..=n` and
 /// allowed by `allowed`) that meets `target` under `op` with no repeat in any row or column.
 /// This is the code the solver's cage tables come from. Cells must lie in the `n`×`n` grid.
@@ -412,211 +518,16 @@ pub fn for_each_cage_tuple(
     allowed: u64,
     mut f: impl FnMut(&[usize]),
 ) {
-    let cage = CageInfo {
+    let cage = Cage {
         op,
         target,
         cells: cells.iter().map(|c| (c.row - 1) * n + c.col - 1).collect(),
-        table: None,
     };
-    let doms = vec![allowed; n * n];
     let mut work = usize::MAX;
-    enumerate(&cage, n, &doms, &mut work, &mut |vals| {
+    table::enumerate(&cage, n, &|_| allowed, &mut work, &mut |vals| {
         f(vals);
         ControlFlow::Continue(())
     });
-}
-
-/// Removes from the cage's cells every value that no admissible tuple supports.
-fn filter_cage(cage: &CageInfo, n: usize, doms: &mut Doms, support: &mut Vec<u64>) -> bool {
-    let k = cage.cells.len();
-    support.clear();
-    support.resize(k, 0);
-    match &cage.table {
-        Some(table) => {
-            // Stop as soon as every value of every cell has a support.
-            let mut unsupported = k;
-            for t in table.chunks_exact(k) {
-                if t.iter()
-                    .zip(&cage.cells)
-                    .all(|(&v, &i)| doms[i] & bit(v as usize) != 0)
-                {
-                    for ((s, &v), &i) in support.iter_mut().zip(t).zip(&cage.cells) {
-                        let b = bit(v as usize);
-                        if *s & b == 0 {
-                            *s |= b;
-                            if *s == doms[i] {
-                                unsupported -= 1;
-                            }
-                        }
-                    }
-                    if unsupported == 0 {
-                        return true;
-                    }
-                }
-            }
-        }
-        None => {
-            let mut work = SEARCH_BUDGET;
-            let done = enumerate(cage, n, doms, &mut work, &mut |vals| {
-                for (s, &v) in support.iter_mut().zip(vals) {
-                    *s |= bit(v);
-                }
-                ControlFlow::Continue(())
-            });
-            if !done {
-                return true; // too costly to filter now; checked again once cells are fixed
-            }
-        }
-    }
-    for (s, &i) in support.iter().zip(&cage.cells) {
-        doms[i] &= s;
-        if doms[i] == 0 {
-            return false;
-        }
-    }
-    true
-}
-
-/// Calls `f` with every tuple of the cage's cells drawn from `doms` that meets the cage and has no
-/// repeat in a row or column. Returns false when `work` ran out or `f` broke.
-fn enumerate(
-    cage: &CageInfo,
-    n: usize,
-    doms: &Doms,
-    work: &mut usize,
-    f: &mut impl FnMut(&[usize]) -> ControlFlow<()>,
-) -> bool {
-    let k = cage.cells.len();
-    let mut vals = vec![0usize; k];
-    let min_rest: Vec<u64> = (0..=k)
-        .map(|i| {
-            cage.cells[i..]
-                .iter()
-                .map(|&c| doms[c].trailing_zeros() as u64 + 1)
-                .sum()
-        })
-        .collect();
-    let max_rest: Vec<u64> = (0..=k)
-        .map(|i| {
-            cage.cells[i..]
-                .iter()
-                .map(|&c| 64 - doms[c].leading_zeros() as u64)
-                .sum()
-        })
-        .collect();
-    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
-    fn rec(
-        i: usize,
-        acc: u64,
-        cage: &CageInfo,
-        n: usize,
-        doms: &Doms,
-        vals: &mut Vec<usize>,
-        bounds: (&[u64], &[u64]),
-        work: &mut usize,
-        f: &mut impl FnMut(&[usize]) -> ControlFlow<()>,
-    ) -> bool {
-        if *work == 0 {
-            return false;
-        }
-        *work -= 1;
-        let k = cage.cells.len();
-        if i == k {
-            let holds = match cage.op {
-                // Sums are exact by the bounds, products by divisibility: check the total only.
-                Op::Add | Op::Mul => acc == cage.target,
-                Op::Given => true,
-                _ if k <= 8 => {
-                    let mut v64 = [0u64; 8];
-                    for (x, &v) in v64.iter_mut().zip(vals.iter()) {
-                        *x = v as u64;
-                    }
-                    cage.op.holds(cage.target, &v64[..k])
-                }
-                _ => {
-                    let v64: Vec<u64> = vals.iter().map(|&v| v as u64).collect();
-                    cage.op.holds(cage.target, &v64)
-                }
-            };
-            if holds {
-                return f(vals).is_continue();
-            }
-            return true;
-        }
-        let cell = cage.cells[i];
-        let mut d = doms[cell];
-        // No repeat with an earlier cell of the cage in the same row or column.
-        for j in 0..i {
-            let other = cage.cells[j];
-            if other / n == cell / n || other % n == cell % n {
-                d &= !bit(vals[j]);
-            }
-        }
-        // The second cell of a two-cell '-' or '/' cage has at most two partners.
-        if i == 1 && k == 2 && matches!(cage.op, Op::Sub | Op::Div) {
-            let (a, t) = (vals[0] as u64, cage.target);
-            let partners = match cage.op {
-                Op::Sub => [a.checked_add(t), a.checked_sub(t)],
-                _ => [a.checked_mul(t), (t != 0 && a % t == 0).then(|| a / t)],
-            };
-            let mut allowed = 0u64;
-            for p in partners.into_iter().flatten() {
-                if (1..=n as u64).contains(&p) {
-                    allowed |= bit(p as usize);
-                }
-            }
-            d &= allowed;
-        }
-        while d != 0 {
-            let v = d.trailing_zeros() as usize + 1;
-            d &= d - 1;
-            let next = match cage.op {
-                Op::Add => {
-                    let s = acc + v as u64;
-                    if s + bounds.0[i + 1] > cage.target {
-                        break;
-                    }
-                    if s + bounds.1[i + 1] < cage.target {
-                        continue;
-                    }
-                    s
-                }
-                Op::Mul => {
-                    let Some(p) = acc.checked_mul(v as u64) else {
-                        continue;
-                    };
-                    if cage.target == 0 || !cage.target.is_multiple_of(p) {
-                        continue;
-                    }
-                    p
-                }
-                Op::Given => {
-                    if v as u64 != cage.target {
-                        continue;
-                    }
-                    acc
-                }
-                _ => acc,
-            };
-            vals[i] = v;
-            if !rec(i + 1, next, cage, n, doms, vals, bounds, work, f) {
-                return false;
-            }
-        }
-        true
-    }
-    let init = if cage.op == Op::Mul { 1 } else { 0 };
-    rec(
-        0,
-        init,
-        cage,
-        n,
-        doms,
-        &mut vals,
-        (&min_rest, &max_rest),
-        work,
-        f,
-    )
 }
 
 #[cfg(test)]
