@@ -45,9 +45,6 @@ const BUILD_WORK: usize = 20_000_000;
 /// Work bound for one cage filtered by search (no table); past it the cage is left unfiltered.
 const SEARCH_BUDGET: usize = 20_000;
 
-/// Marks a queued cell changed by its own cage's filter (which need not run again for it).
-const BY_OWN_CAGE: usize = 1 << (usize::BITS - 1);
-
 /// A prepared puzzle, ready to be solved any number of times.
 pub struct Solver {
     n: usize,
@@ -56,13 +53,16 @@ pub struct Solver {
     tables: Vec<Option<Table>>,
     /// For each cell, its cage.
     cage_of: Vec<usize>,
+    /// For each cell, its row and its column.
+    row_of: Vec<u8>,
+    col_of: Vec<u8>,
     deadline: Option<Instant>,
 }
 
 /// Buffers reused across the search, so that it allocates nothing once warm.
 struct Scratch {
     /// Cells whose domain changed and are still to be looked at.
-    queue: Vec<usize>,
+    queue: CellQueue,
     /// Cages to filter again (flags, and the list of those flagged).
     dirty: Vec<bool>,
     cage_list: Vec<usize>,
@@ -114,11 +114,15 @@ impl Solver {
                 tables[k] = Some(t);
             }
         }
+        let row_of = (0..n * n).map(|i| (i / n) as u8).collect();
+        let col_of = (0..n * n).map(|i| (i % n) as u8).collect();
         Ok(Solver {
             n,
             cages,
             tables,
             cage_of,
+            row_of,
+            col_of,
             deadline: None,
         })
     }
@@ -182,7 +186,7 @@ impl Solver {
 
     fn scratch(&self) -> Scratch {
         Scratch {
-            queue: Vec::new(),
+            queue: CellQueue::new(self.n * self.n),
             dirty: vec![false; self.cages.len()],
             cage_list: Vec::new(),
             line_dirty: vec![false; 2 * self.n],
@@ -221,10 +225,12 @@ impl Solver {
     /// cage, for a fresh start); false on a contradiction. Work is driven by queues: a changed
     /// cell wakes its row, its column and its cage; a placed value leaves its row and column.
     fn propagate(&self, doms: &mut [u64], scratch: &mut Scratch, changed: &[usize]) -> bool {
-        scratch.queue.clear();
-        scratch.queue.extend_from_slice(changed);
+        for &i in changed {
+            scratch.queue.push(i, true);
+        }
         let ok = self.run_queues(doms, scratch);
         if !ok {
+            scratch.queue.clear();
             for k in scratch.cage_list.drain(..) {
                 scratch.dirty[k] = false;
             }
@@ -249,13 +255,12 @@ impl Solver {
         } = scratch;
         loop {
             // Changed cells: wake their lines and cage; placed values leave the peers.
-            while let Some(entry) = queue.pop() {
-                let i = entry & !BY_OWN_CAGE;
+            while let Some((i, wake_cage)) = queue.pop() {
                 let d = doms[i];
                 if d == 0 {
                     return false;
                 }
-                let (r, c) = (i / n, i % n);
+                let (r, c) = (self.row_of[i] as usize, self.col_of[i] as usize);
                 for l in [r, n + c] {
                     if !line_dirty[l] {
                         line_dirty[l] = true;
@@ -263,19 +268,25 @@ impl Solver {
                     }
                 }
                 let k = self.cage_of[i];
-                if entry & BY_OWN_CAGE == 0 && !dirty[k] {
+                if wake_cage && !dirty[k] {
                     dirty[k] = true;
                     cage_list.push(k);
                 }
                 if d & (d - 1) == 0 {
-                    for j in (r * n..r * n + n).chain((c..n * n).step_by(n)) {
-                        if j != i && doms[j] & d != 0 {
-                            doms[j] &= !d;
-                            if doms[j] == 0 {
-                                return false;
+                    // The other cells of the row, then of the column.
+                    let mut j = r * n;
+                    for step in [1, n] {
+                        for _ in 0..n {
+                            if j != i && doms[j] & d != 0 {
+                                doms[j] &= !d;
+                                if doms[j] == 0 {
+                                    return false;
+                                }
+                                queue.push(j, true);
                             }
-                            queue.push(j);
+                            j += step;
                         }
+                        j = c;
                     }
                 }
             }
@@ -308,7 +319,7 @@ impl Solver {
                                     if doms[i] == 0 {
                                         return false;
                                     }
-                                    queue.push(i);
+                                    queue.push(i, true);
                                 }
                             }
                         }
@@ -322,7 +333,7 @@ impl Solver {
                 // The cage is at its fixpoint: these changes need not wake it again.
                 for (&i, &b) in cage.cells.iter().zip(before.iter()) {
                     if doms[i] != b {
-                        queue.push(i | BY_OWN_CAGE);
+                        queue.push(i, false);
                     }
                 }
                 continue;
@@ -363,7 +374,7 @@ impl Solver {
                                 return false;
                             }
                             doms[i] = d & unique;
-                            queue.push(i);
+                            queue.push(i, true);
                         }
                     }
                 }
@@ -384,6 +395,47 @@ impl Solver {
     /// The cage index of each cell (row-major).
     pub fn cage_of(&self) -> &[usize] {
         &self.cage_of
+    }
+}
+
+/// The cells still to be looked at, each queued once; a cell changed only by its own cage's
+/// filter (which is at its fixpoint then) does not wake that cage again.
+struct CellQueue {
+    list: Vec<u32>,
+    /// Per cell: 0 not queued, 1 queued and waking its cage, 2 queued without.
+    state: Vec<u8>,
+}
+
+impl CellQueue {
+    fn new(cells: usize) -> Self {
+        CellQueue {
+            list: Vec::new(),
+            state: vec![0; cells],
+        }
+    }
+
+    fn push(&mut self, i: usize, wake_cage: bool) {
+        match self.state[i] {
+            0 => {
+                self.list.push(i as u32);
+                self.state[i] = if wake_cage { 1 } else { 2 };
+            }
+            _ if wake_cage => self.state[i] = 1,
+            _ => {}
+        }
+    }
+
+    fn pop(&mut self) -> Option<(usize, bool)> {
+        let i = self.list.pop()? as usize;
+        let wake = self.state[i] == 1;
+        self.state[i] = 0;
+        Some((i, wake))
+    }
+
+    fn clear(&mut self) {
+        for i in self.list.drain(..) {
+            self.state[i as usize] = 0;
+        }
     }
 }
 
