@@ -483,6 +483,7 @@ impl SolutionIter<'_> {
         if !self.started {
             self.started = true;
             self.nodes = 1;
+            self.doms.reserve(16 * cells);
             self.doms.resize(cells, solver.full());
             let all: Vec<usize> = (0..cells).collect();
             if !solver.propagate(&mut self.doms, &mut self.scratch, &all) {

@@ -308,21 +308,25 @@ pub(super) fn enumerate(
     let k = cage.cells.len();
     // Small cages keep their working arrays on the stack.
     const SMALL: usize = 16;
-    let mut stack = [0u64; 3 * (SMALL + 1)];
+    let mut stack = [0u64; 5 * (SMALL + 1)];
     let mut stack_vals = [0usize; SMALL];
     let mut heap: Vec<u64> = Vec::new();
     let mut heap_vals: Vec<usize> = Vec::new();
     let (buf, vals): (&mut [u64], &mut [usize]) = if k <= SMALL {
         (&mut stack[..], &mut stack_vals[..k])
     } else {
-        heap.resize(3 * (k + 1), 0);
+        heap.resize(5 * (k + 1), 0);
         heap_vals.resize(k, 0);
         (&mut heap[..], &mut heap_vals[..])
     };
     let (doms, rest) = buf.split_at_mut(k + 1);
-    let (min_rest, max_rest) = rest.split_at_mut(k + 1);
-    for (d, &c) in doms.iter_mut().zip(&cage.cells) {
-        *d = dom(c);
+    let (min_rest, rest) = rest.split_at_mut(k + 1);
+    let (max_rest, rest) = rest.split_at_mut(k + 1);
+    let (rows, cols) = rest.split_at_mut(k + 1);
+    for (p, &c) in cage.cells.iter().enumerate() {
+        doms[p] = dom(c);
+        rows[p] = (c / n) as u64;
+        cols[p] = (c % n) as u64;
     }
     // Bounds on the sum of the cells after position i (for '+').
     for i in (0..k).rev() {
@@ -335,6 +339,8 @@ pub(super) fn enumerate(
         doms,
         min_rest,
         max_rest,
+        rows,
+        cols,
         vals,
         work,
         f,
@@ -349,6 +355,9 @@ struct Walk<'a, 'w> {
     doms: &'a [u64],
     min_rest: &'a [u64],
     max_rest: &'a [u64],
+    /// Each position's row and column.
+    rows: &'a [u64],
+    cols: &'a [u64],
     vals: &'a mut [usize],
     work: &'w mut usize,
     f: &'w mut dyn FnMut(&[usize]) -> ControlFlow<()>,
@@ -383,11 +392,11 @@ impl Walk<'_, '_> {
             };
             return !holds || (self.f)(self.vals).is_continue();
         }
-        let cell = cage.cells[i];
         let mut d = self.doms[i];
         // No repeat with an earlier cell of the cage in the same row or column.
-        for (j, &other) in cage.cells[..i].iter().enumerate() {
-            if other / n == cell / n || other % n == cell % n {
+        let (row, col) = (self.rows[i], self.cols[i]);
+        for j in 0..i {
+            if self.rows[j] == row || self.cols[j] == col {
                 d &= !bit(self.vals[j]);
             }
         }
