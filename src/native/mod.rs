@@ -72,6 +72,9 @@ struct Scratch {
     /// The domains of the cage being filtered, before.
     before: Vec<u64>,
     filter: FilterScratch,
+    /// How often each cage, and each line, caused a contradiction (for branching).
+    cage_weight: Vec<u32>,
+    line_weight: Vec<u32>,
 }
 
 impl Solver {
@@ -193,6 +196,8 @@ impl Solver {
             line_list: Vec::new(),
             before: Vec::new(),
             filter: FilterScratch::default(),
+            cage_weight: vec![0; self.cages.len()],
+            line_weight: vec![0; 2 * self.n],
         }
     }
 
@@ -204,18 +209,25 @@ impl Solver {
         }
     }
 
-    /// The cell to branch on: fewest candidates first; `None` when every cell is fixed.
-    fn choose(&self, doms: &[u64]) -> Option<usize> {
+    /// The cell to branch on: fewest candidates relative to how often its cage, row and column
+    /// caused contradictions so far (dom/wdeg); `None` when every cell is fixed.
+    fn choose(&self, doms: &[u64], scratch: &Scratch) -> Option<usize> {
+        let n = self.n;
         let mut best = None;
-        let mut best_count = u32::MAX;
+        // Compare candidates / weight as fractions: c1 * w2 < c2 * w1.
+        let (mut best_c, mut best_w) = (u64::MAX, 1u64);
         for (i, &d) in doms.iter().enumerate() {
-            let c = d.count_ones();
-            if c > 1 && c < best_count {
-                best_count = c;
+            if d & (d - 1) == 0 {
+                continue;
+            }
+            let c = d.count_ones() as u64;
+            let w = 1
+                + scratch.cage_weight[self.cage_of[i]] as u64
+                + scratch.line_weight[self.row_of[i] as usize] as u64
+                + scratch.line_weight[n + self.col_of[i] as usize] as u64;
+            if c * best_w < best_c * w {
+                (best_c, best_w) = (c, w);
                 best = Some(i);
-                if c == 2 {
-                    break;
-                }
             }
         }
         best
@@ -252,6 +264,8 @@ impl Solver {
             line_list,
             before,
             filter,
+            cage_weight,
+            line_weight,
         } = scratch;
         loop {
             // Changed cells: wake their lines and cage; placed values leave the peers.
@@ -280,6 +294,7 @@ impl Solver {
                             if j != i && doms[j] & d != 0 {
                                 doms[j] &= !d;
                                 if doms[j] == 0 {
+                                    line_weight[if step == 1 { r } else { n + c }] += 1;
                                     return false;
                                 }
                                 queue.push(j, true);
@@ -299,6 +314,7 @@ impl Solver {
                 match &self.tables[k] {
                     Some(t) => {
                         if !t.filter(&cage.cells, doms, filter) {
+                            cage_weight[k] += 1;
                             return false;
                         }
                         // Values the cage must put in a line leave the line's other cells.
@@ -317,6 +333,7 @@ impl Solver {
                                 if self.cage_of[i] != k && doms[i] & forced != 0 {
                                     doms[i] &= !forced;
                                     if doms[i] == 0 {
+                                        cage_weight[k] += 1;
                                         return false;
                                     }
                                     queue.push(i, true);
@@ -326,6 +343,7 @@ impl Solver {
                     }
                     None => {
                         if !table::filter_by_search(cage, n, doms, SEARCH_BUDGET, filter) {
+                            cage_weight[k] += 1;
                             return false;
                         }
                     }
@@ -361,6 +379,7 @@ impl Solver {
                     }
                 }
                 if once != full {
+                    line_weight[line] += 1;
                     return false;
                 }
                 // Values in one cell only, that cell not yet fixed to it.
@@ -371,6 +390,7 @@ impl Solver {
                         let d = doms[i];
                         if d & unique != 0 && d & (d - 1) != 0 {
                             if (d & unique).count_ones() > 1 {
+                                line_weight[line] += 1;
                                 return false;
                             }
                             doms[i] = d & unique;
@@ -490,7 +510,7 @@ impl SolutionIter<'_> {
                 self.done = true;
                 return false;
             }
-            match solver.choose(&self.doms) {
+            match solver.choose(&self.doms, &self.scratch) {
                 None => return true,
                 Some(cell) => self.frames.push(Frame {
                     cell,
@@ -531,7 +551,7 @@ impl SolutionIter<'_> {
             if !solver.propagate(child, &mut self.scratch, &[cell]) {
                 continue;
             }
-            match solver.choose(child) {
+            match solver.choose(child, &self.scratch) {
                 None => return true,
                 Some(next) => self.frames.push(Frame {
                     cell: next,
