@@ -37,11 +37,14 @@ pub struct Solutions {
 }
 
 /// At most this many tuples in one cage's table.
-const TABLE_TUPLES: usize = 2_000_000;
+const TABLE_TUPLES: usize = 1_000_000;
 /// At most this many words (8 bytes) of tables in all; cages past it are filtered by search.
 const TABLE_WORDS: usize = 4_000_000;
 /// Work bound for enumerating one cage's tuples, when building its table.
-const BUILD_WORK: usize = 20_000_000;
+const BUILD_WORK: usize = 4_000_000;
+/// Work bound for building every table of a puzzle (about a second at most); cages left without
+/// a table once it is spent are filtered by search.
+const TOTAL_BUILD_WORK: usize = 20_000_000;
 /// Work bound for one cage filtered by search (no table); past it the cage is left unfiltered.
 const SEARCH_BUDGET: usize = 20_000;
 
@@ -75,6 +78,8 @@ struct Scratch {
     /// How often each cage, and each line, caused a contradiction (for branching).
     cage_weight: Vec<u32>,
     line_weight: Vec<u32>,
+    /// Set when the deadline passed during a propagation (which then reports a contradiction).
+    expired: bool,
 }
 
 impl Solver {
@@ -109,10 +114,15 @@ impl Solver {
         let mut tables: Vec<Option<Table>> = (0..cages.len()).map(|_| None).collect();
         let mut words = TABLE_WORDS;
         let mut scratch = FilterScratch::default();
+        let mut total_work = TOTAL_BUILD_WORK;
         for k in order {
             let cage = &cages[k];
             let tuples = TABLE_TUPLES.min(words.saturating_mul(64) / (cage.cells.len() * n));
-            if let Some(t) = Table::build(cage, n, tuples, BUILD_WORK, &mut scratch) {
+            let mut work = BUILD_WORK.min(total_work);
+            let before = work;
+            let table = Table::build(cage, n, tuples, &mut work, &mut scratch);
+            total_work -= before - work;
+            if let Some(t) = table {
                 words = words.saturating_sub(t.size());
                 tables[k] = Some(t);
             }
@@ -198,6 +208,7 @@ impl Solver {
             filter: FilterScratch::default(),
             cage_weight: vec![0; self.cages.len()],
             line_weight: vec![0; 2 * self.n],
+            expired: false,
         }
     }
 
@@ -266,6 +277,7 @@ impl Solver {
             filter,
             cage_weight,
             line_weight,
+            expired,
         } = scratch;
         loop {
             // Changed cells: wake their lines and cage; placed values leave the peers.
@@ -344,6 +356,11 @@ impl Solver {
                     None => {
                         if !table::filter_by_search(cage, n, doms, SEARCH_BUDGET, filter) {
                             cage_weight[k] += 1;
+                            return false;
+                        }
+                        // Filtering by search can be long: the deadline is checked after each.
+                        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                            *expired = true;
                             return false;
                         }
                     }
@@ -508,6 +525,9 @@ impl SolutionIter<'_> {
             let all: Vec<usize> = (0..cells).collect();
             if !solver.propagate(&mut self.doms, &mut self.scratch, &all) {
                 self.done = true;
+                if self.scratch.expired {
+                    self.stop = Some(Stop::Deadline);
+                }
                 return false;
             }
             match solver.choose(&self.doms, &self.scratch) {
@@ -549,6 +569,11 @@ impl SolutionIter<'_> {
             child.copy_from_slice(&parent[(depth - 1) * cells..]);
             child[cell] = value;
             if !solver.propagate(child, &mut self.scratch, &[cell]) {
+                if self.scratch.expired {
+                    self.stop = Some(Stop::Deadline);
+                    self.done = true;
+                    return false;
+                }
                 continue;
             }
             match solver.choose(child, &self.scratch) {

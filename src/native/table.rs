@@ -67,12 +67,12 @@ pub(super) struct FilterScratch {
 
 impl Table {
     /// The table of `cage` in an `n`×`n` grid, or `None` when it would hold more than `budget`
-    /// tuples (or its enumeration takes more than `work` steps).
+    /// tuples (or its enumeration takes more than `work` steps; the steps taken are deducted).
     pub fn build(
         cage: &Cage,
         n: usize,
         budget: usize,
-        work: usize,
+        work: &mut usize,
         s: &mut FilterScratch,
     ) -> Option<Table> {
         let k = cage.cells.len();
@@ -80,8 +80,7 @@ impl Table {
         let tuples = &mut s.tuples;
         tuples.clear();
         let limit = budget.saturating_mul(k);
-        let mut work = work;
-        let done = enumerate(cage, n, &|_| full, &mut work, &mut |vals| {
+        let done = enumerate(cage, n, &|_| full, work, &mut |vals| {
             tuples.extend(vals.iter().map(|&v| v as u8));
             if tuples.len() > limit {
                 ControlFlow::Break(())
@@ -486,7 +485,7 @@ mod tests {
     fn filter_keeps_exactly_the_supported_values() {
         // A 4x4 grid, cage '7+' over cells (0,0), (0,1), (1,0): an L shape.
         let c = cage(Op::Add, 7, &[0, 1, 4]);
-        let t = Table::build(&c, 4, 1000, 100_000, &mut FilterScratch::default()).unwrap();
+        let t = Table::build(&c, 4, 1000, &mut 100_000, &mut FilterScratch::default()).unwrap();
         let mut doms = vec![0b1111u64; 16];
         let mut s = FilterScratch::default();
         assert!(t.filter(&c.cells, &mut doms, &mut s));
@@ -507,7 +506,7 @@ mod tests {
     #[test]
     fn search_filter_agrees_with_the_table() {
         let c = cage(Op::Mul, 24, &[0, 1, 2, 5]);
-        let t = Table::build(&c, 4, 1000, 100_000, &mut FilterScratch::default()).unwrap();
+        let t = Table::build(&c, 4, 1000, &mut 100_000, &mut FilterScratch::default()).unwrap();
         for mask in 1u64..16 {
             let mut a = vec![0b1111u64; 16];
             a[1] = mask;
