@@ -186,6 +186,9 @@ impl Table {
     /// Removes from the cells (`cells[p]` is position `p`) every value no possible tuple supports;
     /// false when no tuple is possible.
     pub fn filter(&self, cells: &[usize], doms: &mut [u64], s: &mut FilterScratch) -> bool {
+        if self.words == 1 {
+            return self.filter_small(cells, doms, s);
+        }
         let live = &mut s.live;
         live.clear();
         live.extend_from_slice(self.all());
@@ -240,6 +243,42 @@ impl Table {
             }
             doms[c] = supported;
         }
+        true
+    }
+
+    /// [`Table::filter`] for a table of at most 64 tuples (one word per bitset), the common case.
+    fn filter_small(&self, cells: &[usize], doms: &mut [u64], s: &mut FilterScratch) -> bool {
+        let n = self.n;
+        let masks = &self.data[..self.k * n];
+        let present = &self.data[self.k * n..self.k * n + self.k];
+        let mut live = self.data[self.k * n + self.k];
+        for (p, &c) in cells.iter().enumerate() {
+            let d = doms[c] & present[p];
+            if d == 0 {
+                return false;
+            }
+            if d != present[p] {
+                let mut keep = 0;
+                for v in values(d) {
+                    keep |= masks[p * n + v - 1];
+                }
+                live &= keep;
+            }
+        }
+        if live == 0 {
+            return false;
+        }
+        for (p, &c) in cells.iter().enumerate() {
+            let mut supported = 0;
+            for v in values(doms[c] & present[p]) {
+                if live & masks[p * n + v - 1] != 0 {
+                    supported |= bit(v);
+                }
+            }
+            doms[c] = supported;
+        }
+        s.live.clear();
+        s.live.push(live);
         true
     }
 }
@@ -516,6 +555,38 @@ mod tests {
             assert_eq!(ok_a, ok_b, "mask {mask:b}");
             if ok_a {
                 assert_eq!(a, b, "mask {mask:b}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_table_of_many_words_filters_like_the_search() {
+        // A 9x9 grid, cage '20+' over a 2x2 square: hundreds of tuples, several words each.
+        let c = cage(Op::Add, 20, &[0, 1, 9, 10]);
+        let t = Table::build(
+            &c,
+            9,
+            100_000,
+            &mut 1_000_000,
+            &mut FilterScratch::default(),
+        )
+        .unwrap();
+        assert!(t.words > 1);
+        let mut seed = 12345u64;
+        for _ in 0..300 {
+            let mut a = vec![0x1ffu64; 81];
+            for &cell in &c.cells {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                a[cell] = (seed >> 33) & 0x1ff | (seed >> 50) & 0x1ff;
+            }
+            let mut b = a.clone();
+            let ok_a = t.filter(&c.cells, &mut a, &mut FilterScratch::default());
+            let ok_b = filter_by_search(&c, 9, &mut b, usize::MAX, &mut FilterScratch::default());
+            assert_eq!(ok_a, ok_b);
+            if ok_a {
+                assert_eq!(a, b);
             }
         }
     }
