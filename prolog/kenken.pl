@@ -49,8 +49,8 @@
     Performance (kenken/3 vs plain_kenken/3), release build, one core of an AMD EPYC, proving
     uniqueness (two answers asked for), medians over the README's default set:
         size        4x4     5x5     6x6     7x7     8x8     9x9
-        kenken/3     46 ms   87 ms  137 ms  153 ms  320 ms  374 ms
-        plain        3.8 ms  13 ms   73 ms  498 ms  1.2 s   0.9 s (one 9x9 > 10 s)
+        kenken/3     33 ms   49 ms   79 ms   92 ms  380 ms  304 ms
+        plain        2.3 ms  6.5 ms  35 ms  281 ms  1.1 s   0.6 s (one 9x9 > 10 s)
     plain_kenken/3 wins on small grids (no constraint posting to pay for); kenken/3 grows far
     more gently and is the only one that stays bounded on hard 9x9s. Reproduce with
     `kenken bench --engines fd,plain` (see the README's "Performance" section) or, in a Prolog
