@@ -335,11 +335,7 @@ impl Solver {
                             if forced == 0 {
                                 continue;
                             }
-                            let (start, step) = if *line < n {
-                                (line * n, 1)
-                            } else {
-                                (line - n, n)
-                            };
+                            let (start, step) = line_start_step(*line, n);
                             for j in 0..n {
                                 let i = start + j * step;
                                 if self.cage_of[i] != k && doms[i] & forced != 0 {
@@ -379,11 +375,7 @@ impl Solver {
             };
             {
                 line_dirty[line] = false;
-                let (start, step) = if line < n {
-                    (line * n, 1)
-                } else {
-                    (line - n, n)
-                };
+                let (start, step) = line_start_step(line, n);
                 let mut once = 0u64;
                 let mut twice = 0u64;
                 let mut placed = 0u64;
@@ -432,6 +424,15 @@ impl Solver {
     /// The cage index of each cell (row-major).
     pub fn cage_of(&self) -> &[usize] {
         &self.cage_of
+    }
+}
+
+/// The first cell of a line (rows `0..n`, columns `n..2n`) and the step to the next one.
+fn line_start_step(line: usize, n: usize) -> (usize, usize) {
+    if line < n {
+        (line * n, 1)
+    } else {
+        (line - n, n)
     }
 }
 
