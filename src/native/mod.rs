@@ -225,8 +225,9 @@ impl Solver {
     fn choose(&self, doms: &[u64], scratch: &Scratch) -> Option<usize> {
         let n = self.n;
         let mut best = None;
-        // Compare candidates / weight as fractions: c1 * w2 < c2 * w1.
-        let (mut best_c, mut best_w) = (u64::MAX, 1u64);
+        // Compare candidates / weight as fractions: c1 * w2 < c2 * w1 (the first open cell wins
+        // against nothing).
+        let (mut best_c, mut best_w) = (u64::from(u64::BITS) + 1, 1u64);
         for (i, &d) in doms.iter().enumerate() {
             if d & (d - 1) == 0 {
                 continue;
@@ -300,20 +301,19 @@ impl Solver {
                 }
                 if d & (d - 1) == 0 {
                     // The other cells of the row, then of the column.
-                    let mut j = r * n;
-                    for step in [1, n] {
+                    for (line, start, step) in [(r, r * n, 1), (n + c, c, n)] {
+                        let mut j = start;
                         for _ in 0..n {
                             if j != i && doms[j] & d != 0 {
                                 doms[j] &= !d;
                                 if doms[j] == 0 {
-                                    line_weight[if step == 1 { r } else { n + c }] += 1;
+                                    bump(&mut line_weight[line]);
                                     return false;
                                 }
                                 queue.push(j, true);
                             }
                             j += step;
                         }
-                        j = c;
                     }
                 }
             }
@@ -326,7 +326,7 @@ impl Solver {
                 match &self.tables[k] {
                     Some(t) => {
                         if !t.filter(&cage.cells, doms, filter) {
-                            cage_weight[k] += 1;
+                            bump(&mut cage_weight[k]);
                             return false;
                         }
                         // Values the cage must put in a line leave the line's other cells.
@@ -341,7 +341,7 @@ impl Solver {
                                 if self.cage_of[i] != k && doms[i] & forced != 0 {
                                     doms[i] &= !forced;
                                     if doms[i] == 0 {
-                                        cage_weight[k] += 1;
+                                        bump(&mut cage_weight[k]);
                                         return false;
                                     }
                                     queue.push(i, true);
@@ -351,7 +351,7 @@ impl Solver {
                     }
                     None => {
                         if !table::filter_by_search(cage, n, doms, SEARCH_BUDGET, filter) {
-                            cage_weight[k] += 1;
+                            bump(&mut cage_weight[k]);
                             return false;
                         }
                         // Filtering by search can be long: the deadline is checked after each.
@@ -388,7 +388,7 @@ impl Solver {
                     }
                 }
                 if once != full {
-                    line_weight[line] += 1;
+                    bump(&mut line_weight[line]);
                     return false;
                 }
                 // Values in one cell only, that cell not yet fixed to it.
@@ -399,7 +399,7 @@ impl Solver {
                         let d = doms[i];
                         if d & unique != 0 && d & (d - 1) != 0 {
                             if (d & unique).count_ones() > 1 {
-                                line_weight[line] += 1;
+                                bump(&mut line_weight[line]);
                                 return false;
                             }
                             doms[i] = d & unique;
@@ -425,6 +425,11 @@ impl Solver {
     pub fn cage_of(&self) -> &[usize] {
         &self.cage_of
     }
+}
+
+/// Counts one more contradiction against a cage or line.
+fn bump(weight: &mut u32) {
+    *weight = weight.saturating_add(1);
 }
 
 /// The first cell of a line (rows `0..n`, columns `n..2n`) and the step to the next one.
