@@ -58,67 +58,15 @@ fn unsolvable_and_huge_puzzles_do_not_panic() {
     assert!(Solver::new(&Puzzle::new(64, rows)).is_err());
 }
 
-fn brute_force(p: &Puzzle) -> BTreeSet<Grid> {
-    let n = p.size;
-    let mut out = BTreeSet::new();
-    let mut grid = vec![vec![0u32; n]; n];
-    fn rec(i: usize, n: usize, g: &mut Grid, p: &Puzzle, out: &mut BTreeSet<Grid>) {
-        if i == n * n {
-            if p.is_solution(g) {
-                out.insert(g.clone());
-            }
-            return;
-        }
-        let (r, c) = (i / n, i % n);
-        for v in 1..=n as u32 {
-            if (0..c).all(|j| g[r][j] != v) && (0..r).all(|j| g[j][c] != v) {
-                g[r][c] = v;
-                rec(i + 1, n, g, p, out);
-            }
-        }
-        g[r][c] = 0;
-    }
-    rec(0, n, &mut grid, p, &mut out);
-    out
-}
-
-fn arb_puzzle(sizes: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Puzzle> {
-    sizes
-        .prop_flat_map(|n| {
-            (
-                Just(n),
-                proptest::collection::vec(0usize..n * n, n * n),
-                proptest::collection::vec((0usize..6, 0u64..30), n * n),
-            )
-        })
-        .prop_map(|(n, labels, ops)| {
-            let mut cages: Vec<Cage> = Vec::new();
-            let mut index = std::collections::BTreeMap::new();
-            for (cell, &label) in labels.iter().enumerate() {
-                let k = *index.entry(label).or_insert_with(|| {
-                    let (o, t) = ops[label];
-                    cages.push(Cage::new(
-                        [Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Unknown, Op::Given][o],
-                        t,
-                        vec![],
-                    ));
-                    cages.len() - 1
-                });
-                cages[k].cells.push(Cell::new(cell / n + 1, cell % n + 1));
-            }
-            Puzzle::new(n, cages)
-        })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     #[test]
-    fn native_equals_brute_force(p in arb_puzzle(1..=4)) {
+    fn native_equals_brute_force(p in common::arb_puzzle(1..=4)) {
         if let Ok(solver) = Solver::new(&p) {
             let grids = solver.solve(None).grids;
             let got: BTreeSet<Grid> = grids.iter().cloned().collect();
             prop_assert_eq!(got.len(), grids.len(), "a grid came twice");
-            prop_assert_eq!(&got, &brute_force(&p));
+            prop_assert_eq!(&got, &common::brute_force(&p));
             // The iterator, the count and the solve agree, in the same order.
             prop_assert_eq!(solver.solutions().collect::<Vec<_>>(), grids.clone());
             prop_assert_eq!(solver.count(None), (grids.len() as u64, None));
@@ -129,10 +77,10 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
     #[test]
-    fn native_equals_brute_force_5x5(p in arb_puzzle(5..=5)) {
+    fn native_equals_brute_force_5x5(p in common::arb_puzzle(5..=5)) {
         if let Ok(solver) = Solver::new(&p) {
             let got: BTreeSet<Grid> = solver.solve(None).grids.into_iter().collect();
-            prop_assert_eq!(got, brute_force(&p));
+            prop_assert_eq!(got, common::brute_force(&p));
         }
     }
 }
