@@ -14,5 +14,6 @@ pub mod native;
 pub mod prolog;
 pub mod puzzle;
 pub mod render;
+pub mod rng;
 
 pub use puzzle::{Cage, Cell, Grid, Op, Puzzle};
