@@ -2,12 +2,14 @@
 //! `kenken/3` and `plain_kenken/3` on fixed puzzles. Run with `cargo bench --bench solvers`.
 //! Every solve asks for two solutions, so uniqueness is proven as `kenken solve` does.
 
+// criterion_group! defines a function without a doc comment.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use kenken::native::Solver;
-use kenken::prolog::{Engine, Predicate, DEFAULT_INFERENCE_LIMIT};
+use kenken::engine::{Engine, EngineKind, NativeEngine, PrologEngine, Request};
 use kenken::Puzzle;
 
 fn puzzles(text: &str) -> Vec<Puzzle> {
@@ -37,8 +39,7 @@ fn native(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("file", name), &ps, |b, ps| {
             b.iter(|| {
                 for p in ps {
-                    let s = Solver::new(p).expect("valid").solve(Some(2));
-                    black_box(s.grids.len());
+                    black_box(NativeEngine.solve(p, &Request::unique()).count);
                 }
             })
         });
@@ -48,7 +49,7 @@ fn native(c: &mut Criterion) {
         .find(|p| p.name.as_deref() == Some("menneske9-4474"));
     if let Some(p) = menneske {
         group.bench_function("menneske9-4474", |b| {
-            b.iter(|| black_box(Solver::new(&p).expect("valid").solve(Some(2))))
+            b.iter(|| black_box(NativeEngine.solve(&p, &Request::unique())))
         });
     }
     group.finish();
@@ -57,25 +58,23 @@ fn native(c: &mut Criterion) {
 fn prolog(c: &mut Criterion) {
     let spec = puzzles(include_str!("../examples/spec-6x6.jsonl")).remove(0);
     let keen9 = puzzles(include_str!("../tests/data/keen/keen-9du.jsonl")).remove(0);
-    let mut engine = Engine::new();
+    let mut fd = PrologEngine::new(EngineKind::Fd).expect("a Prolog engine");
+    let mut plain = PrologEngine::new(EngineKind::Plain).expect("a Prolog engine");
     let mut group = c.benchmark_group("prolog");
     group
         .sample_size(10)
         .measurement_time(Duration::from_secs(10));
-    for (name, p, pred) in [
-        ("kenken/3 spec-6x6", &spec, Predicate::Fd),
-        ("plain_kenken/3 spec-6x6", &spec, Predicate::Plain),
-        ("kenken/3 keen-9du#1", &keen9, Predicate::Fd),
+    for (name, p, engine) in [
+        ("kenken/3 spec-6x6", &spec, &mut fd),
+        ("plain_kenken/3 spec-6x6", &spec, &mut plain),
     ] {
         group.bench_function(name, |b| {
-            b.iter(|| {
-                let s = engine
-                    .solve(p, pred, Some(2), DEFAULT_INFERENCE_LIMIT)
-                    .expect("solves");
-                black_box(s.grids.len())
-            })
+            b.iter(|| black_box(engine.solve(p, &Request::unique()).count))
         });
     }
+    group.bench_function("kenken/3 keen-9du#1", |b| {
+        b.iter(|| black_box(fd.solve(&keen9, &Request::unique()).count))
+    });
     group.finish();
 }
 

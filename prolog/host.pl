@@ -1,6 +1,6 @@
 /*  host.pl -- the Rust host's safe query wrapper (not part of the homework contract).
 
-    kk_host_query(+Chars, +InferenceLimit, +MaxAnswers, -Result)
+    kk_host_query(+Chars, +InferenceLimit, +MaxAnswers, -Result, -Inferences)
       Parses Chars as a goal (read_term_from_chars/3 inside catch/3), runs it with at most
       InferenceLimit inferences per answer and collects at most MaxAnswers answers, leaving no
       choice point behind. Result is one of
@@ -9,6 +9,7 @@
                                (residual constraints in Text, recovered with copy_term/3), Text
                                the answer as a top level prints it (chars); Status is complete,
                                answer_limit, inference_limit or exception(E, Text).
+      Inferences is the number of inferences the query took.
 */
 
 :- use_module(library(charsio)).
@@ -17,7 +18,13 @@
 :- use_module(library(time)).
 :- use_module(library(clpz)).
 
-kk_host_query(Chars, Limit, Max, Result) :-
+kk_host_query(Chars, Limit, Max, Result, Inferences) :-
+    '$inference_count'(I0),
+    kk_host_query_(Chars, Limit, Max, Result),
+    '$inference_count'(I1),
+    Inferences is I1 - I0.
+
+kk_host_query_(Chars, Limit, Max, Result) :-
     catch(read_term_from_chars(Chars, Goal, [variable_names(VNs)]), E, true),
     (   nonvar(E) -> Result = syntax_error(E)
     ;   var(Goal) -> Result = syntax_error(goal_is_a_variable)

@@ -12,16 +12,22 @@ use crate::puzzle::{Cell, Op, MAX_SIZE};
 /// A cage question that cannot be answered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CageError {
+    /// The grid size is not in 1..=`MAX_SIZE`.
     #[error("grid size {0} is out of range 1..{MAX_SIZE}")]
     Size(usize),
+    /// A cell lies outside the grid.
     #[error("cell {0} is outside the {1}x{1} grid")]
     Outside(Cell, usize),
+    /// A cell is given twice.
     #[error("cell {0} is listed twice")]
     Repeated(Cell),
+    /// No cells.
     #[error("a cage needs at least one cell")]
     Empty,
+    /// More distinct cells than a line holds.
     #[error("{0} cells cannot share one row or column of a {1}x{1} grid")]
     TooManyDistinct(usize, usize),
+    /// An excluded digit is not a value of the grid.
     #[error("excluded digit {0} is not in 1..{1}")]
     Exclude(u32, usize),
 }

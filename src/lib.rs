@@ -1,19 +1,59 @@
-//! kenken: a toolkit for KenKen puzzles.
+//! kenken: a toolkit for KenKen puzzles, built around a Prolog program.
 //!
-//! - [`puzzle`]: the model and its validation;
-//! - [`format`]: the notations (spec Prolog terms, seed 003's lines, Keen IDs, JSON);
-//! - [`render`]: the grid drawn for a person;
-//! - [`native`]: the native solver;
-//! - [`prolog`]: `prolog/kenken.pl` run in embedded Scryer Prolog;
-//! - [`bench`]: the engines side by side.
+//! # A tour
+//! - [`puzzle`]: the model — [`Puzzle`] (size, [`Cage`]s, name), [`Op`], [`Cell`], [`Grid`] — and
+//!   its validation, with errors that name the cage and cell.
+//! - [`mod@format`]: the notations a puzzle is written in (the spec's Prolog terms, seed 003's
+//!   lines, Keen game IDs, JSON), each with a reader and a writer; a file's expected answers
+//!   come beside each puzzle ([`format::Entry`]).
+//! - [`engine`]: one interface for every solver — a [`engine::Request`] (how many solutions,
+//!   a timeout, an inference bound) goes in, a [`engine::Report`] (solutions, status, time,
+//!   statistics) comes out — implemented by the native solver, `kenken/3` and
+//!   `plain_kenken/3` in this thread, and the same in a killable worker process.
+//! - [`native`]: the native solver (candidate bitsets, cage tables, propagation, search).
+//! - `prolog` (feature `prolog`): `prolog/kenken.pl` in an embedded Scryer Prolog, and
+//!   `worker`, the child processes that bound its work.
+//! - [`render`]: grids drawn for a person; [`cage`]: which values a cage can hold;
+//!   [`rng`]: the seeded generator behind random puzzles.
+//!
+//! # Features
+//! Without default features the crate is the model, the notations and the native solver only.
+//! `prolog` adds Scryer Prolog; `cli` (the default) adds the `kenken` binary's crates and
+//! `bench`.
+//!
+//! # Example
+//! Read a puzzle in the spec's notation, solve it natively, draw the answer:
+//!
+//! ```
+//! use kenken::engine::{EngineKind, Isolation, Request, Status};
+//! use kenken::render::{render, Style};
+//!
+//! let text = "kenken_testcase(4, [+(6, [[1|1], [1|2], [2|1]]), *(96, [[1|3], [1|4], [2|2], \
+//!             [2|3], [2|4]]), -(1, [3|1], [3|2]), -(1, [4|1], [4|2]), \
+//!             +(8, [[3|3], [4|3], [4|4]]), *(2, [[3|4]])]).";
+//! let puzzle = &kenken::format::read_auto(text).unwrap()[0];
+//! let mut engine = EngineKind::Native.open(Isolation::InProcess).unwrap();
+//! let report = engine.solve(puzzle, &Request::all());
+//! assert_eq!(report.status, Status::Solved);
+//! assert_eq!(report.count, 6);
+//! // With every solution asked for, they come in the spec's order.
+//! assert_eq!(report.solutions[0], vec![vec![1, 2, 3, 4], vec![3, 4, 2, 1],
+//!                                      vec![4, 3, 1, 2], vec![2, 1, 4, 3]]);
+//! print!("{}", render(puzzle, Some(&report.solutions[0]), Style { ascii: true }));
+//! ```
 
+#[cfg(feature = "cli")]
 pub mod bench;
 pub mod cage;
+pub mod engine;
 pub mod format;
 pub mod native;
+#[cfg(feature = "prolog")]
 pub mod prolog;
 pub mod puzzle;
 pub mod render;
 pub mod rng;
+#[cfg(feature = "prolog")]
+pub mod worker;
 
 pub use puzzle::{Cage, Cell, Grid, Op, Puzzle};

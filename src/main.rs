@@ -5,6 +5,8 @@ mod cli;
 use clap::Parser;
 
 fn main() {
+    // Started as a worker process (a bounded Prolog solve or query), this serves and exits.
+    kenken::worker::init();
     let cli = cli::Cli::parse();
     let code = match cli::run(cli) {
         Ok(code) => code,

@@ -15,7 +15,9 @@ pub const MAX_SIZE: usize = 64;
 /// A square of the grid, 1-based: `row` 1 is the top row, `col` 1 the left column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Cell {
+    /// 1-based row, top to bottom.
     pub row: usize,
+    /// 1-based column, left to right.
     pub col: usize,
 }
 
@@ -143,8 +145,11 @@ impl fmt::Display for Op {
 /// A cage: an operator, a target and the cells it covers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Cage {
+    /// The operator.
     pub op: Op,
+    /// The value the operator must give.
     pub target: u64,
+    /// The cells, in the order given.
     pub cells: Vec<Cell>,
 }
 
@@ -185,7 +190,10 @@ impl fmt::Display for CageName<'_> {
 /// A filled grid: `rows[r][c]` is the value at row r+1, column c+1.
 pub type Grid = Vec<Vec<u32>>;
 
-/// A KenKen puzzle: its size, its cages and, optionally, metadata carried by some notations.
+/// A KenKen puzzle: its size, its cages and, when the source gave one, its name.
+///
+/// What a file says about a puzzle's answers (a known solution, a count) is not part of the
+/// puzzle: it comes beside it, in [`crate::format::Entry`].
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Puzzle {
     /// Side length N of the grid.
@@ -195,15 +203,6 @@ pub struct Puzzle {
     /// A name, when the source gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// A known solution, when the source gave one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub solution: Option<Grid>,
-    /// The number of solutions, when the source gave it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub count: Option<u64>,
-    /// Some or all of the solutions, when the source gave them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub solutions: Option<Vec<Grid>>,
 }
 
 /// How bad a finding of [`Puzzle::validate`] is.
@@ -218,9 +217,11 @@ pub enum Severity {
 /// One finding of [`Puzzle::validate`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// How bad it is.
     pub severity: Severity,
     /// 0-based index of the cage at fault, if one is.
     pub cage: Option<usize>,
+    /// What is wrong, naming the cage and cell.
     pub message: String,
 }
 
@@ -238,6 +239,7 @@ impl fmt::Display for Problem {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid puzzle:\n{}", .problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
 pub struct InvalidPuzzle {
+    /// Every error found.
     pub problems: Vec<Problem>,
 }
 
@@ -251,7 +253,7 @@ impl Puzzle {
         }
     }
 
-    /// This puzzle with only its size and cages (metadata dropped), for comparisons.
+    /// This puzzle with only its size and cages (the name dropped), for comparisons.
     pub fn bare(&self) -> Puzzle {
         Puzzle::new(self.size, self.cages.clone())
     }

@@ -104,7 +104,10 @@ mod tests {
         for _ in 0..60_000 {
             counts[r.below(6) as usize] += 1;
         }
-        assert!(counts.iter().all(|&c| (9_000..11_000).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (9_000..11_000).contains(&c)),
+            "{counts:?}"
+        );
         let mut v: Vec<u32> = (0..50).collect();
         r.shuffle(&mut v);
         let mut sorted = v.clone();

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use kenken::cage::combinations;
-use kenken::prolog::{Engine, Outcome, DEFAULT_INFERENCE_LIMIT};
+use kenken::prolog::{Outcome, Session, DEFAULT_INFERENCE_LIMIT};
 use kenken::puzzle::{Cell, Op};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -74,7 +74,7 @@ proptest! {
 
 #[test]
 fn prolog_cage_combination_gives_the_same_lists() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     for _ in 0..40 {
         let (n, op, t, cells, _) = arb_cage().new_tree(&mut runner).unwrap().current();

@@ -12,9 +12,10 @@ fn every_shipped_puzzle_reads_and_validates() {
     assert!(files.len() >= 30);
     let mut n = 0;
     for (name, puzzles) in files {
-        for p in puzzles {
+        for e in puzzles {
+            let p = &e.puzzle;
             assert!(p.check().is_ok(), "{name}: {:?}", p.validate());
-            if let Some(s) = &p.solution {
+            if let Some(s) = &e.expected.solution {
                 assert!(p.is_solution(s), "{name}: given solution does not check");
             }
             n += 1;
@@ -34,7 +35,7 @@ fn keen_ids_decode_to_the_cages_given() {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
             let id = v["id"].as_str().unwrap();
             let decoded = format::keen::read_id(id, 1).unwrap();
-            assert_eq!(decoded.cages, p.cages, "{name}: {id}");
+            assert_eq!(decoded.cages, p.puzzle.cages, "{name}: {id}");
         }
     }
 }
@@ -50,7 +51,8 @@ fn round_trip(p: &Puzzle, notation: Notation) -> Result<Puzzle, format::FormatEr
 #[test]
 fn shipped_puzzles_round_trip_in_every_notation() {
     for (name, puzzles) in common::all_files() {
-        for p in puzzles {
+        for e in puzzles {
+            let p = e.puzzle;
             for notation in Notation::ALL {
                 match round_trip(&p, notation) {
                     Ok(back) => {

@@ -11,19 +11,20 @@ use proptest::prelude::*;
 #[test]
 fn solves_every_shipped_puzzle() {
     for (name, puzzles) in common::all_files() {
-        for (i, p) in puzzles.iter().enumerate() {
+        for (i, e) in puzzles.iter().enumerate() {
+            let p = &e.puzzle;
             let s = Solver::new(p).unwrap().solve(None);
             assert!(s.complete, "{name} #{i}");
             let distinct: BTreeSet<&Grid> = s.grids.iter().collect();
             assert_eq!(distinct.len(), s.grids.len(), "{name} #{i}: repeated grids");
             assert!(s.grids.iter().all(|g| p.is_solution(g)), "{name} #{i}");
-            if let Some(sol) = &p.solution {
+            if let Some(sol) = &e.expected.solution {
                 assert_eq!(s.grids, vec![sol.clone()], "{name} #{i}");
             }
-            if let Some(count) = p.count {
+            if let Some(count) = e.expected.count {
                 assert_eq!(s.grids.len() as u64, count, "{name} #{i}");
             }
-            for known in p.solutions.iter().flatten() {
+            for known in e.expected.solutions.iter().flatten() {
                 assert!(
                     distinct.contains(known),
                     "{name} #{i}: misses a listed solution"

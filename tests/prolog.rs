@@ -4,11 +4,11 @@
 mod common;
 
 use kenken::native::Solver;
-use kenken::prolog::{Engine, Outcome, Predicate, Status, DEFAULT_INFERENCE_LIMIT};
+use kenken::prolog::{Outcome, Predicate, Session, Status, DEFAULT_INFERENCE_LIMIT};
 
 const LIMIT: u64 = DEFAULT_INFERENCE_LIMIT;
 
-fn texts(engine: &mut Engine, goal: &str, max: usize) -> (Vec<String>, Status) {
+fn texts(engine: &mut Session, goal: &str, max: usize) -> (Vec<String>, Status) {
     match engine.query(goal, max, LIMIT).unwrap() {
         Outcome::Answers { answers, status } => {
             (answers.into_iter().map(|a| a.text).collect(), status)
@@ -28,7 +28,7 @@ const SPEC_4X4: [&str; 6] = [
 
 #[test]
 fn spec_examples_for_both_predicates() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     for pred in ["kenken", "plain_kenken"] {
         let (a, s) = texts(&mut e, &format!("{pred}(1, [], T)."), 10);
         assert_eq!(
@@ -72,7 +72,7 @@ fn spec_examples_for_both_predicates() {
 
 #[test]
 fn partly_bound_grids_and_spec_print_loop() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     for pred in ["kenken", "plain_kenken"] {
         let (a, _) = texts(&mut e, &format!("T = [[2|_]|_], {pred}(3, [], T)."), 100);
         assert_eq!(a.len(), 4, "{pred}");
@@ -87,7 +87,7 @@ fn partly_bound_grids_and_spec_print_loop() {
 
 #[test]
 fn noop_api_and_testcase() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     let (a, s) = texts(
         &mut e,
         "noop_kenken_example(N, C), noop_kenken(N, C, T, Ops), kenken(N, Ops, T).",
@@ -98,7 +98,7 @@ fn noop_api_and_testcase() {
     // Every answer's operators hold (checked by kenken/3 above); the distinct grids match native.
     let p = &kenken::format::prolog::read(
         "4, [?(5, [[1|1], [1|2]]), ?(4, [[1|3], [1|4]]), ?(2, [[2|1], [3|1]]), ?(5, [[2|2], [3|2]]), ?(6, [[2|3], [2|4]]), ?(2, [[3|3], [4|3]]), ?(2, [[3|4], [4|4]]), ?(1, [[4|1], [4|2]])]",
-    ).unwrap()[0];
+    ).unwrap()[0].puzzle;
     let native = Solver::new(p).unwrap().solve(None).grids;
     let mut grids: Vec<String> = a
         .iter()
@@ -117,13 +117,14 @@ fn noop_api_and_testcase() {
 
 #[test]
 fn noop_solver_api_gives_grids_and_operators_that_hold() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     let files = common::all_files();
     let (_, puzzles) = files
         .iter()
         .find(|(f, _)| f.ends_with("noop-4.jsonl"))
         .unwrap();
-    for p in puzzles.iter().take(3) {
+    for entry in puzzles.iter().take(3) {
+        let p = &entry.puzzle;
         let got = e.solve_noop(p, None, LIMIT).unwrap();
         assert!(got.complete && !got.limit_reached);
         let mut grids: Vec<_> = got.answers.iter().map(|(g, _)| g.clone()).collect();
@@ -144,24 +145,24 @@ fn noop_solver_api_gives_grids_and_operators_that_hold() {
         grids.dedup();
         let native = Solver::new(p).unwrap().solve(None).grids;
         assert_eq!(grids.len(), native.len());
-        assert_eq!(p.count, Some(native.len() as u64));
+        assert_eq!(entry.expected.count, Some(native.len() as u64));
     }
 }
 
 #[test]
 fn nary_and_one_cell_extensions() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     let goal = "kenken(3, [-(0, [[1|1],[1|2],[2|1]]), /(2, [[2|2],[2|3]]), +(1, [[3|1]]), +(8, [[1|3],[3|2],[3|3]])], T).";
     let (fd, _) = texts(&mut e, goal, 100);
     let (plain, _) = texts(&mut e, &format!("plain_{goal}"), 100);
     assert_eq!(fd, plain);
-    let p = &kenken::format::prolog::read(goal).unwrap()[0];
+    let p = &kenken::format::prolog::read(goal).unwrap()[0].puzzle;
     assert_eq!(fd.len(), Solver::new(p).unwrap().solve(None).grids.len());
 }
 
 #[test]
 fn both_predicates_agree_with_shipped_answers() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     let mut files: Vec<&str> = vec![
         "real-world.jsonl",
         "variants/noop-4.jsonl",
@@ -173,7 +174,8 @@ fn both_predicates_agree_with_shipped_answers() {
         "keen/keen-6dx.jsonl",
     ]);
     for f in files {
-        for (i, p) in common::file(f).iter().enumerate() {
+        for (i, entry) in common::file(f).iter().enumerate() {
+            let p = &entry.puzzle;
             let preds: &[Predicate] = if p.size <= 6 {
                 &[Predicate::Fd, Predicate::Plain]
             } else {
@@ -184,10 +186,10 @@ fn both_predicates_agree_with_shipped_answers() {
                 assert!(s.complete, "{f} #{i} {pred:?}");
                 // No dedup: a '?' cage must not repeat a grid (regression: plain_kenken did).
                 let grids = s.grids;
-                if let Some(sol) = &p.solution {
+                if let Some(sol) = &entry.expected.solution {
                     assert_eq!(grids, vec![sol.clone()], "{f} #{i} {pred:?}");
                 }
-                if let Some(c) = p.count {
+                if let Some(c) = entry.expected.count {
                     assert_eq!(grids.len() as u64, c, "{f} #{i} {pred:?}");
                 }
                 let mut sorted = grids.clone();
@@ -208,7 +210,7 @@ fn both_predicates_equal_brute_force_on_random_puzzles() {
     use proptest::prelude::*;
     use proptest::test_runner::{Config, TestRunner};
     use std::cell::RefCell;
-    let engine = RefCell::new(Engine::new());
+    let engine = RefCell::new(Session::new());
     let mut runner = TestRunner::new(Config {
         cases: 150,
         failure_persistence: None,
@@ -237,7 +239,7 @@ fn both_predicates_equal_brute_force_on_random_puzzles() {
 /// tables, those domains stayed 1..4).
 #[test]
 fn cage_values_on_a_line_leave_the_rest_of_the_line() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     let (a, _) = texts(
         &mut e,
         "kenken_constraints(4, [+(5, [[1|1], [1|2], [2|1]])], [[_, _, C, D] | _]), \
@@ -257,7 +259,7 @@ fn cage_values_on_a_line_leave_the_rest_of_the_line() {
 /// squares of one row, which must differ; line parts must not count a shared square twice).
 #[test]
 fn overlapping_cages_are_answered_exactly() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     for goal in [
         "kenken(3, [+(3, [[1|1], [1|2]]), +(5, [[1|2], [1|3]])], T).",
         "kenken(3, [*(6, [[1|1], [2|1], [1|2]]), -(1, [1|2], [2|2]), +(5, [[2|1], [2|2]])], T).",
@@ -283,7 +285,7 @@ fn overlapping_cages_are_answered_exactly() {
 
 #[test]
 fn engine_survives_every_pitfall() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     // Syntax errors, an empty query, a missing final dot, odd characters.
     for bad in [
         "kenken(1, [], T",
@@ -343,7 +345,7 @@ fn engine_survives_every_pitfall() {
 
 #[test]
 fn ten_thousand_queries_then_a_normal_one() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     let mut rss_at_1000 = None;
     for i in 0..10_000 {
         if i == 1_000 {
@@ -381,7 +383,7 @@ fn arbitrary_query_text_gets_one_typed_outcome() {
     use proptest::prelude::*;
     use proptest::test_runner::{Config, TestRunner};
     use std::cell::RefCell;
-    let engine = RefCell::new(Engine::new());
+    let engine = RefCell::new(Session::new());
     let goals = prop_oneof![
         any::<String>(),
         "[a-zA-Z0-9_(),.|+*/ =;:!'\"\\\\\\[\\]{}-]{0,40}",
@@ -413,7 +415,7 @@ fn arbitrary_query_text_gets_one_typed_outcome() {
 
 #[test]
 fn answers_show_residual_constraints_with_the_query_names() {
-    let mut e = Engine::new();
+    let mut e = Session::new();
     let (a, s) = texts(&mut e, "X #> 3, X #< 6.", 5);
     assert_eq!(
         (a, s),

@@ -2,83 +2,35 @@
 //!
 //! Puzzles are run one after another, each by every engine in turn, so that a noisy machine
 //! slows all engines alike and the ratios between them hold. Every answer is checked: each grid
-//! against the puzzle, the set of grids against the file's `solution`/`count`/`solutions` fields,
-//! and the engines against each other. The Prolog engines run in child processes
-//! ([`crate::prolog::worker`]) so that the per-puzzle timeout really bounds wall-clock time.
+//! against the puzzle, the set of grids against the file's expectations (`solution`, `count`,
+//! `solutions`), and the engines against each other. Engines come from [`crate::engine`]; the
+//! Prolog ones run in worker processes, so that the per-puzzle timeout really bounds wall-clock
+//! time.
 
 pub mod plot;
 pub mod random;
 pub mod report;
 
 use std::collections::BTreeSet;
-use std::fmt;
-use std::path::PathBuf;
-use std::str::FromStr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::native::Solver;
-use crate::prolog::worker::{Solve, Worker};
-use crate::prolog::Predicate;
+pub use crate::engine::EngineKind;
+use crate::engine::{Engine, Isolation, Report, Request, Stats, Status};
+use crate::format::Expected;
 use crate::puzzle::{Grid, Puzzle};
 
-/// One of the three solvers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineKind {
-    /// The native Rust solver.
-    Native,
-    /// `kenken/3` (CLP(FD)).
-    Fd,
-    /// `plain_kenken/3`.
-    Plain,
-}
-
-impl EngineKind {
-    /// All engines, in the order they are run and reported.
-    pub const ALL: [EngineKind; 3] = [EngineKind::Native, EngineKind::Fd, EngineKind::Plain];
-
-    /// The engine's name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Native => "native",
-            EngineKind::Fd => "fd",
-            EngineKind::Plain => "plain",
-        }
-    }
-
-    /// The Prolog predicate the engine runs, if it is a Prolog engine.
-    pub fn predicate(self) -> Option<Predicate> {
-        match self {
-            EngineKind::Native => None,
-            EngineKind::Fd => Some(Predicate::Fd),
-            EngineKind::Plain => Some(Predicate::Plain),
-        }
-    }
-}
-
-impl fmt::Display for EngineKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for EngineKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        EngineKind::ALL
-            .into_iter()
-            .find(|e| e.name() == s.trim())
-            .ok_or_else(|| format!("unknown engine '{s}' (expected native, fd or plain)"))
-    }
-}
-
-/// A puzzle to run, with the name and group it is reported under.
+/// A puzzle to run, with what its file expects, and the name and group it is reported under.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// The puzzle.
     pub puzzle: Puzzle,
+    /// What its file says about its answers.
+    pub expected: Expected,
+    /// The name it is reported under.
     pub name: String,
+    /// The group it is summarized in.
     pub group: String,
 }
 
@@ -91,8 +43,6 @@ pub struct Config {
     pub timeout: Duration,
     /// Solves per engine and puzzle; the reported time is their median.
     pub repeat: usize,
-    /// The program whose `worker ENGINE` command serves Prolog solves (the `kenken` binary).
-    pub worker_exe: PathBuf,
 }
 
 /// How one engine did on one puzzle.
@@ -125,10 +75,15 @@ impl RunStatus {
 /// One engine × puzzle result.
 #[derive(Debug, Clone, Serialize)]
 pub struct Record {
+    /// The puzzle's name.
     pub puzzle: String,
+    /// Its group.
     pub group: String,
+    /// Its grid size.
     pub size: usize,
+    /// The engine.
     pub engine: EngineKind,
+    /// How the engine did.
     pub status: RunStatus,
     /// Grids found (at most the solve's limit).
     pub solutions: usize,
@@ -141,16 +96,18 @@ pub struct Record {
     /// What was wrong, or the error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Search statistics of the first run.
+    pub stats: Stats,
     #[serde(skip)]
     grids: Vec<Grid>,
 }
 
 /// How many grids to ask for: enough to prove uniqueness, or to check the file's `count`.
-pub fn solution_limit(p: &Puzzle) -> usize {
-    let known = p
+pub fn solution_limit(expected: &Expected) -> usize {
+    let known = expected
         .count
         .map(|c| usize::try_from(c).unwrap_or(usize::MAX - 1))
-        .or(p.solutions.as_ref().map(Vec::len))
+        .or(expected.solutions.as_ref().map(Vec::len))
         .unwrap_or(1);
     known.saturating_add(1).max(2)
 }
@@ -161,100 +118,35 @@ pub fn run(
     config: &Config,
     mut progress: impl FnMut(&Entry, EngineKind),
 ) -> Vec<Record> {
-    let mut workers: Vec<(EngineKind, Worker)> = config
+    let mut engines: Vec<(EngineKind, Result<Box<dyn Engine>, _>)> = config
         .engines
         .iter()
-        .filter_map(|&e| {
-            e.predicate().map(|_| {
-                let worker = Worker::new(config.worker_exe.clone(), &["worker", e.name()]);
-                (e, worker)
-            })
-        })
+        .map(|&k| (k, k.open(Isolation::Worker).map_err(|e| e.to_string())))
         .collect();
     let mut records = Vec::new();
     for entry in entries {
         let first = records.len();
-        for &engine in &config.engines {
-            progress(entry, engine);
-            let worker = workers
-                .iter_mut()
-                .find(|(e, _)| *e == engine)
-                .map(|(_, w)| w);
-            records.push(run_one(entry, engine, config, worker));
+        for (kind, engine) in &mut engines {
+            progress(entry, *kind);
+            records.push(match engine {
+                Ok(engine) => run_one(entry, engine.as_mut(), config),
+                Err(e) => Record {
+                    message: Some(e.clone()),
+                    ..record(entry, *kind)
+                },
+            });
         }
         cross_check(&mut records[first..]);
     }
     records
 }
 
-/// The result of one solve, before checking.
-struct Attempt {
-    grids: Vec<Grid>,
-    complete: bool,
-    elapsed_ms: f64,
-}
-
-enum Failure {
-    Timeout(String),
-    Error(String),
-}
-
-fn attempt(
-    p: &Puzzle,
-    engine: EngineKind,
-    limit: usize,
-    timeout: Duration,
-    worker: Option<&mut Worker>,
-) -> Result<Attempt, Failure> {
-    match worker {
-        None => {
-            let start = Instant::now();
-            let solver = Solver::new(p)
-                .map_err(|e| Failure::Error(e.to_string()))?
-                .with_deadline(Some(start + timeout));
-            let s = solver.solve(Some(limit));
-            let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
-            if s.timed_out {
-                return Err(Failure::Timeout("timed out".into()));
-            }
-            Ok(Attempt {
-                grids: s.grids,
-                complete: s.complete,
-                elapsed_ms,
-            })
-        }
-        Some(w) => match w.solve(p, Some(limit), Some(timeout)) {
-            Err(e) => Err(Failure::Error(e.to_string())),
-            Ok(Solve::TimedOut) => Err(Failure::Timeout("timed out".into())),
-            Ok(Solve::Done(r)) => {
-                if let Some(e) = r.error {
-                    Err(Failure::Error(format!("{engine}: {e}")))
-                } else if r.inference_limit {
-                    Err(Failure::Timeout("inference limit reached".into()))
-                } else {
-                    Ok(Attempt {
-                        grids: r.grids,
-                        complete: r.complete,
-                        elapsed_ms: r.elapsed_ms,
-                    })
-                }
-            }
-        },
-    }
-}
-
-fn run_one(
-    entry: &Entry,
-    engine: EngineKind,
-    config: &Config,
-    mut worker: Option<&mut Worker>,
-) -> Record {
-    let p = &entry.puzzle;
-    let limit = solution_limit(p);
-    let mut record = Record {
+/// A record of `entry` with nothing run yet (status `Error`).
+fn record(entry: &Entry, engine: EngineKind) -> Record {
+    Record {
         puzzle: entry.name.clone(),
         group: entry.group.clone(),
-        size: p.size,
+        size: entry.puzzle.size,
         engine,
         status: RunStatus::Error,
         solutions: 0,
@@ -262,44 +154,69 @@ fn run_one(
         time_ms: None,
         times_ms: Vec::new(),
         message: None,
+        stats: Stats::default(),
         grids: Vec::new(),
-    };
-    let mut got: Option<Attempt> = None;
+    }
+}
+
+fn run_one(entry: &Entry, engine: &mut dyn Engine, config: &Config) -> Record {
+    let p = &entry.puzzle;
+    let request =
+        Request::at_most(solution_limit(&entry.expected)).with_timeout(Some(config.timeout));
+    let mut record = record(entry, engine.kind());
+    let mut first: Option<Report> = None;
     for _ in 0..config.repeat.max(1) {
-        match attempt(p, engine, limit, config.timeout, worker.as_deref_mut()) {
-            Ok(a) => {
-                record.times_ms.push(a.elapsed_ms);
-                got.get_or_insert(a);
-            }
-            Err(Failure::Timeout(m)) => {
+        let report = engine.solve(p, &request);
+        match report.status {
+            Status::Timeout | Status::Limit => {
                 record.status = RunStatus::Timeout;
-                record.message = Some(m);
+                record.message = Some(if report.status == Status::Timeout {
+                    "timed out".into()
+                } else {
+                    "inference limit reached".into()
+                });
                 return record;
             }
-            Err(Failure::Error(m)) => {
-                record.message = Some(m);
+            Status::Error => {
+                record.message = report.error.map(|e| format!("{}: {e}", engine.kind()));
                 return record;
             }
+            _ => {}
+        }
+        record.times_ms.push(report.elapsed_ms());
+        // Every run's answers are checked, not only the first's.
+        if let Some(f) = &first {
+            if f.solutions != report.solutions || f.complete != report.complete {
+                record.status = RunStatus::Wrong;
+                record.message = Some(format!(
+                    "run {} answered differently from run 1",
+                    record.times_ms.len()
+                ));
+                return record;
+            }
+        } else {
+            first = Some(report);
         }
     }
-    let Some(a) = got else { return record };
+    let Some(a) = first else { return record };
     record.time_ms = Some(median(&record.times_ms));
-    record.solutions = a.grids.len();
+    record.solutions = a.solutions.len();
     record.complete = a.complete;
-    record.status = match verify(p, &a.grids, a.complete) {
+    record.stats = a.stats;
+    record.status = match verify(p, &entry.expected, &a.solutions, a.complete) {
         Err(m) => {
             record.message = Some(m);
             RunStatus::Wrong
         }
-        Ok(()) if a.grids.is_empty() => RunStatus::NoSolution,
+        Ok(()) if a.solutions.is_empty() => RunStatus::NoSolution,
         Ok(()) => RunStatus::Solved,
     };
-    record.grids = a.grids;
+    record.grids = a.solutions;
     record
 }
 
 /// Checks `grids` against the puzzle and the file's expectations.
-pub fn verify(p: &Puzzle, grids: &[Grid], complete: bool) -> Result<(), String> {
+pub fn verify(p: &Puzzle, e: &Expected, grids: &[Grid], complete: bool) -> Result<(), String> {
     for (i, g) in grids.iter().enumerate() {
         if !p.is_solution(g) {
             return Err(format!("grid {} breaks the puzzle: {g:?}", i + 1));
@@ -309,7 +226,7 @@ pub fn verify(p: &Puzzle, grids: &[Grid], complete: bool) -> Result<(), String> 
         }
     }
     let found: BTreeSet<&Grid> = grids.iter().collect();
-    if let Some(count) = p.count {
+    if let Some(count) = e.count {
         let n = grids.len() as u64;
         if n > count || (complete && n != count) {
             let more = if complete { "" } else { " or more" };
@@ -317,12 +234,12 @@ pub fn verify(p: &Puzzle, grids: &[Grid], complete: bool) -> Result<(), String> 
         }
     }
     if complete {
-        if let Some(sols) = &p.solutions {
+        if let Some(sols) = &e.solutions {
             if found != sols.iter().collect::<BTreeSet<_>>() {
                 return Err("the solutions differ from the file's".into());
             }
         }
-        if let Some(sol) = &p.solution {
+        if let Some(sol) = &e.solution {
             if !found.contains(sol) {
                 return Err("the file's solution was not found".into());
             }
@@ -437,6 +354,7 @@ mod tests {
             time_ms: Some(1.0),
             times_ms: vec![1.0],
             message: None,
+            stats: Stats::default(),
             grids,
         }
     }
@@ -451,27 +369,30 @@ mod tests {
 
     #[test]
     fn verify_catches_bad_grids_and_counts() {
-        let mut p = two_by_two();
+        let p = two_by_two();
+        let mut e = Expected::default();
         let a = vec![vec![1, 2], vec![2, 1]];
         let b = vec![vec![2, 1], vec![1, 2]];
-        assert!(verify(&p, &[a.clone(), b.clone()], true).is_ok());
+        assert!(verify(&p, &e, &[a.clone(), b.clone()], true).is_ok());
         let bad = vec![vec![1, 1], vec![2, 2]];
-        assert!(verify(&p, &[bad], true).unwrap_err().contains("breaks"));
-        p.count = Some(2);
-        assert!(verify(&p, std::slice::from_ref(&a), true)
+        assert!(verify(&p, &e, &[bad], true).unwrap_err().contains("breaks"));
+        e.count = Some(2);
+        assert!(verify(&p, &e, std::slice::from_ref(&a), true)
             .unwrap_err()
             .contains("the file says 2"));
-        p.count = None;
-        p.solution = Some(vec![vec![3, 3], vec![3, 3]]);
-        assert!(verify(&p, &[a, b], true).unwrap_err().contains("not found"));
+        e.count = None;
+        e.solution = Some(vec![vec![3, 3], vec![3, 3]]);
+        assert!(verify(&p, &e, &[a, b], true)
+            .unwrap_err()
+            .contains("not found"));
     }
 
     #[test]
     fn limit_covers_the_known_count() {
-        let mut p = two_by_two();
-        assert_eq!(solution_limit(&p), 2);
-        p.count = Some(12);
-        assert_eq!(solution_limit(&p), 13);
+        let mut e = Expected::default();
+        assert_eq!(solution_limit(&e), 2);
+        e.count = Some(12);
+        assert_eq!(solution_limit(&e), 13);
     }
 
     #[test]

@@ -3,26 +3,25 @@
 //! four cells, each given an operator that its values meet. The answer is kept as `solution`;
 //! the puzzle may have other solutions too (uniqueness is not sought).
 
-use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use crate::rng::Rng;
 
 use crate::puzzle::{Cage, Cell, Grid, Op, Puzzle};
 
-/// The random puzzle of side `n` (1..=64) made from `seed`; the same seed gives the same puzzle.
-pub fn puzzle(n: usize, seed: u64) -> Puzzle {
+/// The random puzzle of side `n` (1..=64) made from `seed`, and the grid it was cut from; the
+/// same seed gives the same puzzle.
+pub fn puzzle(n: usize, seed: u64) -> (Puzzle, Grid) {
     let n = n.clamp(1, 64);
-    let mut rng = StdRng::seed_from_u64(seed ^ (n as u64) << 32);
+    let mut rng = Rng::new(seed ^ (n as u64) << 32);
     let grid = latin_square(n, &mut rng);
     let mut owner = vec![usize::MAX; n * n];
     let mut order: Vec<usize> = (0..n * n).collect();
-    order.shuffle(&mut rng);
+    rng.shuffle(&mut order);
     let mut cages = Vec::new();
     for start in order {
         if owner[start] != usize::MAX {
             continue;
         }
-        let size = match rng.gen_range(0..20) {
+        let size = match rng.below(20) {
             0..=1 => 1,
             2..=11 => 2,
             12..=16 => 3,
@@ -37,7 +36,7 @@ pub fn puzzle(n: usize, seed: u64) -> Puzzle {
                 .flat_map(|&i| neighbours(i, n))
                 .filter(|&j| owner[j] == usize::MAX)
                 .collect();
-            let Some(&next) = free.choose(&mut rng) else {
+            let Some(&next) = rng.choose(&free) else {
                 break;
             };
             owner[next] = k;
@@ -47,17 +46,16 @@ pub fn puzzle(n: usize, seed: u64) -> Puzzle {
     }
     let mut p = Puzzle::new(n, cages);
     p.name = Some(format!("random-{n}-{seed}"));
-    p.solution = Some(grid);
-    p
+    (p, grid)
 }
 
-fn latin_square(n: usize, rng: &mut StdRng) -> Grid {
+fn latin_square(n: usize, rng: &mut Rng) -> Grid {
     let mut rows: Vec<usize> = (0..n).collect();
     let mut cols: Vec<usize> = (0..n).collect();
     let mut symbols: Vec<u32> = (1..=n as u32).collect();
-    rows.shuffle(rng);
-    cols.shuffle(rng);
-    symbols.shuffle(rng);
+    rng.shuffle(&mut rows);
+    rng.shuffle(&mut cols);
+    rng.shuffle(&mut symbols);
     rows.iter()
         .map(|&r| cols.iter().map(|&c| symbols[(r + c) % n]).collect())
         .collect()
@@ -76,7 +74,7 @@ fn neighbours(i: usize, n: usize) -> impl Iterator<Item = usize> {
 }
 
 /// A cage over `cells` with an operator its values in `grid` meet.
-fn cage(grid: &Grid, n: usize, cells: Vec<usize>, rng: &mut StdRng) -> Cage {
+fn cage(grid: &Grid, n: usize, cells: Vec<usize>, rng: &mut Rng) -> Cage {
     let values: Vec<u64> = cells.iter().map(|&i| grid[i / n][i % n] as u64).collect();
     let cells: Vec<Cell> = cells
         .iter()
@@ -93,7 +91,7 @@ fn cage(grid: &Grid, n: usize, cells: Vec<usize>, rng: &mut StdRng) -> Cage {
         }
     }
     loop {
-        let op = ops[rng.gen_range(0..ops.len())];
+        let op = ops[rng.index(ops.len())];
         if let Some(target) = op.apply(&values) {
             return Cage::new(op, target, cells);
         }
@@ -112,10 +110,10 @@ mod tests {
     fn random_puzzles_are_valid_and_solved_by_their_grid() {
         for n in [1, 2, 5, 9, 12, 16, 25] {
             for seed in 0..3 {
-                let p = puzzle(n, seed);
+                let (p, grid) = puzzle(n, seed);
                 assert!(p.check().is_ok(), "{n}/{seed}: {:?}", p.check());
-                assert!(p.is_solution(p.solution.as_ref().unwrap()));
-                assert_eq!(p, puzzle(n, seed));
+                assert!(p.is_solution(&grid));
+                assert_eq!((p, grid), puzzle(n, seed));
             }
         }
     }

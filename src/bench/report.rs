@@ -9,18 +9,28 @@ use super::{percentile, EngineKind, Record, RunStatus};
 /// How group `group` went for one engine.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
+    /// The group.
     pub group: String,
+    /// The engine.
     pub engine: EngineKind,
+    /// Puzzles run.
     pub puzzles: usize,
+    /// Puzzles solved (answers checked).
     pub solved: usize,
+    /// Puzzles proved to have no solution.
     pub no_solution: usize,
+    /// Puzzles stopped by the timeout or the inference limit.
     pub timeout: usize,
+    /// Puzzles answered wrongly.
     pub wrong: usize,
+    /// Puzzles the engine failed on.
     pub error: usize,
     /// Median, 90th percentile and maximum time in ms over the puzzles that did not fail;
     /// a timeout counts as slower than anything (infinite), `None` when nothing ran.
     pub median_ms: Option<f64>,
+    /// See `median_ms`.
     pub p90_ms: Option<f64>,
+    /// See `median_ms`.
     pub max_ms: Option<f64>,
     /// Median over the puzzles both finished of this engine's time over the native solver's.
     pub vs_native: Option<f64>,
@@ -111,7 +121,7 @@ fn format_ratio(r: Option<f64>) -> String {
 /// The summaries as a table: box drawing, or Markdown-compatible ASCII with `ascii`.
 pub fn table(summaries: &[Summary], timeout_s: f64, ascii: bool) -> Table {
     let mut t = Table::new();
-    t.load_preset(if ascii {
+    t.load_style(if ascii {
         ASCII_MARKDOWN
     } else {
         UTF8_FULL_CONDENSED

@@ -1,4 +1,4 @@
-//! `kenken bench` and the hidden `kenken worker` that serves its Prolog solves.
+//! `kenken bench`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{bad_input, read_input, require_valid, Input};
 use kenken::bench::{self, report, EngineKind, Entry, RunStatus};
-use kenken::prolog::Predicate;
+use kenken::format::Expected;
 
 /// The default set: the spec's two puzzles and three Keen puzzles of each size 4 to 9.
 const DEFAULT_SET: &str = include_str!("../../examples/bench-default.jsonl");
@@ -26,12 +26,16 @@ pub struct BenchArgs {
     /// Solves per engine and puzzle (the median is reported).
     #[arg(long, default_value_t = 1)]
     repeat: usize,
-    /// Also run random puzzles of these sizes (e.g. 12,16,25), made from fixed seeds.
+    /// Also run random puzzles of these sizes (e.g. 12,16,25): uniformly random Latin squares
+    /// cut into random cages; the same seed gives the same puzzles.
     #[arg(long, value_delimiter = ',')]
     random: Vec<usize>,
+    /// Seed of the random puzzles.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
     /// How many random puzzles of each size.
-    #[arg(long, default_value_t = 10)]
-    random_count: u64,
+    #[arg(long, alias = "random-count", default_value_t = 10)]
+    count: u64,
     /// Group the summary by input file or by grid size (default: file, or size for the default set).
     #[arg(long, value_parser = ["file", "size"])]
     group: Option<String>,
@@ -52,13 +56,24 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
         if !(1..=64).contains(&n) {
             return Err(bad_input(format!("--random: size {n} is not in 1..64")));
         }
-        let puzzles = (0..args.random_count)
-            .map(|seed| bench::random::puzzle(n, seed))
+        let puzzles = (0..args.count)
+            .map(|i| {
+                let (puzzle, grid) = bench::random::puzzle(n, args.seed.wrapping_add(i));
+                kenken::format::Entry {
+                    puzzle,
+                    expected: Expected {
+                        solution: Some(grid),
+                        ..Expected::default()
+                    },
+                    line: 0,
+                }
+            })
             .collect();
         files.push((format!("random-{n}"), puzzles));
     }
     if args.files.is_empty() && args.random.is_empty() {
-        let puzzles = kenken::format::read_auto(DEFAULT_SET)
+        let text = DEFAULT_SET;
+        let puzzles = kenken::format::read_entries(text, kenken::format::detect(text))
             .map_err(|e| bad_input(format!("the default set: {e}")))?;
         files.push(("default".to_string(), puzzles));
     }
@@ -80,18 +95,20 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
     };
     let mut out = Vec::new();
     for (stem, puzzles) in files {
-        for (i, p) in puzzles.into_iter().enumerate() {
-            let name = p
+        for (i, e) in puzzles.into_iter().enumerate() {
+            let name = e
+                .puzzle
                 .name
                 .clone()
                 .unwrap_or_else(|| format!("{stem}#{}", i + 1));
             let group = if by_size {
-                format!("{0}x{0}", p.size)
+                format!("{0}x{0}", e.puzzle.size)
             } else {
                 stem.clone()
             };
             out.push(Entry {
-                puzzle: p,
+                puzzle: e.puzzle,
+                expected: e.expected,
                 name,
                 group,
             });
@@ -117,7 +134,6 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         engines: args.engines.clone(),
         timeout: Duration::from_secs_f64(args.timeout),
         repeat: args.repeat.max(1),
-        worker_exe: std::env::current_exe().context("finding the kenken program")?,
     };
     let bar = ProgressBar::new((entries.len() * config.engines.len()) as u64);
     bar.set_style(
@@ -170,24 +186,4 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         std::fs::write(path, svg).with_context(|| format!("writing {path}"))?;
     }
     Ok(if bad.is_empty() { 0 } else { 1 })
-}
-
-/// `kenken worker fd|plain`: serves Prolog solves on standard input and output.
-pub fn worker(engine: EngineKind) -> Result<i32> {
-    let pred: Predicate = engine
-        .predicate()
-        .ok_or_else(|| bad_input("worker: the engine must be fd or plain".into()))?;
-    // Scryer recurses deeply on big terms: give the engine a roomy stack.
-    let served = std::thread::Builder::new()
-        .name("kenken-worker".into())
-        .stack_size(64 << 20)
-        .spawn(move || {
-            let stdin = std::io::stdin().lock();
-            let stdout = std::io::stdout().lock();
-            kenken::prolog::worker::serve(pred, stdin, stdout)
-        })?
-        .join()
-        .map_err(|_| anyhow::anyhow!("the worker thread stopped"))?;
-    served?;
-    Ok(0)
 }

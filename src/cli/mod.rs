@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
-use kenken::format::{self, Notation};
+use kenken::format::{self, Entry, Notation};
 use kenken::puzzle::{Puzzle, Severity};
 use kenken::render::{render, Style};
 
@@ -80,12 +80,6 @@ enum Command {
     },
     /// Run the engines side by side on puzzle files and compare their times.
     Bench(bench::BenchArgs),
-    /// Serve Prolog solves on standard input (used by `bench` and `solve`).
-    #[command(hide = true)]
-    Worker {
-        /// fd or plain.
-        engine: kenken::bench::EngineKind,
-    },
     /// Run a Prolog goal against kenken.pl and print the answers as a Prolog top level does.
     Query {
         /// The goal, e.g. 'kenken(2, [], T).'
@@ -118,8 +112,8 @@ pub(crate) fn bad_input(message: String) -> anyhow::Error {
     .into()
 }
 
-/// Reads the puzzles of `input`; errors name the file.
-pub fn read_input(input: &Input) -> Result<Vec<Puzzle>> {
+/// Reads the puzzles of `input`, with what the file expects of them; errors name the file.
+pub fn read_input(input: &Input) -> Result<Vec<Entry>> {
     let (name, text) = if input.file == "-" {
         let mut s = String::new();
         std::io::stdin()
@@ -141,13 +135,13 @@ pub fn read_input(input: &Input) -> Result<Vec<Puzzle>> {
             .parse::<Notation>()
             .map_err(|e| bad_input(format!("--from: {e}")))?
     };
-    format::read(&text, notation).map_err(|e| bad_input(format!("{name}: {e}")))
+    format::read_entries(&text, notation).map_err(|e| bad_input(format!("{name}: {e}")))
 }
 
 /// Fails with every validation error of every puzzle, each prefixed by the puzzle's name.
-pub fn require_valid(puzzles: &[Puzzle]) -> Result<()> {
+pub fn require_valid(entries: &[Entry]) -> Result<()> {
     let mut lines = Vec::new();
-    for (i, p) in puzzles.iter().enumerate() {
+    for (i, Entry { puzzle: p, .. }) in entries.iter().enumerate() {
         if let Err(e) = p.check() {
             for problem in e.problems {
                 lines.push(format!("{}: {problem}", puzzle_name(p, i)));
@@ -180,7 +174,6 @@ pub fn run(cli: Cli) -> Result<i32> {
         } => show(&input, ascii, candidates),
         Command::Cage(args) => cage::run(args),
         Command::Bench(args) => bench::run(args),
-        Command::Worker { engine } => bench::worker(engine),
         Command::Query {
             goal,
             limit,
@@ -189,8 +182,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         } => query::query(goal, limit, inferences, timeout),
         Command::Repl { inferences } => query::repl(inferences),
         Command::Convert { input, to } => {
-            let puzzles = read_input(&input)?;
-            let out = format::write(&puzzles, to).map_err(|e| bad_input(e.to_string()))?;
+            let entries = read_input(&input)?;
+            let out = format::write_entries(&entries, to).map_err(|e| bad_input(e.to_string()))?;
             print!("{out}");
             Ok(0)
         }
@@ -198,18 +191,26 @@ pub fn run(cli: Cli) -> Result<i32> {
 }
 
 fn show(input: &Input, ascii: bool, candidates: bool) -> Result<i32> {
-    let puzzles = read_input(input)?;
+    let entries = read_input(input)?;
     if candidates {
-        require_valid(&puzzles)?;
+        require_valid(&entries)?;
     }
     let mut code = 0;
-    for (i, p) in puzzles.iter().enumerate() {
-        if puzzles.len() > 1 {
+    for (
+        i,
+        Entry {
+            puzzle: p,
+            expected,
+            ..
+        },
+    ) in entries.iter().enumerate()
+    {
+        if entries.len() > 1 {
             println!("{}", puzzle_name(p, i));
         }
         let style = Style { ascii };
         if !candidates {
-            print!("{}", render(p, p.solution.as_ref(), style));
+            print!("{}", render(p, expected.solution.as_ref(), style));
             continue;
         }
         match kenken::native::Solver::new(p)?.candidates() {
@@ -240,9 +241,9 @@ fn show(input: &Input, ascii: bool, candidates: bool) -> Result<i32> {
 }
 
 fn check(input: &Input) -> Result<i32> {
-    let puzzles = read_input(input)?;
+    let entries = read_input(input)?;
     let mut errors = 0;
-    for (i, p) in puzzles.iter().enumerate() {
+    for (i, Entry { puzzle: p, .. }) in entries.iter().enumerate() {
         let problems = p.validate();
         let name = puzzle_name(p, i);
         if problems.is_empty() {

@@ -9,7 +9,7 @@ use rustyline::error::ReadlineError;
 use rustyline::DefaultEditor;
 
 use super::bad_input;
-use kenken::prolog::{with_timeout, Answer, Engine, Outcome, Status};
+use kenken::prolog::{query_in_worker, Answer, Outcome, Session, Status, TextOutcome};
 
 /// How a query ended, as the top level says it, with the exit code `query` returns.
 fn ending(status: &Status, shown: usize) -> (Option<String>, i32) {
@@ -25,20 +25,34 @@ fn ending(status: &Status, shown: usize) -> (Option<String>, i32) {
     }
 }
 
-/// `kenken query`: prints up to `limit` answers, separated by `;`.
+/// `kenken query`: prints up to `limit` answers, separated by `;`. With a timeout the goal runs
+/// in a worker process, killed when the time is up.
 pub fn query(goal: String, limit: usize, inferences: u64, timeout: Option<f64>) -> Result<i32> {
-    let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
-    let Some(outcome) = with_timeout(timeout, move |e| e.query(&goal, limit, inferences))? else {
-        println!("% timed out");
-        return Ok(3);
+    let outcome = match timeout {
+        Some(t) => {
+            let t = Duration::from_secs_f64(t.max(0.0));
+            let Some(outcome) = query_in_worker(&goal, limit, inferences, Some(t))? else {
+                println!("% timed out");
+                return Ok(3);
+            };
+            outcome
+        }
+        // Scryer recurses deeply on big terms: run it on a roomy stack.
+        None => std::thread::Builder::new()
+            .name("kenken-query".into())
+            .stack_size(256 << 20)
+            .spawn(move || Session::new().query(&goal, limit, inferences))?
+            .join()
+            .map_err(|_| anyhow::anyhow!("the query stopped"))?
+            .map(TextOutcome::from)?,
     };
-    match outcome? {
-        Outcome::SyntaxError(e) => Err(bad_input(format!("syntax error: {e}"))),
-        Outcome::Answers { answers, status } => {
+    match outcome {
+        TextOutcome::SyntaxError(e) => Err(bad_input(format!("syntax error: {e}"))),
+        TextOutcome::Answers { answers, status } => {
             let n = answers.len();
             for (i, a) in answers.iter().enumerate() {
                 let more = i + 1 < n || status == Status::AnswerLimit;
-                println!("{}{}", a.text, if more { "\n;" } else { "." });
+                println!("{a}{}", if more { "\n;" } else { "." });
             }
             let (line, code) = ending(&status, n);
             if let Some(line) = line {
@@ -135,7 +149,7 @@ fn top_level(inferences: u64) -> Result<i32> {
     } else {
         Lines::Plain(stdin.lock())
     };
-    let mut engine = Engine::new();
+    let mut engine = Session::new();
     while let Some(goal) = read_goal(&mut lines)? {
         if goal.is_empty() {
             continue;
@@ -153,7 +167,7 @@ fn top_level(inferences: u64) -> Result<i32> {
 }
 
 /// Shows the answers of `goal` one at a time.
-fn answer(engine: &mut Engine, lines: &mut Lines, goal: &str, inferences: u64) -> Result<()> {
+fn answer(engine: &mut Session, lines: &mut Lines, goal: &str, inferences: u64) -> Result<()> {
     let mut shown = 0;
     let mut batch = 8;
     loop {

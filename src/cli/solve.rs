@@ -1,13 +1,12 @@
 //! `kenken solve`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 
 use super::{puzzle_name, read_input, require_valid, Input};
-use kenken::native::Solver;
-use kenken::prolog::worker::{solve_many, Solve, Worker, WorkerError};
+use kenken::engine::{solve_all, EngineKind, Isolation, Report, Request, Stats, Status};
 use kenken::render::{render, Style};
 
 #[derive(clap::Args)]
@@ -35,23 +34,34 @@ pub struct SolveArgs {
     /// ASCII drawing.
     #[arg(long)]
     ascii: bool,
-    /// Prolog engines: solve this many puzzles at once, one engine process each.
+    /// Solve this many puzzles at once (for fd and plain, one engine process each).
     #[arg(long, default_value_t = 1)]
     jobs: usize,
+    /// Print search statistics (nodes, failures, propagations, restarts; inferences for
+    /// Prolog) and the time of each puzzle.
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Serialize)]
 struct JsonResult<'a> {
+    /// 1-based position of the puzzle in the input.
+    index: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     name: &'a Option<String>,
     engine: &'a str,
-    count: usize,
+    status: &'a str,
+    count: u64,
     complete: bool,
     solutions: &'a [kenken::Grid],
     /// For puzzles with `?` cages: per solution, per cage, the operators under which it holds.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     operators: Vec<Vec<Vec<&'static str>>>,
     elapsed_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stats: Option<&'a Stats>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 /// For a puzzle with `?` cages, the operators each cage holds under in `g`; empty otherwise.
@@ -77,187 +87,124 @@ fn noop_lines(p: &kenken::Puzzle, g: &kenken::Grid) -> String {
     out
 }
 
-/// Result of one puzzle's solve, engine-independent.
-pub struct Outcome {
-    pub grids: Vec<kenken::Grid>,
-    pub complete: bool,
-    pub timed_out: bool,
-    /// Time the solver took (for Prolog, inside the worker: engine start-up left out).
-    pub elapsed_ms: f64,
-}
-
-fn solve_one(
-    args: &SolveArgs,
-    p: &kenken::Puzzle,
-    limit: Option<usize>,
-    worker: &mut Option<Worker>,
-) -> Result<Outcome> {
-    let deadline = args
-        .timeout
-        .map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
-    match args.engine.as_str() {
-        "native" => {
-            let start = Instant::now();
-            let solver = Solver::new(p)?.with_deadline(deadline);
-            let s = solver.solve(limit);
-            Ok(Outcome {
-                grids: s.grids,
-                complete: s.complete,
-                timed_out: s.timed_out,
-                elapsed_ms: start.elapsed().as_secs_f64() * 1000.0,
-            })
-        }
-        engine => {
-            // Prolog solves run in a child process (one for the whole file), so that the
-            // timeout can really stop them.
-            let w = match worker {
-                Some(w) => w,
-                None => worker.insert(Worker::new(
-                    std::env::current_exe().context("finding the kenken program")?,
-                    &["worker", engine],
-                )),
-            };
-            prolog_outcome(p, w.solve(p, limit, timeout(args)), args)
-        }
+/// How a report ended, in words, for the grid output.
+fn ending(r: &Report) -> String {
+    let n = r.count;
+    match r.status {
+        Status::Timeout => format!("stopped by the timeout after {n} solution(s)"),
+        Status::Limit => format!("stopped by the inference limit after {n} solution(s)"),
+        Status::Unique => "unique solution".into(),
+        _ if r.complete => format!("{n} solutions"),
+        _ => format!("at least {n} solutions (limit reached)"),
     }
 }
 
-fn timeout(args: &SolveArgs) -> Option<Duration> {
-    args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0)))
-}
-
-/// The outcome of a Prolog solve run by a worker.
-fn prolog_outcome(
-    p: &kenken::Puzzle,
-    got: Result<Solve, WorkerError>,
-    args: &SolveArgs,
-) -> Result<Outcome> {
-    Ok(match got? {
-        Solve::TimedOut => Outcome {
-            grids: Vec::new(),
-            complete: false,
-            timed_out: true,
-            elapsed_ms: timeout(args).map_or(0.0, |t| t.as_secs_f64() * 1000.0),
-        },
-        Solve::Done(r) => {
-            if let Some(e) = r.error {
-                anyhow::bail!("{}: {e}", super::puzzle_name(p, 0));
-            }
-            Outcome {
-                grids: r.grids,
-                complete: r.complete,
-                timed_out: r.inference_limit,
-                elapsed_ms: r.elapsed_ms,
-            }
-        }
-    })
-}
-
 pub fn run(args: SolveArgs) -> Result<i32> {
-    let puzzles = read_input(&args.input)?;
-    require_valid(&puzzles)?;
+    let entries = read_input(&args.input)?;
+    require_valid(&entries)?;
     let limit = if args.all || args.count {
         args.limit
     } else {
         Some(args.limit.unwrap_or(2))
     };
+    let mut request = Request {
+        limit,
+        ..Request::all()
+    }
+    .with_timeout(args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0))));
+    if args.count {
+        request = request.counting();
+    }
+    let engine: EngineKind = args.engine.parse().map_err(super::bad_input)?;
+    let puzzles: Vec<kenken::Puzzle> = entries.iter().map(|e| e.puzzle.clone()).collect();
+    let reports = solve_all(engine, Isolation::Worker, puzzles, request, args.jobs);
     let mut code = 0;
-    let mut worker = None;
-    // With --jobs, the Prolog solves run first, on a pool of workers.
-    let mut pooled = if args.jobs > 1 && args.engine != "native" {
-        let exe = std::env::current_exe().context("finding the kenken program")?;
-        let worker_args = ["worker", args.engine.as_str()];
-        let all = solve_many(
-            &exe,
-            &worker_args,
-            &puzzles,
-            limit,
-            timeout(&args),
-            args.jobs,
-        );
-        all.into_iter().map(Some).collect()
-    } else {
-        Vec::new()
-    };
-    for (i, p) in puzzles.iter().enumerate() {
-        let out = match pooled.get_mut(i).and_then(Option::take) {
-            Some(got) => prolog_outcome(p, got, &args)?,
-            None => solve_one(&args, p, limit, &mut worker)?,
-        };
+    for (i, (entry, r)) in entries.iter().zip(reports).enumerate() {
+        let p = &entry.puzzle;
         let name = puzzle_name(p, i);
-        if out.timed_out {
-            code = code.max(3);
-        } else if out.grids.is_empty() {
-            code = code.max(1);
+        code = code.max(r.status.exit_code());
+        if let Some(e) = &r.error {
+            eprintln!("kenken: {name}: {e}");
         }
         match args.output.as_str() {
             "json" => println!(
                 "{}",
                 serde_json::to_string(&JsonResult {
+                    index: i + 1,
                     name: &p.name,
-                    engine: &args.engine,
-                    count: out.grids.len(),
-                    complete: out.complete,
-                    solutions: if args.count { &[] } else { &out.grids },
-                    operators: if args.count {
-                        Vec::new()
-                    } else {
-                        out.grids
-                            .iter()
-                            .map(|g| noop_operators(p, g))
-                            .filter(|o| !o.is_empty())
-                            .collect()
-                    },
-                    elapsed_ms: out.elapsed_ms,
+                    engine: engine.name(),
+                    status: r.status.name(),
+                    count: r.count,
+                    complete: r.complete,
+                    solutions: &r.solutions,
+                    operators: r
+                        .solutions
+                        .iter()
+                        .map(|g| noop_operators(p, g))
+                        .filter(|o| !o.is_empty())
+                        .collect(),
+                    elapsed_ms: r.elapsed_ms(),
+                    stats: args.stats.then_some(&r.stats),
+                    error: r.error.as_ref().map(ToString::to_string),
                 })?
             ),
             _ if args.count => {
-                let more = if out.complete { "" } else { "+ (incomplete)" };
-                println!("{name}: {}{more} solutions", out.grids.len());
+                let more = if r.complete { "" } else { "+ (incomplete)" };
+                println!("{name}: {}{more} solutions", r.count);
             }
             "prolog" => {
-                for g in &out.grids {
+                for g in &r.solutions {
                     println!("T = {}.", kenken::prolog::grid_term(g));
                 }
-                if out.grids.is_empty() {
+                if r.solutions.is_empty() {
                     println!("false.");
                 }
             }
             _ => {
-                if puzzles.len() > 1 {
+                if entries.len() > 1 {
                     println!("{name}:");
                 }
-                if out.grids.is_empty() {
+                if r.solutions.is_empty() {
                     println!(
                         "{}",
-                        if out.timed_out {
-                            "timed out"
-                        } else {
-                            "no solution"
+                        match r.status {
+                            Status::Timeout => "timed out",
+                            Status::Limit => "inference limit reached",
+                            Status::Error => "error",
+                            _ => "no solution",
                         }
                     );
                 }
-                for g in &out.grids {
+                for g in &r.solutions {
                     print!("{}", render(p, Some(g), Style { ascii: args.ascii }));
                     print!("{}", noop_lines(p, g));
                 }
-                let status = if out.timed_out {
-                    format!(
-                        "stopped by the timeout after {} solution(s)",
-                        out.grids.len()
-                    )
-                } else if out.complete && out.grids.len() == 1 {
-                    "unique solution".into()
-                } else if out.complete {
-                    format!("{} solutions", out.grids.len())
-                } else {
-                    format!("at least {} solutions (limit reached)", out.grids.len())
-                };
-                if !out.grids.is_empty() {
-                    println!("{status} ({:.3} ms, {})", out.elapsed_ms, args.engine);
+                if !r.solutions.is_empty() {
+                    println!("{} ({:.3} ms, {})", ending(&r), r.elapsed_ms(), engine);
                 }
             }
         }
+        if args.stats && args.output != "json" {
+            println!("{}", stats_line(&r));
+        }
     }
     Ok(code)
+}
+
+/// The `--stats` line: every statistic the engine measured.
+fn stats_line(r: &Report) -> String {
+    let s = &r.stats;
+    let mut parts = vec![format!("time {:.3} ms", r.elapsed_ms())];
+    for (name, v) in [
+        ("nodes", s.nodes),
+        ("failures", s.failures),
+        ("propagations", s.propagations),
+        ("restarts", s.restarts),
+        ("inferences", s.inferences),
+    ] {
+        if let Some(v) = v {
+            parts.push(format!("{name} {v}"));
+        }
+    }
+    format!("stats: {}", parts.join(", "))
 }

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{normalized_cage, FormatError, Notation};
+use super::{normalized_cage, Entry, Expected, FormatError, Notation};
 use crate::puzzle::{Cell, Grid, Op, Puzzle};
 
 #[derive(Deserialize)]
@@ -48,8 +48,8 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-/// Reads every JSON object in `text` as a puzzle.
-pub fn read(text: &str) -> Result<Vec<Puzzle>, FormatError> {
+/// Reads every JSON object in `text` as a puzzle, with its expected answers.
+pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
     let mut out = Vec::new();
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<RawPuzzle>();
     loop {
@@ -74,20 +74,25 @@ pub fn read(text: &str) -> Result<Vec<Puzzle>, FormatError> {
             let cells = c.cells.iter().map(|&[r, col]| Cell::new(r, col)).collect();
             cages.push(normalized_cage(op, c.target, cells));
         }
-        out.push(Puzzle {
-            size: raw.size,
-            cages,
-            name: raw.name,
-            solution: raw.solution,
-            count: raw.count,
-            solutions: raw.solutions,
+        out.push(Entry {
+            puzzle: Puzzle {
+                size: raw.size,
+                cages,
+                name: raw.name,
+            },
+            expected: Expected {
+                solution: raw.solution,
+                count: raw.count,
+                solutions: raw.solutions,
+            },
+            line,
         });
     }
     Ok(out)
 }
 
-/// Writes `p` as one JSON line.
-pub fn write(p: &Puzzle) -> Result<String, FormatError> {
+/// Writes `p` as one JSON line, with the expected answers `e` (if any).
+pub fn write(p: &Puzzle, e: &Expected) -> Result<String, FormatError> {
     let cages = p
         .cages
         .iter()
@@ -101,9 +106,9 @@ pub fn write(p: &Puzzle) -> Result<String, FormatError> {
         name: &p.name,
         size: p.size,
         cages,
-        solution: &p.solution,
-        count: &p.count,
-        solutions: &p.solutions,
+        solution: &e.solution,
+        count: &e.count,
+        solutions: &e.solutions,
     };
     let mut s = serde_json::to_string(&out)
         .map_err(|e| FormatError::unsupported(Notation::Json, e.to_string()))?;
@@ -118,7 +123,7 @@ mod tests {
     #[test]
     fn reads_shared_shape_and_ignores_extra_fields() {
         let t = r#"{"id": "x", "size": 2, "cages": [{"op": "+", "target": 3, "cells": [[1,1],[1,2]]}, {"op": "*", "target": 2, "cells": [[2,1]]}, {"op": "=", "target": 1, "cells": [[2,2]]}]}"#;
-        let p = &read(t).unwrap()[0];
+        let p = &read(t).unwrap()[0].puzzle;
         assert_eq!(p.size, 2);
         assert_eq!(p.cages[1].op, Op::Given);
         assert_eq!(p.cages[2].op, Op::Given);

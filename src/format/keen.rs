@@ -11,7 +11,7 @@
 //!
 //! Keen has no `?` cages and only two-cell `-` and `/`; a `=` cage is written as a one-cell `a`.
 
-use super::{canonical, normalized_cage, FormatError, Notation};
+use super::{canonical, normalized_cage, Entry, FormatError, Notation};
 use crate::puzzle::{Cell, Op, Puzzle, MAX_SIZE};
 
 /// Whether `line` starts like a Keen ID: digits, optional `d?` and `m`, then `:`.
@@ -176,11 +176,11 @@ pub fn read_id(id: &str, line: usize) -> Result<Puzzle, FormatError> {
 }
 
 /// Reads one Keen ID per non-blank line.
-pub fn read(text: &str) -> Result<Vec<Puzzle>, FormatError> {
+pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('%'))
-        .map(|(i, l)| read_id(l.trim(), i + 1))
+        .map(|(i, l)| Ok(Entry::new(read_id(l.trim(), i + 1)?, i + 1)))
         .collect()
 }
 

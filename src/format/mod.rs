@@ -13,7 +13,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::puzzle::{Cage, Op, Puzzle};
+use crate::puzzle::{Cage, Grid, Op, Puzzle};
 
 pub mod json;
 pub mod keen;
@@ -75,13 +75,21 @@ pub enum FormatError {
     /// The text is not valid in the notation; `line` is 1-based.
     #[error("line {line}: {message} ({notation} notation)")]
     Syntax {
+        /// The notation being read.
         notation: Notation,
+        /// The 1-based line at fault.
         line: usize,
+        /// What is wrong.
         message: String,
     },
     /// The puzzle has something the notation cannot express.
     #[error("the {notation} notation cannot hold this puzzle: {message}")]
-    Unsupported { notation: Notation, message: String },
+    Unsupported {
+        /// The notation being written.
+        notation: Notation,
+        /// What it cannot hold.
+        message: String,
+    },
     /// The text holds no puzzle at all.
     #[error("no puzzle found in the input")]
     Empty,
@@ -122,18 +130,68 @@ pub fn detect(text: &str) -> Notation {
     }
 }
 
-/// Reads every puzzle in `text`, written in `notation`.
-pub fn read(text: &str, notation: Notation) -> Result<Vec<Puzzle>, FormatError> {
-    let puzzles = match notation {
+/// What a file says about a puzzle's answers, beside the puzzle (only the JSON notation has
+/// fields for it): used by `check`, `bench` and the tests to check an engine's answers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Expected {
+    /// A known solution.
+    pub solution: Option<Grid>,
+    /// The number of solutions.
+    pub count: Option<u64>,
+    /// Some or all of the solutions.
+    pub solutions: Option<Vec<Grid>>,
+}
+
+impl Expected {
+    /// Whether the file says nothing about the answers.
+    pub fn is_empty(&self) -> bool {
+        self.solution.is_none() && self.count.is_none() && self.solutions.is_none()
+    }
+}
+
+/// One puzzle of a file: the puzzle, what the file says about its answers, and the 1-based line
+/// where it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The puzzle.
+    pub puzzle: Puzzle,
+    /// The file's expectations about its answers.
+    pub expected: Expected,
+    /// The line where the puzzle starts in the file.
+    pub line: usize,
+}
+
+impl Entry {
+    /// An entry with no expectations.
+    pub fn new(puzzle: Puzzle, line: usize) -> Entry {
+        Entry {
+            puzzle,
+            expected: Expected::default(),
+            line,
+        }
+    }
+}
+
+/// Reads every puzzle in `text`, written in `notation`, with the file's expectations and lines.
+pub fn read_entries(text: &str, notation: Notation) -> Result<Vec<Entry>, FormatError> {
+    let entries = match notation {
         Notation::Prolog => prolog::read(text)?,
         Notation::Text => text::read(text)?,
         Notation::Keen => keen::read(text)?,
         Notation::Json => json::read(text)?,
     };
-    if puzzles.is_empty() {
+    if entries.is_empty() {
         return Err(FormatError::Empty);
     }
-    Ok(puzzles)
+    Ok(entries)
+}
+
+/// Reads every puzzle in `text`, written in `notation`.
+pub fn read(text: &str, notation: Notation) -> Result<Vec<Puzzle>, FormatError> {
+    Ok(read_entries(text, notation)?
+        .into_iter()
+        .map(|e| e.puzzle)
+        .collect())
 }
 
 /// Reads every puzzle in `text`, detecting its notation.
@@ -143,13 +201,20 @@ pub fn read_auto(text: &str) -> Result<Vec<Puzzle>, FormatError> {
 
 /// Writes `puzzles` in `notation`, one after the other.
 pub fn write(puzzles: &[Puzzle], notation: Notation) -> Result<String, FormatError> {
+    let entries: Vec<Entry> = puzzles.iter().map(|p| Entry::new(p.clone(), 0)).collect();
+    write_entries(&entries, notation)
+}
+
+/// Writes `entries` in `notation`, one after the other; their expectations are kept where the
+/// notation has fields for them (JSON).
+pub fn write_entries(entries: &[Entry], notation: Notation) -> Result<String, FormatError> {
     let mut out = String::new();
-    for p in puzzles {
+    for e in entries {
         out.push_str(&match notation {
-            Notation::Prolog => prolog::write(p)?,
-            Notation::Text => text::write(p)?,
-            Notation::Keen => keen::write(p)?,
-            Notation::Json => json::write(p)?,
+            Notation::Prolog => prolog::write(&e.puzzle)?,
+            Notation::Text => text::write(&e.puzzle)?,
+            Notation::Keen => keen::write(&e.puzzle)?,
+            Notation::Json => json::write(&e.puzzle, &e.expected)?,
         });
     }
     Ok(out)

@@ -6,7 +6,7 @@
 //! the spec has no `=`). Operator syntax such as `11+[[1|1],[2|1]]` (how Prolog prints the terms)
 //! reads too. `%` and `/* */` comments are skipped.
 
-use super::{normalized_cage, FormatError, Notation};
+use super::{normalized_cage, Entry, FormatError, Notation};
 use crate::puzzle::{Cell, Op, Puzzle};
 
 /// A parsed Prolog term (the subset the notation needs).
@@ -418,7 +418,7 @@ pub fn puzzle_from_terms(n: &PTerm, c: &PTerm, line: usize) -> Result<Puzzle, Fo
 }
 
 /// Reads every `kenken_testcase(N, C)` fact (or `N, C` pair) in `text`.
-pub fn read(text: &str) -> Result<Vec<Puzzle>, FormatError> {
+pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
     let mut out = Vec::new();
     for (clause, line) in parse_clauses(text)? {
         match &clause {
@@ -429,11 +429,15 @@ pub fn read(text: &str) -> Result<Vec<Puzzle>, FormatError> {
                         || f == "kenken"
                         || f == "noop_kenken_testcase") =>
             {
-                out.push(puzzle_from_terms(&args[0], &args[1], line)?)
+                out.push(Entry::new(
+                    puzzle_from_terms(&args[0], &args[1], line)?,
+                    line,
+                ))
             }
-            PTerm::Compound(f, args) if f == "kenken" && args.len() == 3 => {
-                out.push(puzzle_from_terms(&args[0], &args[1], line)?)
-            }
+            PTerm::Compound(f, args) if f == "kenken" && args.len() == 3 => out.push(Entry::new(
+                puzzle_from_terms(&args[0], &args[1], line)?,
+                line,
+            )),
             _ => {
                 return Err(syntax(
                     line,
@@ -497,7 +501,7 @@ mod tests {
     #[test]
     fn reads_operator_syntax_as_prolog_prints_it() {
         let t = "6, [11+[[1|1],[2|1]], /(2,[1|2],[1|3]), 20*[[1|4],[2|4]], -(3,[2|2],[2|3])]";
-        let p = &read(t).unwrap()[0];
+        let p = &read(t).unwrap()[0].puzzle;
         assert_eq!(p.size, 6);
         assert_eq!(p.cages[0].op, Op::Add);
         assert_eq!(p.cages[1].cells, vec![Cell::new(1, 2), Cell::new(1, 3)]);
@@ -508,7 +512,7 @@ mod tests {
     fn reads_nary_noop_and_given() {
         let t =
             "kenken_testcase(3, [-(0, [[1|1],[1|2],[2|1]]), ?(5, [[2|2],[2|3]]), =(2, [[3|3]])]).";
-        let p = &read(t).unwrap()[0];
+        let p = &read(t).unwrap()[0].puzzle;
         assert_eq!(p.cages[0].cells.len(), 3);
         assert_eq!(p.cages[1].op, Op::Unknown);
         assert_eq!(p.cages[2].op, Op::Given);

@@ -12,7 +12,7 @@
 //! name and a column number: `A1` is row 1, column 1; rows after `Z` are `AA`, `AB`, ...
 //! Blank lines and lines starting with `%` are ignored.
 
-use super::{normalized_cage, FormatError, Notation};
+use super::{normalized_cage, Entry, FormatError, Notation};
 use crate::puzzle::{Cell, Op, Puzzle};
 
 /// Parses a cell name such as `C12` (row 3, column 12).
@@ -35,8 +35,8 @@ fn syntax(line: usize, message: impl Into<String>) -> FormatError {
 }
 
 /// Reads every `# N` block in `text`.
-pub fn read(text: &str) -> Result<Vec<Puzzle>, FormatError> {
-    let mut out: Vec<Puzzle> = Vec::new();
+pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
+    let mut out: Vec<Entry> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let l = raw.trim();
@@ -56,12 +56,13 @@ pub fn read(text: &str) -> Result<Vec<Puzzle>, FormatError> {
             if !name.is_empty() {
                 p.name = Some(name.join(" "));
             }
-            out.push(p);
+            out.push(Entry::new(p, line));
             continue;
         }
-        let puzzle = out
+        let puzzle = &mut out
             .last_mut()
-            .ok_or_else(|| syntax(line, "a cage line comes before any '# N' line"))?;
+            .ok_or_else(|| syntax(line, "a cage line comes before any '# N' line"))?
+            .puzzle;
         let mut words = l.split_whitespace();
         let op_word = words.next().unwrap_or_default();
         let op = Op::from_symbol(op_word).ok_or_else(|| {
@@ -124,7 +125,7 @@ mod tests {
 
     #[test]
     fn reads_seed_003() {
-        let p = &read(SEED_003).unwrap()[0];
+        let p = &read(SEED_003).unwrap()[0].puzzle;
         assert_eq!(p.size, 4);
         assert_eq!(p.cages.len(), 7);
         assert_eq!(p.cages[2].op, Op::Given);

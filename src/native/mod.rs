@@ -1,5 +1,5 @@
 //! The native solver: candidate bitsets per cell, per-cage tables of admissible tuples (respecting
-//! row/column distinctness inside the cage) filtered by bitset operations ([`table`]), naked and
+//! row/column distinctness inside the cage) filtered by bitset operations (`table`), naked and
 //! hidden singles in rows and columns, all driven by queues of changed cells, lines and cages;
 //! fewest-candidates-first branching over an explicit stack of states, so solutions come out of an
 //! [`Iterator`] and the search allocates nothing once warm.
@@ -663,7 +663,7 @@ mod tests {
     #[test]
     fn spec_4x4_has_six_solutions() {
         let t = "kenken(4, [+(6, [[1|1], [1|2], [2|1]]), *(96, [[1|3], [1|4], [2|2], [2|3], [2|4]]), -(1, [3|1], [3|2]), -(1, [4|1], [4|2]), +(8, [[3|3], [4|3], [4|4]]), *(2, [[3|4]])], T).";
-        let p = &format::prolog::read(t).unwrap()[0];
+        let p = &format::prolog::read(t).unwrap()[0].puzzle;
         let sols = Solver::new(p).unwrap().solve(None);
         assert!(sols.complete);
         assert_eq!(sols.grids.len(), 6);

@@ -1,18 +1,16 @@
-//! The embedded Scryer Prolog engine running `prolog/kenken.pl`.
+//! The embedded Scryer Prolog engine running `prolog/kenken.pl`: a [`Session`] answers goals.
 //!
-//! Every query goes through the Prolog-side wrapper `kk_host_query/4` (`prolog/host.pl`): the goal
+//! Every query goes through the Prolog-side wrapper `kk_host_query/5` (`prolog/host.pl`): the goal
 //! travels as an escaped string, so `Machine::run_query` always receives text that parses; the
 //! wrapper parses it with `read_term_from_chars/3` inside `catch/3`, bounds the work with
 //! `call_with_inference_limit/3`, collects a bounded number of answers with `findall/3` (leaving no
 //! choice point) and returns one result term. Nothing a user types can panic the process or leave
 //! the machine broken.
 
-pub mod worker;
-
-use std::sync::mpsc;
 use std::time::Duration;
 
 use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, Term};
+use serde::{Deserialize, Serialize};
 
 use crate::format::prolog::cage_text;
 use crate::puzzle::{Grid, Op, Puzzle};
@@ -27,7 +25,7 @@ pub const DEFAULT_INFERENCE_LIMIT: u64 = 2_000_000_000;
 
 /// What went wrong talking to the engine.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EngineError {
+pub enum PrologError {
     /// The engine answered with something the host does not understand.
     #[error("unexpected answer from the Prolog engine: {0}")]
     Protocol(String),
@@ -55,7 +53,7 @@ pub struct Answer {
 }
 
 /// How a query ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Status {
     /// Every answer was collected (possibly none: `false`).
     Complete,
@@ -67,14 +65,16 @@ pub enum Status {
     Exception(String),
 }
 
-/// The outcome of [`Engine::query`].
+/// The outcome of [`Session::query`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     /// The text is not a goal; the message says why.
     SyntaxError(String),
     /// The answers found, and how the query ended.
     Answers {
+        /// The answers found.
         answers: Vec<Answer>,
+        /// How the query ended.
         status: Status,
     },
 }
@@ -101,11 +101,14 @@ impl Predicate {
 /// Solutions found by a Prolog solver.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PrologSolutions {
+    /// The grids, in the predicate's order.
     pub grids: Vec<Grid>,
     /// Every answer was enumerated.
     pub complete: bool,
     /// Stopped by the inference limit.
     pub limit_reached: bool,
+    /// Prolog inferences the solve took.
+    pub inferences: Option<u64>,
 }
 
 /// Answers of the no-op solver.
@@ -119,9 +122,11 @@ pub struct NoopSolutions {
     pub limit_reached: bool,
 }
 
-/// One Scryer `Machine` with `kenken.pl` consulted once.
-pub struct Engine {
+/// One Scryer `Machine` with `kenken.pl` consulted once, answering goals.
+pub struct Session {
     machine: Machine,
+    /// Inferences of the last query.
+    last_inferences: Option<u64>,
 }
 
 /// Escapes `text` as a Prolog double-quoted string: only printable ASCII stays as is.
@@ -239,8 +244,8 @@ pub fn noop_goal(p: &Puzzle) -> String {
 }
 
 /// Turns an answer term into a grid of side `n`.
-pub fn term_to_grid(t: &Term, n: usize) -> Result<Grid, EngineError> {
-    let bad = || EngineError::BadGrid(n, term_text(t));
+pub fn term_to_grid(t: &Term, n: usize) -> Result<Grid, PrologError> {
+    let bad = || PrologError::BadGrid(n, term_text(t));
     let rows = list_of(t).ok_or_else(bad)?;
     if rows.len() != n {
         return Err(bad());
@@ -262,12 +267,15 @@ pub fn term_to_grid(t: &Term, n: usize) -> Result<Grid, EngineError> {
         .collect()
 }
 
-impl Engine {
+impl Session {
     /// Starts a machine and consults `kenken.pl` and the host wrapper (about 0.3 s).
-    pub fn new() -> Engine {
+    pub fn new() -> Session {
         let mut machine = MachineBuilder::default().build();
         machine.consult_module_string("user", format!("{KENKEN_PL}\n{HOST_PL}"));
-        Engine { machine }
+        Session {
+            machine,
+            last_inferences: None,
+        }
     }
 
     /// Runs `goal` (Prolog text, final `.` optional) and collects up to `max_answers` answers,
@@ -277,7 +285,7 @@ impl Engine {
         goal: &str,
         max_answers: usize,
         inference_limit: u64,
-    ) -> Result<Outcome, EngineError> {
+    ) -> Result<Outcome, PrologError> {
         let mut text = goal.trim_end().to_string();
         if !text.ends_with('.') || text.ends_with("..") {
             text.push_str(" .");
@@ -285,27 +293,31 @@ impl Engine {
             text.push(' ');
         }
         let q = format!(
-            "kk_host_query({}, {}, {}, R).",
+            "kk_host_query({}, {}, {}, R, I).",
             quote(&text),
             inference_limit,
             max_answers.max(1)
         );
         let answers: Vec<_> = self.machine.run_query(q).collect();
         let mut result = None;
+        self.last_inferences = None;
         for a in answers {
             match a {
                 Ok(LeafAnswer::LeafAnswer { bindings, .. }) => {
                     if let Some(r) = bindings.get("R") {
                         result.get_or_insert(r.clone());
                     }
+                    if let Some(Term::Integer(i)) = bindings.get("I") {
+                        self.last_inferences = i.to_string().parse().ok();
+                    }
                 }
                 Ok(LeafAnswer::False) | Ok(LeafAnswer::True) => {}
                 Ok(LeafAnswer::Exception(e)) | Err(e) => {
-                    return Err(EngineError::Protocol(term_text(&e)))
+                    return Err(PrologError::Protocol(term_text(&e)))
                 }
             }
         }
-        let r = result.ok_or_else(|| EngineError::Protocol("the wrapper failed".into()))?;
+        let r = result.ok_or_else(|| PrologError::Protocol("the wrapper failed".into()))?;
         parse_result(&r)
     }
 
@@ -317,17 +329,30 @@ impl Engine {
         pred: Predicate,
         limit: Option<usize>,
         inference_limit: u64,
-    ) -> Result<PrologSolutions, EngineError> {
-        let (answers, complete, limit_reached) =
-            self.run_solve(&solve_goal(p, pred), limit, inference_limit)?;
+    ) -> Result<PrologSolutions, PrologError> {
+        self.solve_goal(&solve_goal(p, pred), p.size, limit, inference_limit)
+    }
+
+    /// Runs a solving goal made by [`solve_goal`] for a puzzle of side `size`: its answers'
+    /// `T` as grids, at most `limit` of them (every one with `None`). This is the one path by
+    /// which Prolog answers become grids.
+    pub fn solve_goal(
+        &mut self,
+        goal: &str,
+        size: usize,
+        limit: Option<usize>,
+        inference_limit: u64,
+    ) -> Result<PrologSolutions, PrologError> {
+        let (answers, complete, limit_reached) = self.run_solve(goal, limit, inference_limit)?;
         let grids = answers
             .iter()
-            .map(|a| term_to_grid(binding(a, "T")?, p.size))
+            .map(|a| term_to_grid(binding(a, "T")?, size))
             .collect::<Result<_, _>>()?;
         Ok(PrologSolutions {
             grids,
             complete,
             limit_reached,
+            inferences: self.last_inferences,
         })
     }
 
@@ -339,14 +364,14 @@ impl Engine {
         p: &Puzzle,
         limit: Option<usize>,
         inference_limit: u64,
-    ) -> Result<NoopSolutions, EngineError> {
+    ) -> Result<NoopSolutions, PrologError> {
         let (answers, complete, limit_reached) =
             self.run_solve(&noop_goal(p), limit, inference_limit)?;
         let mut out = Vec::with_capacity(answers.len());
         for a in &answers {
             let grid = term_to_grid(binding(a, "T")?, p.size)?;
             let ops_term = binding(a, "Ops")?;
-            let bad = || EngineError::Protocol(format!("operators: {}", term_text(ops_term)));
+            let bad = || PrologError::Protocol(format!("operators: {}", term_text(ops_term)));
             let ops = list_of(ops_term)
                 .ok_or_else(bad)?
                 .iter()
@@ -379,14 +404,14 @@ impl Engine {
         goal: &str,
         limit: Option<usize>,
         inference_limit: u64,
-    ) -> Result<(Vec<Answer>, bool, bool), EngineError> {
+    ) -> Result<(Vec<Answer>, bool, bool), PrologError> {
         let max = limit.unwrap_or(usize::MAX / 2).max(1);
         match self.query(goal, max, inference_limit)? {
-            Outcome::SyntaxError(e) => Err(EngineError::Syntax(e)),
+            Outcome::SyntaxError(e) => Err(PrologError::Syntax(e)),
             Outcome::Answers {
                 status: Status::Exception(e),
                 ..
-            } => Err(EngineError::Exception(e)),
+            } => Err(PrologError::Exception(e)),
             Outcome::Answers { answers, status } => Ok((
                 answers,
                 status == Status::Complete,
@@ -397,22 +422,22 @@ impl Engine {
 }
 
 /// The value bound to `name` in an answer.
-fn binding<'a>(a: &'a Answer, name: &str) -> Result<&'a Term, EngineError> {
+fn binding<'a>(a: &'a Answer, name: &str) -> Result<&'a Term, PrologError> {
     a.bindings
         .iter()
         .find(|(n, _)| n == name)
         .map(|(_, t)| t)
-        .ok_or_else(|| EngineError::Protocol(format!("answer without {name}")))
+        .ok_or_else(|| PrologError::Protocol(format!("answer without {name}")))
 }
 
-impl Default for Engine {
+impl Default for Session {
     fn default() -> Self {
-        Engine::new()
+        Session::new()
     }
 }
 
-fn parse_result(r: &Term) -> Result<Outcome, EngineError> {
-    let proto = || EngineError::Protocol(term_text(r));
+fn parse_result(r: &Term) -> Result<Outcome, PrologError> {
+    let proto = || PrologError::Protocol(term_text(r));
     match r {
         Term::Compound(f, args) if f == "syntax_error" && args.len() == 1 => {
             Ok(Outcome::SyntaxError(syntax_message(&args[0])))
@@ -463,30 +488,78 @@ fn syntax_message(e: &Term) -> String {
     term_text(e)
 }
 
-/// Runs `job` with a fresh engine on a worker thread and waits at most `timeout`; on timeout the
-/// worker is abandoned (Scryer has no interrupt) and `Ok(None)` is returned.
-pub fn with_timeout<T: Send + 'static>(
-    timeout: Option<Duration>,
-    job: impl FnOnce(&mut Engine) -> T + Send + 'static,
-) -> Result<Option<T>, EngineError> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("kenken-prolog".into())
-        .stack_size(64 << 20)
-        .spawn(move || {
-            let mut engine = Engine::new();
-            let _ = tx.send(job(&mut engine));
-        })
-        .map_err(|e| EngineError::Worker(e.to_string()))?;
-    let got = match timeout {
-        Some(t) => rx.recv_timeout(t).map_err(|e| e.to_string()),
-        None => rx.recv().map_err(|e| e.to_string()),
-    };
-    match got {
-        Ok(v) => Ok(Some(v)),
-        Err(_) if timeout.is_some() => Ok(None),
-        Err(e) => Err(EngineError::Worker(e)),
+/// A query's outcome as text: what a top level prints (no Prolog terms), so that it can come
+/// from a worker process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TextOutcome {
+    /// The text is not a goal; the message says why.
+    SyntaxError(String),
+    /// Each answer as a top level prints it, and how the query ended.
+    Answers {
+        /// The answers' texts.
+        answers: Vec<String>,
+        /// How the query ended.
+        status: Status,
+    },
+}
+
+impl From<Outcome> for TextOutcome {
+    fn from(o: Outcome) -> TextOutcome {
+        match o {
+            Outcome::SyntaxError(e) => TextOutcome::SyntaxError(e),
+            Outcome::Answers { answers, status } => TextOutcome::Answers {
+                answers: answers.into_iter().map(|a| a.text).collect(),
+                status,
+            },
+        }
     }
+}
+
+#[derive(Serialize, Deserialize)]
+struct QueryRequest {
+    goal: String,
+    max_answers: usize,
+    inferences: u64,
+}
+
+/// Runs `goal` (see [`Session::query`]) in a worker process with a fresh session, killed when
+/// `timeout` passes: `Ok(None)` then.
+pub fn query_in_worker(
+    goal: &str,
+    max_answers: usize,
+    inferences: u64,
+    timeout: Option<Duration>,
+) -> Result<Option<TextOutcome>, PrologError> {
+    let request = serde_json::to_string(&QueryRequest {
+        goal: goal.to_string(),
+        max_answers,
+        inferences,
+    })
+    .map_err(|e| PrologError::Worker(e.to_string()))?;
+    let mut worker = crate::worker::Worker::new("query");
+    let reply = worker
+        .request(&request, timeout)
+        .map_err(|e| PrologError::Worker(e.to_string()))?;
+    let Some(reply) = reply else { return Ok(None) };
+    let got: Result<TextOutcome, String> =
+        serde_json::from_str(&reply).map_err(|e| PrologError::Worker(e.to_string()))?;
+    got.map(Some).map_err(PrologError::Protocol)
+}
+
+/// The request handler of the `query` worker role.
+pub(crate) fn query_worker() -> crate::engine::Handler {
+    let mut session = Session::new();
+    Box::new(move |line: &str| {
+        let got: Result<TextOutcome, String> = serde_json::from_str::<QueryRequest>(line)
+            .map_err(|e| format!("bad request: {e}"))
+            .and_then(|r| {
+                session
+                    .query(&r.goal, r.max_answers, r.inferences)
+                    .map(TextOutcome::from)
+                    .map_err(|e| e.to_string())
+            });
+        serde_json::to_string(&got).unwrap_or_else(|_| r#"{"Err":"unwritable reply"}"#.into())
+    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use std::collections::BTreeSet;
 
-use kenken::format::{self, Notation};
+use kenken::format::{self, Entry, Notation};
 use kenken::puzzle::{Cage, Cell, Grid, Op};
 use kenken::Puzzle;
 use proptest::prelude::*;
@@ -17,8 +17,8 @@ pub fn data(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-/// Every `.jsonl` file under `tests/data`, with its puzzles.
-pub fn all_files() -> Vec<(String, Vec<Puzzle>)> {
+/// Every `.jsonl` file under `tests/data`, with its puzzles (and what the file expects).
+pub fn all_files() -> Vec<(String, Vec<Entry>)> {
     let mut out = Vec::new();
     let mut dirs = vec![data("")];
     while let Some(d) = dirs.pop() {
@@ -28,7 +28,7 @@ pub fn all_files() -> Vec<(String, Vec<Puzzle>)> {
                 dirs.push(p);
             } else if p.extension().is_some_and(|x| x == "jsonl") {
                 let text = std::fs::read_to_string(&p).unwrap();
-                let puzzles = format::read(&text, Notation::Json)
+                let puzzles = format::read_entries(&text, Notation::Json)
                     .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
                 out.push((p.display().to_string(), puzzles));
             }
@@ -38,9 +38,10 @@ pub fn all_files() -> Vec<(String, Vec<Puzzle>)> {
     out
 }
 
-/// The puzzles of one data file.
-pub fn file(rel: &str) -> Vec<Puzzle> {
-    format::read_auto(&std::fs::read_to_string(data(rel)).unwrap()).unwrap()
+/// The puzzles of one data file (and what the file expects).
+pub fn file(rel: &str) -> Vec<Entry> {
+    let text = std::fs::read_to_string(data(rel)).unwrap();
+    format::read_entries(&text, format::detect(&text)).unwrap()
 }
 
 /// Every solution of `p`, by trying every Latin square row by row.

@@ -1,0 +1,459 @@
+//! One interface for every engine: a [`Request`] says what to find, an [`Engine`] finds it in a
+//! puzzle, and a [`Report`] says what happened.
+//!
+//! Three implementations stand behind the [`Engine`] trait:
+//! - [`NativeEngine`], the native Rust solver;
+//! - `PrologEngine` (feature `prolog`), `kenken/3` or `plain_kenken/3` in an embedded Scryer
+//!   Prolog in this thread;
+//! - `WorkerEngine` (feature `prolog`), the same in a child process ([`crate::worker`]) that is
+//!   killed when the request's timeout passes, so that a Prolog solve is really bounded.
+//!
+//! [`EngineKind::open`] makes the right one, and [`solve_all`] runs many puzzles on a pool of
+//! engines. Commands (`solve`, `bench`) use only this module: none of them matches on the engine.
+//!
+//! ```
+//! use kenken::engine::{EngineKind, Isolation, Request, Status};
+//! use kenken::format;
+//!
+//! let p = &format::read_auto("kenken_testcase(2, [+(3, [[1|1], [1|2]]), +(3, [[2|1], [2|2]])]).")
+//!     .unwrap()[0];
+//! let mut engine = EngineKind::Native.open(Isolation::InProcess).unwrap();
+//! let report = engine.solve(p, &Request::all());
+//! assert_eq!(report.status, Status::Solved);
+//! assert_eq!(report.solutions, vec![vec![vec![1, 2], vec![2, 1]], vec![vec![2, 1], vec![1, 2]]]);
+//! ```
+
+mod native;
+#[cfg(feature = "prolog")]
+mod prolog;
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::puzzle::{Grid, InvalidPuzzle, Puzzle};
+
+pub use native::NativeEngine;
+#[cfg(feature = "prolog")]
+pub(crate) use prolog::{serve_worker, Handler};
+#[cfg(feature = "prolog")]
+pub use prolog::{PrologEngine, WorkerEngine};
+
+/// One of the three solvers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// The native Rust solver.
+    Native,
+    /// `kenken/3` of `prolog/kenken.pl` (CLP(FD)).
+    Fd,
+    /// `plain_kenken/3` of `prolog/kenken.pl` (plain enumeration).
+    Plain,
+}
+
+impl EngineKind {
+    /// All engines, in the order they are run and reported.
+    pub const ALL: [EngineKind; 3] = [EngineKind::Native, EngineKind::Fd, EngineKind::Plain];
+
+    /// The engine's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Native => "native",
+            EngineKind::Fd => "fd",
+            EngineKind::Plain => "plain",
+        }
+    }
+
+    /// Makes an engine of this kind. `isolation` says where a Prolog engine runs (the native
+    /// engine always runs in this thread: its deadline stops it promptly). Fails for the Prolog
+    /// engines when the crate is built without the `prolog` feature.
+    pub fn open(self, isolation: Isolation) -> Result<Box<dyn Engine>, EngineError> {
+        match (self, isolation) {
+            (EngineKind::Native, _) => Ok(Box::new(NativeEngine)),
+            #[cfg(feature = "prolog")]
+            (kind, Isolation::InProcess) => Ok(Box::new(PrologEngine::new(kind)?)),
+            #[cfg(feature = "prolog")]
+            (kind, Isolation::Worker) => Ok(Box::new(WorkerEngine::new(kind)?)),
+            #[cfg(not(feature = "prolog"))]
+            (kind, _) => Err(EngineError::Unavailable(kind)),
+        }
+    }
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for EngineKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        EngineKind::ALL
+            .into_iter()
+            .find(|e| e.name() == s.trim())
+            .ok_or_else(|| format!("unknown engine '{s}' (expected native, fd or plain)"))
+    }
+}
+
+/// Where a Prolog engine runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isolation {
+    /// In this thread: cheapest, but a timeout can only be checked between answers, through
+    /// the inference bound.
+    InProcess,
+    /// In a child process that is killed when the timeout passes (and restarted for the next
+    /// request). The program must call [`crate::worker::init`] first thing in `main`.
+    Worker,
+}
+
+/// What to find in a puzzle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// Stop after this many solutions; `None` finds them all.
+    pub limit: Option<usize>,
+    /// Count the solutions without keeping them (the report's `solutions` stays empty).
+    pub count_only: bool,
+    /// Wall-clock bound for the solve.
+    pub timeout: Option<Duration>,
+    /// Bound on Prolog inferences (ignored by the native engine).
+    pub inferences: Option<u64>,
+}
+
+impl Request {
+    /// Two solutions at most: enough to tell whether the first one is unique.
+    pub fn unique() -> Request {
+        Request::at_most(2)
+    }
+
+    /// At most `k` solutions.
+    pub fn at_most(k: usize) -> Request {
+        Request {
+            limit: Some(k),
+            count_only: false,
+            timeout: None,
+            inferences: None,
+        }
+    }
+
+    /// Every solution.
+    pub fn all() -> Request {
+        Request {
+            limit: None,
+            ..Request::unique()
+        }
+    }
+
+    /// This request, counting solutions without keeping them.
+    pub fn counting(self) -> Request {
+        Request {
+            count_only: true,
+            ..self
+        }
+    }
+
+    /// This request, bounded by `timeout` of wall-clock time.
+    pub fn with_timeout(self, timeout: Option<Duration>) -> Request {
+        Request { timeout, ..self }
+    }
+
+    /// This request, bounded by `inferences` Prolog inferences.
+    pub fn with_inferences(self, inferences: Option<u64>) -> Request {
+        Request { inferences, ..self }
+    }
+}
+
+/// How a solve ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Exactly one solution, and the search proved there is no other.
+    Unique,
+    /// Solutions were found: more than one, or the limit stopped the search before it could
+    /// tell.
+    Solved,
+    /// The search proved there is no solution.
+    NoSolution,
+    /// The timeout stopped the search (solutions found before it are reported).
+    Timeout,
+    /// The inference bound stopped the search.
+    Limit,
+    /// The engine failed; the report's `error` says why.
+    Error,
+}
+
+impl Status {
+    /// The status's name, as in JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Unique => "unique",
+            Status::Solved => "solved",
+            Status::NoSolution => "no_solution",
+            Status::Timeout => "timeout",
+            Status::Limit => "limit",
+            Status::Error => "error",
+        }
+    }
+
+    /// The process exit code for this status: 0 solved, 1 no solution, 2 error, 3 a limit.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Status::Unique | Status::Solved => 0,
+            Status::NoSolution => 1,
+            Status::Error => 2,
+            Status::Timeout | Status::Limit => 3,
+        }
+    }
+
+    /// The status of a search that found `found` solutions and ended as said.
+    pub fn of(found: u64, complete: bool, timed_out: bool, limit_reached: bool) -> Status {
+        if timed_out {
+            Status::Timeout
+        } else if limit_reached {
+            Status::Limit
+        } else if found == 0 && complete {
+            Status::NoSolution
+        } else if found == 1 && complete {
+            Status::Unique
+        } else {
+            Status::Solved
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Search statistics; each engine fills what it measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Stats {
+    /// Search nodes (native): the root and every value tried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// Dead ends met (native).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<u64>,
+    /// Propagation steps (native).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub propagations: Option<u64>,
+    /// Restarts of the search (native).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restarts: Option<u64>,
+    /// Prolog inferences (Prolog engines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inferences: Option<u64>,
+}
+
+/// What an engine found in a puzzle, and how the search ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The engine that ran.
+    pub engine: EngineKind,
+    /// The solutions found, in the engine's order; with [`Request::all`], in the spec's order
+    /// (row by row, lexicographic) whatever the engine. Empty with [`Request::counting`].
+    pub solutions: Vec<Grid>,
+    /// How many solutions were found.
+    pub count: u64,
+    /// How the search ended.
+    pub status: Status,
+    /// Whether every solution was enumerated.
+    pub complete: bool,
+    /// Wall-clock time of the solve (for a worker, measured inside it: start-up left out).
+    pub elapsed: Duration,
+    /// Search statistics.
+    pub stats: Stats,
+    /// Why the engine failed, when `status` is [`Status::Error`].
+    pub error: Option<EngineError>,
+}
+
+impl Report {
+    /// The report of a solve that failed before searching.
+    pub fn failed(engine: EngineKind, error: EngineError) -> Report {
+        Report {
+            engine,
+            solutions: Vec::new(),
+            count: 0,
+            status: Status::Error,
+            complete: false,
+            elapsed: Duration::ZERO,
+            stats: Stats::default(),
+            error: Some(error),
+        }
+    }
+
+    /// The elapsed time in milliseconds.
+    pub fn elapsed_ms(&self) -> f64 {
+        self.elapsed.as_secs_f64() * 1000.0
+    }
+}
+
+/// Why an engine could not answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// The puzzle does not validate.
+    #[error(transparent)]
+    InvalidPuzzle(#[from] InvalidPuzzle),
+    /// The engine is not built into this program.
+    #[error("the {0} engine needs the crate's `prolog` feature")]
+    Unavailable(EngineKind),
+    /// The Prolog program raised an exception or answered something that is not a grid.
+    #[error("{0}")]
+    Prolog(String),
+    /// The worker process could not be started or stopped unexpectedly.
+    #[error("Prolog worker: {0}")]
+    Worker(String),
+}
+
+/// A solver of puzzles: native, in-process Prolog or a Prolog worker process.
+pub trait Engine {
+    /// Which engine this is.
+    fn kind(&self) -> EngineKind;
+
+    /// Solves `puzzle` as `request` asks. Never panics: failures come back as a report with
+    /// [`Status::Error`].
+    fn solve(&mut self, puzzle: &Puzzle, request: &Request) -> Report;
+}
+
+/// Puts the solutions of a complete enumeration in the spec's order (row by row,
+/// lexicographic), so that every engine lists them alike.
+pub(crate) fn spec_order(report: &mut Report, request: &Request) {
+    if request.limit.is_none() && report.complete {
+        report.solutions.sort();
+    }
+}
+
+/// Solves every puzzle with `jobs` engines of `kind` at once, each on a thread of its own;
+/// yields the reports in the puzzles' order, each as soon as it and those before it are done.
+///
+/// An engine that cannot be opened gives an error report for each puzzle it would have solved.
+pub fn solve_all(
+    kind: EngineKind,
+    isolation: Isolation,
+    puzzles: Vec<Puzzle>,
+    request: Request,
+    jobs: usize,
+) -> impl Iterator<Item = Report> {
+    let total = puzzles.len();
+    let puzzles = std::sync::Arc::new(puzzles);
+    let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (tx, rx) = mpsc::channel::<(usize, Report)>();
+    for _ in 0..jobs.clamp(1, total.max(1)) {
+        let (puzzles, next, tx) = (puzzles.clone(), next.clone(), tx.clone());
+        // A thread that cannot start leaves its share to the others; with none at all, the
+        // reports say so (see `Ordered`).
+        let _ = std::thread::Builder::new()
+            .name("kenken-solve".into())
+            // Scryer recurses deeply on big terms: give an in-process engine a roomy stack.
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let mut engine = kind.open(isolation);
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(p) = puzzles.get(i) else { break };
+                    let report = match &mut engine {
+                        Ok(e) => e.solve(p, &request),
+                        Err(e) => Report::failed(kind, e.clone()),
+                    };
+                    if tx.send((i, report)).is_err() {
+                        break;
+                    }
+                }
+            });
+    }
+    drop(tx);
+    Ordered {
+        rx,
+        pending: std::collections::BTreeMap::new(),
+        next: 0,
+        total,
+        kind,
+    }
+}
+
+/// Reports received in any order, yielded in the puzzles' order.
+struct Ordered {
+    rx: mpsc::Receiver<(usize, Report)>,
+    pending: std::collections::BTreeMap<usize, Report>,
+    next: usize,
+    total: usize,
+    kind: EngineKind,
+}
+
+impl Iterator for Ordered {
+    type Item = Report;
+
+    fn next(&mut self) -> Option<Report> {
+        if self.next >= self.total {
+            return None;
+        }
+        loop {
+            if let Some(r) = self.pending.remove(&self.next) {
+                self.next += 1;
+                return Some(r);
+            }
+            match self.rx.recv() {
+                Ok((i, r)) => {
+                    self.pending.insert(i, r);
+                }
+                Err(_) => {
+                    // Every thread is gone (or none could start): the rest failed.
+                    self.next += 1;
+                    return Some(Report::failed(
+                        self.kind,
+                        EngineError::Worker("the solving thread stopped".into()),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_follows_the_search() {
+        assert_eq!(Status::of(1, true, false, false), Status::Unique);
+        assert_eq!(Status::of(2, true, false, false), Status::Solved);
+        assert_eq!(Status::of(2, false, false, false), Status::Solved);
+        assert_eq!(Status::of(0, true, false, false), Status::NoSolution);
+        assert_eq!(Status::of(1, false, true, false), Status::Timeout);
+        assert_eq!(Status::of(0, false, false, true), Status::Limit);
+        assert_eq!(Status::Timeout.exit_code(), 3);
+        assert_eq!(
+            serde_json::to_string(&Status::NoSolution).unwrap(),
+            "\"no_solution\""
+        );
+    }
+
+    #[test]
+    fn the_pool_keeps_the_puzzles_order() {
+        let puzzles: Vec<Puzzle> = (1..=6)
+            .map(|n| {
+                let cells = (1..=n)
+                    .flat_map(|r| (1..=n).map(move |c| crate::Cell::new(r, c)))
+                    .collect();
+                let sum = (n * n * (n + 1) / 2) as u64;
+                Puzzle::new(n, vec![crate::Cage::new(crate::Op::Add, sum, cells)])
+            })
+            .collect();
+        let reports: Vec<Report> = solve_all(
+            EngineKind::Native,
+            Isolation::InProcess,
+            puzzles,
+            Request::at_most(3),
+            3,
+        )
+        .collect();
+        let counts: Vec<u64> = reports.iter().map(|r| r.count).collect();
+        assert_eq!(counts, vec![1, 2, 3, 3, 3, 3]);
+        assert_eq!(reports[0].status, Status::Unique);
+    }
+}

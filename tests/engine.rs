@@ -1,0 +1,164 @@
+//! The engine interface: every engine gives the same report for the same request, the worker
+//! engine's timeout really stops a solve, and a program that is no worker is told so.
+
+mod common;
+
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use kenken::engine::{solve_all, EngineKind, Isolation, Request, Status};
+use kenken::format;
+
+/// The worker program is set for the whole process: tests that start workers take turns.
+static PROGRAM: Mutex<()> = Mutex::new(());
+
+/// Worker engines run the `kenken` binary: this test harness cannot call `worker::init`.
+fn use_the_kenken_binary() -> MutexGuard<'static, ()> {
+    let guard = PROGRAM.lock().unwrap_or_else(|e| e.into_inner());
+    kenken::worker::set_program(env!("CARGO_BIN_EXE_kenken").into());
+    guard
+}
+
+fn spec_4x4() -> kenken::Puzzle {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/spec-4x4.pl"))
+            .unwrap();
+    format::read_auto(&text).unwrap().remove(0)
+}
+
+/// The spec's six answers, in its order.
+const SPEC_4X4: [[[u32; 4]; 4]; 6] = [
+    [[1, 2, 3, 4], [3, 4, 2, 1], [4, 3, 1, 2], [2, 1, 4, 3]],
+    [[1, 2, 4, 3], [3, 4, 2, 1], [4, 3, 1, 2], [2, 1, 3, 4]],
+    [[2, 1, 3, 4], [3, 4, 2, 1], [4, 3, 1, 2], [1, 2, 4, 3]],
+    [[2, 1, 4, 3], [3, 4, 2, 1], [4, 3, 1, 2], [1, 2, 3, 4]],
+    [[3, 1, 2, 4], [2, 4, 3, 1], [4, 3, 1, 2], [1, 2, 4, 3]],
+    [[3, 2, 4, 1], [1, 4, 2, 3], [4, 3, 1, 2], [2, 1, 3, 4]],
+];
+
+#[test]
+fn every_engine_reports_the_spec_answers_in_the_spec_order() {
+    let _program = use_the_kenken_binary();
+    let p = spec_4x4();
+    let expected: Vec<Vec<Vec<u32>>> = SPEC_4X4
+        .iter()
+        .map(|g| g.iter().map(|r| r.to_vec()).collect())
+        .collect();
+    for kind in EngineKind::ALL {
+        for isolation in [Isolation::InProcess, Isolation::Worker] {
+            let mut engine = kind.open(isolation).unwrap();
+            assert_eq!(engine.kind(), kind);
+            let all = engine.solve(&p, &Request::all());
+            assert_eq!(all.solutions, expected, "{kind} {isolation:?}");
+            assert_eq!(
+                (all.status, all.count, all.complete),
+                (Status::Solved, 6, true),
+                "{kind} {isolation:?}"
+            );
+            let two = engine.solve(&p, &Request::unique());
+            assert_eq!(
+                (two.status, two.count, two.complete),
+                (Status::Solved, 2, false)
+            );
+            let counted = engine.solve(&p, &Request::all().counting());
+            assert_eq!((counted.count, counted.solutions.len()), (6, 0));
+            match kind {
+                EngineKind::Native => assert!(all.stats.nodes.unwrap() >= 1),
+                _ => assert!(all.stats.inferences.unwrap() > 1000, "{:?}", all.stats),
+            }
+        }
+    }
+}
+
+#[test]
+fn unique_no_solution_and_invalid_puzzles() {
+    let _program = use_the_kenken_binary();
+    let unique = format::read_auto("2, [+(3, [[1|1], [1|2]]), =(1, [[1|1]])]");
+    // Cell [1|1] in two cages: invalid for every engine, reported, not panicked on.
+    let invalid = unique.unwrap().remove(0);
+    let none = format::read_auto("2, [+(4, [[1|1], [1|2]]), +(3, [[2|1], [2|2]])]")
+        .unwrap()
+        .remove(0);
+    let one = format::read_auto("2, [+(3, [[1|1], [1|2]]), =(2, [[2|1]]), =(1, [[2|2]])]")
+        .unwrap()
+        .remove(0);
+    for kind in EngineKind::ALL {
+        let mut engine = kind.open(Isolation::Worker).unwrap();
+        let r = engine.solve(&one, &Request::unique());
+        assert_eq!((r.status, r.count), (Status::Unique, 1), "{kind}");
+        assert_eq!(r.solutions, vec![vec![vec![1, 2], vec![2, 1]]]);
+        let r = engine.solve(&none, &Request::unique());
+        assert_eq!(
+            (r.status, r.count, r.complete),
+            (Status::NoSolution, 0, true)
+        );
+        let r = engine.solve(&invalid, &Request::unique());
+        assert_eq!(r.status, Status::Error, "{kind}");
+        let message = r.error.unwrap().to_string();
+        assert!(message.contains("in two cages"), "{kind}: {message}");
+    }
+}
+
+#[test]
+fn the_worker_timeout_stops_a_long_solve_and_the_next_solve_works() {
+    let _program = use_the_kenken_binary();
+    let hard = &common::file("keen/keen-9du.jsonl")[1].puzzle;
+    let mut engine = EngineKind::Plain.open(Isolation::Worker).unwrap();
+    let start = Instant::now();
+    let r = engine.solve(
+        hard,
+        &Request::all().with_timeout(Some(Duration::from_millis(300))),
+    );
+    assert_eq!((r.status, r.complete), (Status::Timeout, false));
+    // Killed at the deadline, not when plain enumeration would have finished.
+    assert!(start.elapsed() < Duration::from_secs(20));
+    let after = engine.solve(&spec_4x4(), &Request::all());
+    assert_eq!((after.status, after.count), (Status::Solved, 6));
+}
+
+#[test]
+fn the_inference_bound_is_reported_as_a_limit() {
+    let hard = &common::file("keen/keen-9du.jsonl")[1].puzzle;
+    let mut engine = EngineKind::Plain.open(Isolation::InProcess).unwrap();
+    let r = engine.solve(hard, &Request::all().with_inferences(Some(10_000)));
+    assert_eq!((r.status, r.complete), (Status::Limit, false));
+    assert_eq!(r.status.exit_code(), 3);
+}
+
+#[test]
+fn a_pool_of_workers_answers_in_the_puzzles_order() {
+    let _program = use_the_kenken_binary();
+    let entries = common::file("keen/keen-4dx.jsonl");
+    let puzzles: Vec<kenken::Puzzle> = entries.iter().map(|e| e.puzzle.clone()).collect();
+    let reports: Vec<_> = solve_all(
+        EngineKind::Fd,
+        Isolation::Worker,
+        puzzles.clone(),
+        Request::unique(),
+        2,
+    )
+    .collect();
+    assert_eq!(reports.len(), puzzles.len());
+    for ((r, e), p) in reports.iter().zip(&entries).zip(&puzzles) {
+        assert_eq!(r.status, Status::Unique);
+        assert_eq!(Some(&r.solutions[0]), e.expected.solution.as_ref());
+        assert!(p.is_solution(&r.solutions[0]));
+    }
+}
+
+#[test]
+fn a_program_that_is_no_worker_is_named_in_the_error() {
+    let _program = use_the_kenken_binary();
+    // `true` exits at once without becoming a worker.
+    kenken::worker::set_program("true".into());
+    let mut engine = EngineKind::Fd.open(Isolation::Worker).unwrap();
+    let r = engine.solve(&spec_4x4(), &Request::unique());
+    kenken::worker::set_program(env!("CARGO_BIN_EXE_kenken").into());
+    assert_eq!(r.status, Status::Error);
+    let message = r.error.unwrap().to_string();
+    assert!(
+        message.contains("did not start as a kenken worker")
+            && message.contains("kenken::worker::init()"),
+        "{message}"
+    );
+}
