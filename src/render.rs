@@ -72,11 +72,20 @@ pub fn render_text(puzzle: &Puzzle, texts: Option<&[Vec<String>]>, style: Style)
         }
     }
     let digit_w = n.to_string().len();
+    // Every cell as wide as the widest clue or text, so that columns line up.
+    let text_w = texts
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|t| t.chars().count() + 1)
+        .max()
+        .unwrap_or(0);
     let w = label
         .iter()
         .map(|l| l.chars().count())
         .max()
         .unwrap_or(0)
+        .max(text_w)
         .max(digit_w + 2)
         .max(3);
     let own = |r: isize, c: isize| -> Option<usize> {
@@ -100,8 +109,15 @@ pub fn render_text(puzzle: &Puzzle, texts: Option<&[Vec<String>]>, style: Style)
         ('─', '│')
     };
     let mut out = String::new();
+    // Ends the line begun at `start`, without trailing blanks.
+    let end_line = |out: &mut String, start: usize| {
+        let kept = start + out[start..].trim_end().len();
+        out.truncate(kept);
+        out.push('\n');
+    };
     for r in 0..=n as isize {
         // Border line above row r.
+        let start = out.len();
         for c in 0..=n as isize {
             let up = wall(own(r - 1, c - 1), own(r - 1, c));
             let down = wall(own(r, c - 1), own(r, c));
@@ -113,13 +129,13 @@ pub fn render_text(puzzle: &Puzzle, texts: Option<&[Vec<String>]>, style: Style)
                 out.extend(std::iter::repeat_n(ch, w));
             }
         }
-        out = out.trim_end().to_string();
-        out.push('\n');
+        end_line(&mut out, start);
         if r == n as isize {
             break;
         }
         // Two text lines per row: the clue, then the digit.
         for line in 0..2 {
+            let start = out.len();
             for c in 0..=n as isize {
                 out.push(if wall(own(r, c - 1), own(r, c)) {
                     v
@@ -139,8 +155,7 @@ pub fn render_text(puzzle: &Puzzle, texts: Option<&[Vec<String>]>, style: Style)
                     out.push_str(&text);
                 }
             }
-            out = out.trim_end().to_string();
-            out.push('\n');
+            end_line(&mut out, start);
         }
     }
     out

@@ -21,10 +21,10 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', default_value = "native,fd,plain")]
     engines: Vec<EngineKind>,
     /// Wall-clock bound per solve, in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = super::seconds)]
     timeout: f64,
     /// Solves per engine and puzzle (the median is reported).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
     repeat: usize,
     /// Also run random puzzles of these sizes (e.g. 12,16,25): uniformly random Latin squares
     /// cut into random cages; the same seed gives the same puzzles.
@@ -121,11 +121,6 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
 }
 
 pub fn run(args: BenchArgs) -> Result<i32> {
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        return Err(bad_input(
-            "--timeout must be a positive number of seconds".into(),
-        ));
-    }
     if args.engines.is_empty() {
         return Err(bad_input("--engines: name at least one engine".into()));
     }

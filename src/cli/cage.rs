@@ -112,7 +112,11 @@ pub fn run(args: CageArgs) -> Result<i32> {
                 c.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
             );
         }
-        println!("% {} combination(s); {}", combos.len(), assumption);
+        println!(
+            "% {}; {}",
+            super::count_of(combos.len() as u64, "combination"),
+            assumption
+        );
     }
     Ok(if combos.is_empty() { 1 } else { 0 })
 }

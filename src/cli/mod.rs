@@ -2,7 +2,7 @@
 //!
 //! Exit codes: 0 solved (or valid), 1 no solution, 2 bad input or usage, 3 a limit was reached.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -85,15 +85,37 @@ enum Command {
         /// The goal, e.g. 'kenken(2, [], T).'
         goal: String,
         /// Print at most this many answers.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 10, value_parser = at_least_one)]
         limit: usize,
         /// Bound on inferences per answer.
         #[arg(long, default_value_t = kenken::prolog::DEFAULT_INFERENCE_LIMIT)]
         inferences: u64,
         /// Wall-clock bound in seconds.
-        #[arg(long)]
+        #[arg(long, value_parser = seconds)]
         timeout: Option<f64>,
     },
+}
+
+/// `n` and the noun, singular or plural as `n` asks: `1 solution`, `2 solutions`.
+pub(crate) fn count_of(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Argument parser: a whole number of at least 1.
+pub(crate) fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("'{s}' is not a whole number of at least 1")),
+    }
+}
+
+/// Argument parser: a positive, finite number of seconds.
+pub(crate) fn seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t > 0.0 && t.is_finite() && t < 1e9 => Ok(t),
+        _ => Err(format!("'{s}' is not a positive number of seconds")),
+    }
 }
 
 /// An error that carries its exit code.
@@ -115,6 +137,9 @@ pub(crate) fn bad_input(message: String) -> anyhow::Error {
 /// Reads the puzzles of `input`, with what the file expects of them; errors name the file.
 pub fn read_input(input: &Input) -> Result<Vec<Entry>> {
     let (name, text) = if input.file == "-" {
+        if std::io::stdin().is_terminal() {
+            eprintln!("kenken: reading puzzles from standard input (end with Ctrl-D)");
+        }
         let mut s = String::new();
         std::io::stdin()
             .read_to_string(&mut s)
@@ -243,22 +268,50 @@ fn show(input: &Input, ascii: bool, candidates: bool) -> Result<i32> {
 fn check(input: &Input) -> Result<i32> {
     let entries = read_input(input)?;
     let mut errors = 0;
-    for (i, Entry { puzzle: p, .. }) in entries.iter().enumerate() {
-        let problems = p.validate();
+    for (
+        i,
+        Entry {
+            puzzle: p,
+            expected,
+            ..
+        },
+    ) in entries.iter().enumerate()
+    {
         let name = puzzle_name(p, i);
-        if problems.is_empty() {
+        let mut lines: Vec<String> = Vec::new();
+        let problems = p.validate();
+        let valid = !problems.iter().any(|x| x.severity == Severity::Error);
+        errors += problems.len()
+            - problems
+                .iter()
+                .filter(|x| x.severity == Severity::Warning)
+                .count();
+        lines.extend(problems.iter().map(ToString::to_string));
+        // The file's own answers must be solutions of a valid puzzle.
+        let given = expected.solution.iter().map(|g| (None, g));
+        let listed = expected.solutions.iter().flatten().enumerate();
+        for (k, grid) in given.chain(listed.map(|(k, g)| (Some(k + 1), g))) {
+            let which = k.map_or_else(|| "solution".to_string(), |k| format!("solutions[{k}]"));
+            let problems = if valid {
+                p.grid_problems(grid)
+            } else {
+                Vec::new()
+            };
+            for problem in problems {
+                errors += 1;
+                lines.push(format!("error: the file's {which} is wrong: {problem}"));
+            }
+        }
+        if lines.is_empty() {
             println!(
-                "{name}: ok ({}x{}, {} cages)",
+                "{name}: ok ({}x{}, {})",
                 p.size,
                 p.size,
-                p.cages.len()
+                count_of(p.cages.len() as u64, "cage")
             );
         }
-        for problem in &problems {
-            if problem.severity == Severity::Error {
-                errors += 1;
-            }
-            println!("{name}: {problem}");
+        for line in lines {
+            println!("{name}: {line}");
         }
     }
     Ok(if errors > 0 { EXIT_BAD_INPUT } else { 0 })

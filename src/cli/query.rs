@@ -17,7 +17,10 @@ fn ending(status: &Status, shown: usize) -> (Option<String>, i32) {
         Status::Complete if shown == 0 => (Some("false.".into()), 1),
         Status::Complete => (None, 0),
         Status::AnswerLimit => (
-            Some(format!("% stopped after {shown} answers (--limit)")),
+            Some(format!(
+                "% stopped after {} (--limit)",
+                super::count_of(shown as u64, "answer")
+            )),
             0,
         ),
         Status::InferenceLimit => (Some("% inference limit reached".into()), 3),

@@ -5,8 +5,9 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{puzzle_name, read_input, require_valid, Input};
+use super::{count_of, puzzle_name, read_input, Input};
 use kenken::engine::{solve_all, EngineKind, Isolation, Report, Request, Stats, Status};
+use kenken::puzzle::Severity;
 use kenken::render::{render, Style};
 
 #[derive(clap::Args)]
@@ -20,7 +21,7 @@ pub struct SolveArgs {
     #[arg(long, conflicts_with = "limit")]
     all: bool,
     /// Find at most K solutions (default 2, to tell whether the first is unique).
-    #[arg(long)]
+    #[arg(long, value_parser = super::at_least_one)]
     limit: Option<usize>,
     /// Print only the number of solutions.
     #[arg(long)]
@@ -29,13 +30,13 @@ pub struct SolveArgs {
     #[arg(long, default_value = "grid", value_parser = ["grid", "json", "prolog"])]
     output: String,
     /// Wall-clock bound per puzzle, in seconds.
-    #[arg(long)]
+    #[arg(long, value_parser = super::seconds)]
     timeout: Option<f64>,
     /// ASCII drawing.
     #[arg(long)]
     ascii: bool,
     /// Solve this many puzzles at once (for fd and plain, one engine process each).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
     jobs: usize,
     /// Print search statistics (nodes, failures, propagations, restarts; inferences for
     /// Prolog) and the time of each puzzle.
@@ -89,19 +90,19 @@ fn noop_lines(p: &kenken::Puzzle, g: &kenken::Grid) -> String {
 
 /// How a report ended, in words, for the grid output.
 fn ending(r: &Report) -> String {
-    let n = r.count;
+    let n = count_of(r.count, "solution");
     match r.status {
-        Status::Timeout => format!("stopped by the timeout after {n} solution(s)"),
-        Status::Limit => format!("stopped by the inference limit after {n} solution(s)"),
+        Status::Timeout => format!("stopped by the timeout after {n}"),
+        Status::Limit => format!("stopped by the inference limit after {n}"),
         Status::Unique => "unique solution".into(),
-        _ if r.complete => format!("{n} solutions"),
-        _ => format!("at least {n} solutions (limit reached)"),
+        _ if r.complete => n,
+        _ => format!("at least {n} (limit reached)"),
     }
 }
 
 pub fn run(args: SolveArgs) -> Result<i32> {
+    // An invalid puzzle is reported (by number and line) and the others are still solved.
     let entries = read_input(&args.input)?;
-    require_valid(&entries)?;
     let limit = if args.all || args.count {
         args.limit
     } else {
@@ -122,9 +123,16 @@ pub fn run(args: SolveArgs) -> Result<i32> {
     for (i, (entry, r)) in entries.iter().zip(reports).enumerate() {
         let p = &entry.puzzle;
         let name = puzzle_name(p, i);
+        for w in p
+            .validate()
+            .iter()
+            .filter(|w| w.severity == Severity::Warning)
+        {
+            eprintln!("kenken: {name} (line {}): {w}", entry.line);
+        }
         code = code.max(r.status.exit_code());
         if let Some(e) = &r.error {
-            eprintln!("kenken: {name}: {e}");
+            eprintln!("kenken: {name} (line {}): {e}", entry.line);
         }
         match args.output.as_str() {
             "json" => println!(
@@ -149,15 +157,30 @@ pub fn run(args: SolveArgs) -> Result<i32> {
                 })?
             ),
             _ if args.count => {
-                let more = if r.complete { "" } else { "+ (incomplete)" };
-                println!("{name}: {}{more} solutions", r.count);
+                let n = count_of(r.count, "solution");
+                match r.status {
+                    Status::Timeout => println!("{name}: at least {n} (timed out)"),
+                    Status::Limit => println!("{name}: at least {n} (inference limit reached)"),
+                    _ if r.complete => println!("{name}: {n}"),
+                    _ => println!("{name}: at least {n} (limit reached)"),
+                }
             }
             "prolog" => {
                 for g in &r.solutions {
                     println!("T = {}.", kenken::prolog::grid_term(g));
                 }
-                if r.solutions.is_empty() {
-                    println!("false.");
+                // `false.` only when the search proved there is nothing (more) to find.
+                match r.status {
+                    Status::NoSolution => println!("false."),
+                    Status::Timeout => println!(
+                        "% the time limit was reached after {}: the search did not finish",
+                        count_of(r.count, "solution")
+                    ),
+                    Status::Limit => println!(
+                        "% the inference limit was reached after {}: the search did not finish",
+                        count_of(r.count, "solution")
+                    ),
+                    _ => {}
                 }
             }
             _ => {

@@ -6,12 +6,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{normalized_cage, Entry, Expected, FormatError, Notation};
+use super::{checked_size, normalized_cage, Entry, Expected, FormatError, Notation};
 use crate::puzzle::{Cell, Grid, Op, Puzzle};
 
 #[derive(Deserialize)]
 struct RawPuzzle {
-    size: usize,
+    size: u64,
     cages: Vec<RawCage>,
     #[serde(default)]
     name: Option<String>,
@@ -58,6 +58,7 @@ pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
         let raw = item.map_err(|e| FormatError::syntax(Notation::Json, e.line(), e.to_string()))?;
         let skipped = text[start..].len() - text[start..].trim_start().len();
         let line = line_of(text, start + skipped);
+        let size = checked_size(Notation::Json, line, raw.size)?;
         let mut cages = Vec::with_capacity(raw.cages.len());
         for (i, c) in raw.cages.into_iter().enumerate() {
             let op = Op::from_symbol(&c.op).ok_or_else(|| {
@@ -76,7 +77,7 @@ pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
         }
         out.push(Entry {
             puzzle: Puzzle {
-                size: raw.size,
+                size,
                 cages,
                 name: raw.name,
             },

@@ -11,7 +11,7 @@
 //!
 //! Keen has no `?` cages and only two-cell `-` and `/`; a `=` cage is written as a one-cell `a`.
 
-use super::{canonical, normalized_cage, Entry, FormatError, Notation};
+use super::{canonical, name_above, normalized_cage, Entry, FormatError, Notation, NAME_COMMENT};
 use crate::puzzle::{Cell, Op, Puzzle, MAX_SIZE};
 
 /// Whether `line` starts like a Keen ID: digits, optional `d?` and `m`, then `:`.
@@ -177,10 +177,16 @@ pub fn read_id(id: &str, line: usize) -> Result<Puzzle, FormatError> {
 
 /// Reads one Keen ID per non-blank line.
 pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
-    text.lines()
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('%'))
-        .map(|(i, l)| Ok(Entry::new(read_id(l.trim(), i + 1)?, i + 1)))
+        .map(|(i, l)| {
+            let mut p = read_id(l.trim(), i + 1)?;
+            p.name = name_above(&lines, i + 1);
+            Ok(Entry::new(p, i + 1))
+        })
         .collect()
 }
 
@@ -290,7 +296,10 @@ pub fn write(p: &Puzzle) -> Result<String, FormatError> {
         clues.push(letter);
         clues.push_str(&cage.target.to_string());
     }
-    Ok(format!("{n}:{blocks},{clues}\n"))
+    let name = p.name.as_ref().map_or_else(String::new, |name| {
+        format!("{NAME_COMMENT}{}\n", name.replace(['\n', '\r'], " "))
+    });
+    Ok(format!("{name}{n}:{blocks},{clues}\n"))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::puzzle::{Cage, Grid, Op, Puzzle};
+use crate::puzzle::{Cage, Grid, Op, Puzzle, MAX_SIZE};
 
 pub mod json;
 pub mod keen;
@@ -218,6 +218,40 @@ pub fn write_entries(entries: &[Entry], notation: Notation) -> Result<String, Fo
         });
     }
     Ok(out)
+}
+
+/// The comment line that names a puzzle in the notations without a name field (`prolog`,
+/// `keen`): `% name: NAME`, among the comment lines just above the puzzle.
+pub(crate) const NAME_COMMENT: &str = "% name: ";
+
+/// The name given by a [`NAME_COMMENT`] in the comment lines just above 1-based line `line`.
+pub(crate) fn name_above(lines: &[&str], line: usize) -> Option<String> {
+    lines[..line.saturating_sub(1).min(lines.len())]
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .take_while(|l| l.starts_with('%'))
+        .find_map(|l| l.strip_prefix(NAME_COMMENT.trim_end()))
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+}
+
+/// The grid size a reader found, refused when it is above [`MAX_SIZE`] (so that nothing
+/// allocates a grid of billions of cells); 0 reads (`kenken/3` answers it) and validation
+/// says what is wrong with it.
+pub(crate) fn checked_size(
+    notation: Notation,
+    line: usize,
+    size: u64,
+) -> Result<usize, FormatError> {
+    match usize::try_from(size) {
+        Ok(n) if n <= MAX_SIZE => Ok(n),
+        _ => Err(FormatError::syntax(
+            notation,
+            line,
+            format!("grid size {size} is above the maximum, {MAX_SIZE}"),
+        )),
+    }
 }
 
 /// A cage as readers build it: one-cell `+` and `*` cages become `=` cages.

@@ -6,7 +6,9 @@
 //! the spec has no `=`). Operator syntax such as `11+[[1|1],[2|1]]` (how Prolog prints the terms)
 //! reads too. `%` and `/* */` comments are skipped.
 
-use super::{normalized_cage, Entry, FormatError, Notation};
+use super::{
+    checked_size, name_above, normalized_cage, Entry, FormatError, Notation, NAME_COMMENT,
+};
 use crate::puzzle::{Cell, Op, Puzzle};
 
 /// A parsed Prolog term (the subset the notation needs).
@@ -155,6 +157,28 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, FormatError> {
 struct Parser {
     toks: Vec<(Tok, usize)>,
     pos: usize,
+    /// How deeply the term being read nests (brackets, parentheses, arguments).
+    depth: usize,
+}
+
+/// Terms nested deeper than this are refused (a puzzle nests about five deep); lists are read
+/// iteratively, so their length does not count.
+const MAX_DEPTH: usize = 1000;
+
+impl Drop for PTerm {
+    /// Drops iteratively: a long list is a deep chain of `'.'` terms, which the default
+    /// recursive drop could overflow the stack on.
+    fn drop(&mut self) {
+        let PTerm::Compound(_, args) = self else {
+            return;
+        };
+        let mut stack = std::mem::take(args);
+        while let Some(mut t) = stack.pop() {
+            if let PTerm::Compound(_, args) = &mut t {
+                stack.append(args);
+            }
+        }
+    }
 }
 
 /// Infix operators understood, with their priority (all `yfx`).
@@ -202,6 +226,19 @@ impl Parser {
 
     /// Parses a term of at most `max` priority (999 for arguments, 1200 for clauses).
     fn term(&mut self, max: u32) -> Result<PTerm, FormatError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(syntax(
+                self.line(),
+                format!("the term is nested too deeply (more than {MAX_DEPTH} levels)"),
+            ));
+        }
+        let t = self.term_(max);
+        self.depth -= 1;
+        t
+    }
+
+    fn term_(&mut self, max: u32) -> Result<PTerm, FormatError> {
         let mut left = self.primary()?;
         while let Some(Tok::Name(op)) = self.peek() {
             let Some(pri) = infix_priority(op) else { break };
@@ -287,7 +324,11 @@ fn describe(t: &Tok) -> String {
 /// returning each clause with the line it starts on.
 pub fn parse_clauses(text: &str) -> Result<Vec<(PTerm, usize)>, FormatError> {
     let toks = tokenize(text)?;
-    let mut p = Parser { toks, pos: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let mut out = Vec::new();
     while p.pos < p.toks.len() {
         let line = p.line();
@@ -405,7 +446,7 @@ fn cage_from_term(
 /// Builds a puzzle from the two terms `N` and `C`.
 pub fn puzzle_from_terms(n: &PTerm, c: &PTerm, line: usize) -> Result<Puzzle, FormatError> {
     let size = match n {
-        PTerm::Int(v) => usize::try_from(*v).map_err(|_| syntax(line, "grid size too large"))?,
+        PTerm::Int(v) => checked_size(Notation::Prolog, line, *v)?,
         _ => return Err(syntax(line, "N must be a nonnegative integer")),
     };
     let items = list_items(c).ok_or_else(|| syntax(line, "C must be a list of constraints"))?;
@@ -420,6 +461,7 @@ pub fn puzzle_from_terms(n: &PTerm, c: &PTerm, line: usize) -> Result<Puzzle, Fo
 /// Reads every `kenken_testcase(N, C)` fact (or `N, C` pair) in `text`.
 pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
     let mut out = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
     for (clause, line) in parse_clauses(text)? {
         match &clause {
             PTerm::Compound(f, args)
@@ -444,6 +486,9 @@ pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
                     "expected kenken_testcase(N, C). or a pair N, C",
                 ))
             }
+        }
+        if let Some(e) = out.last_mut().filter(|e| e.line == line) {
+            e.puzzle.name = name_above(&lines, line);
         }
     }
     Ok(out)
@@ -479,7 +524,10 @@ pub fn cage_text(cage: &crate::puzzle::Cage) -> String {
 pub fn write(p: &Puzzle) -> Result<String, FormatError> {
     let mut s = String::new();
     if let Some(name) = &p.name {
-        s.push_str(&format!("% {}\n", name.replace('\n', " ")));
+        s.push_str(&format!(
+            "{NAME_COMMENT}{}\n",
+            name.replace(['\n', '\r'], " ")
+        ));
     }
     s.push_str(&format!("kenken_testcase(\n  {},\n  [", p.size));
     for (i, cage) in p.cages.iter().enumerate() {

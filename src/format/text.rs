@@ -12,7 +12,7 @@
 //! name and a column number: `A1` is row 1, column 1; rows after `Z` are `AA`, `AB`, ...
 //! Blank lines and lines starting with `%` are ignored.
 
-use super::{normalized_cage, Entry, FormatError, Notation};
+use super::{checked_size, normalized_cage, Entry, FormatError, Notation};
 use crate::puzzle::{Cell, Op, Puzzle};
 
 /// Parses a cell name such as `C12` (row 3, column 12).
@@ -48,9 +48,10 @@ pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
             let size = words
                 .next()
                 .ok_or_else(|| syntax(line, "'#' must be followed by the grid size"))?;
-            let size: usize = size
+            let size: u64 = size
                 .parse()
                 .map_err(|_| syntax(line, format!("grid size '{size}' is not a number")))?;
+            let size = checked_size(Notation::Text, line, size)?;
             let name: Vec<&str> = words.collect();
             let mut p = Puzzle::new(size, Vec::new());
             if !name.is_empty() {

@@ -48,6 +48,9 @@ const TOTAL_BUILD_WORK: usize = 20_000_000;
 /// Work bound for one cage filtered by search (no table); past it the cage is left unfiltered.
 const SEARCH_BUDGET: usize = 20_000;
 
+/// `cage_of` of a cell in no cage.
+const FREE: usize = usize::MAX;
+
 /// A prepared puzzle, ready to be solved any number of times.
 pub struct Solver {
     n: usize,
@@ -87,7 +90,8 @@ impl Solver {
     pub fn new(puzzle: &Puzzle) -> Result<Solver, InvalidPuzzle> {
         puzzle.check()?;
         let n = puzzle.size;
-        let mut cage_of = vec![0; n * n];
+        // A cell in no cage is free: only its row and column constrain it.
+        let mut cage_of = vec![FREE; n * n];
         let cages: Vec<Cage> = puzzle
             .cages
             .iter()
@@ -234,7 +238,11 @@ impl Solver {
             }
             let c = d.count_ones() as u64;
             let w = 1
-                + scratch.cage_weight[self.cage_of[i]] as u64
+                + scratch
+                    .cage_weight
+                    .get(self.cage_of[i])
+                    .copied()
+                    .unwrap_or(0) as u64
                 + scratch.line_weight[self.row_of[i] as usize] as u64
                 + scratch.line_weight[n + self.col_of[i] as usize] as u64;
             if c * best_w < best_c * w {
@@ -295,7 +303,7 @@ impl Solver {
                     }
                 }
                 let k = self.cage_of[i];
-                if wake_cage && !dirty[k] {
+                if wake_cage && k != FREE && !dirty[k] {
                     dirty[k] = true;
                     cage_list.push(k);
                 }
@@ -421,7 +429,7 @@ impl Solver {
             .then_some(doms)
     }
 
-    /// The cage index of each cell (row-major).
+    /// The cage index of each cell (row-major); `usize::MAX` for a cell in no cage.
     pub fn cage_of(&self) -> &[usize] {
         &self.cage_of
     }

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod oracle;
+
 use std::path::PathBuf;
 
 use std::collections::BTreeSet;

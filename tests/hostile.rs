@@ -1,0 +1,359 @@
+//! Hostile and careless input, through the command line: each case was a bug (a crash, a hang,
+//! a misleading answer) and is now a clear error with its exit code, or the right answer.
+
+use std::process::{Command, Stdio};
+
+use assert_cmd::Command as Cmd;
+use predicates::prelude::*;
+
+fn kenken() -> Cmd {
+    Cmd::cargo_bin("kenken").unwrap()
+}
+
+fn data(rel: &str) -> String {
+    format!("{}/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Writes `text` to a fresh file and returns its path.
+fn file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("kenken-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn deeply_nested_terms_are_refused_with_the_line() {
+    let deep_pl = format!(
+        "% a comment\nkenken_testcase(2, {}{}).\n",
+        "[".repeat(200_000),
+        "]".repeat(200_000)
+    );
+    let deep_json = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep_cages = format!(
+        "{{\"size\": 1, \"cages\": {}{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    for (name, text, says) in [
+        ("deep.pl", deep_pl, "line 2: the term is nested too deeply"),
+        ("deep.json", deep_json, "nested too deeply"),
+        ("deep2.json", deep_cages, "line 1"),
+    ] {
+        for cmd in ["check", "show", "solve", "convert"] {
+            let mut k = kenken();
+            k.args([cmd, &file(name, &text)]);
+            if cmd == "convert" {
+                k.args(["--to", "json"]);
+            }
+            k.assert().code(2).stderr(
+                predicate::str::contains(says).and(predicate::str::contains("panicked").not()),
+            );
+        }
+    }
+}
+
+#[test]
+fn huge_sizes_are_refused_in_every_notation() {
+    let cases = [
+        (
+            "size.json",
+            "{\"size\": 3000000000, \"cages\": []}".to_string(),
+        ),
+        (
+            "size2.json",
+            "{\"size\": 100000, \"cages\": []}".to_string(),
+        ),
+        ("size.txt", "# 100000\n+ 3 A1 A2\n".to_string()),
+        ("size.pl", "kenken_testcase(3000000000, []).".to_string()),
+        (
+            "size2.pl",
+            "kenken_testcase(18446744073709551616, []).".to_string(),
+        ),
+        ("size.keen", "100000:_,a3\n".to_string()),
+    ];
+    for (name, text) in cases {
+        for cmd in ["check", "show", "solve", "convert"] {
+            let mut k = kenken();
+            k.args([cmd, &file(name, &text)]);
+            if cmd == "convert" {
+                k.args(["--to", "text"]);
+            }
+            let out = k.output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{cmd} {name}: {err}");
+            assert!(
+                err.contains("above the maximum")
+                    || err.contains("fit in 64 bits")
+                    || err.contains("out of range"),
+                "{cmd} {name}: {err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kenken"))
+        .args(["solve", &data("tests/data/keen/keen-9du.jsonl")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read one line, then close the pipe, as `| head -1` does.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains("panicked") && !err.contains("Broken pipe"),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn bad_numbers_are_usage_errors() {
+    for args in [
+        &["--limit", "0"][..],
+        &["--jobs", "0"],
+        &["--timeout=-1"],
+        &["--timeout", "nan"],
+        &["--timeout", "inf"],
+        &["--limit", "-3"],
+    ] {
+        kenken()
+            .arg("solve")
+            .arg(data("examples/spec-4x4.pl"))
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("error"));
+    }
+    kenken()
+        .args(["query", "true.", "--limit", "0"])
+        .assert()
+        .code(2);
+    kenken().args(["bench", "--repeat", "0"]).assert().code(2);
+}
+
+#[test]
+fn a_timed_out_prolog_solve_does_not_say_false() {
+    kenken()
+        .args([
+            "solve",
+            &data("tests/data/keen/keen-9du.jsonl"),
+            "--engine",
+            "plain",
+            "--timeout",
+            "0.3",
+            "--output",
+            "prolog",
+            "--all",
+        ])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(3)
+        .stdout(
+            predicate::str::contains("% the time limit was reached")
+                .and(predicate::str::contains("false.").not()),
+        );
+}
+
+#[test]
+fn json_output_tells_a_timeout_from_no_solution() {
+    let none = file(
+        "none.pl",
+        "kenken_testcase(2, [+(4, [[1|1], [1|2]]), +(3, [[2|1], [2|2]])]).\n",
+    );
+    let out = kenken()
+        .args(["solve", &none, "--output", "json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        (v["index"].as_u64(), v["status"].as_str()),
+        (Some(1), Some("no_solution"))
+    );
+    let out = kenken()
+        .args([
+            "solve",
+            &data("tests/data/keen/keen-9du.jsonl"),
+            "--engine",
+            "plain",
+            "--timeout",
+            "0.2",
+            "--output",
+            "json",
+        ])
+        .timeout(std::time::Duration::from_secs(300))
+        .assert()
+        .code(3)
+        .get_output()
+        .stdout
+        .clone();
+    let statuses: Vec<String> = String::from_utf8_lossy(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["status"].to_string())
+        .collect();
+    assert_eq!(statuses.len(), 20);
+    assert!(statuses.iter().any(|s| s == "\"timeout\""), "{statuses:?}");
+    assert!(statuses
+        .iter()
+        .all(|s| s == "\"timeout\"" || s == "\"unique\""));
+}
+
+#[test]
+fn names_survive_every_notation() {
+    let start = file(
+        "named.jsonl",
+        &std::fs::read_to_string(data("tests/data/real-world.jsonl")).unwrap(),
+    );
+    let mut text = std::fs::read_to_string(&start).unwrap();
+    let mut from = "json";
+    for to in ["prolog", "keen", "text", "prolog", "json"] {
+        let out = kenken()
+            .args(["convert", "-", "--from", from, "--to", to])
+            .write_stdin(text.clone())
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        text = String::from_utf8(out).unwrap();
+        from = to;
+    }
+    assert!(text.contains("\"name\":\"kenkenpuzzle-82698\""), "{text}");
+    assert!(text.contains("\"name\":\"menneske9-4474\""), "{text}");
+}
+
+#[test]
+fn check_catches_a_wrong_solution_in_the_file() {
+    let line = std::fs::read_to_string(data("tests/data/keen/keen-4dx.jsonl")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+    // Two values of row 3 swapped: the row still holds 1..4, but columns repeat.
+    let row = v["solution"][2].as_array_mut().unwrap();
+    row.swap(0, 1);
+    let path = file("wrong.jsonl", &v.to_string());
+    kenken()
+        .args(["check", &path])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "the file's solution is wrong: column 1 repeats",
+        ));
+    // A solution that is a Latin square but misses a cage.
+    let mut v: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+    let grid: Vec<Vec<u64>> = serde_json::from_value(v["solution"].clone()).unwrap();
+    let relabelled: Vec<Vec<u64>> = grid
+        .iter()
+        .map(|r| r.iter().map(|&x| x % 4 + 1).collect())
+        .collect();
+    v["solution"] = serde_json::to_value(relabelled).unwrap();
+    kenken()
+        .args(["check", &file("wrong2.jsonl", &v.to_string())])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("is not met by"));
+}
+
+#[test]
+fn one_bad_puzzle_does_not_stop_the_others() {
+    let lines: Vec<String> = std::fs::read_to_string(data("tests/data/keen/keen-4dx.jsonl"))
+        .unwrap()
+        .lines()
+        .take(2)
+        .map(String::from)
+        .collect();
+    let text = format!(
+        "{}\n{{\"size\":2,\"cages\":[{{\"op\":\"+\",\"target\":9,\"cells\":[[1,1],[1,2]]}}]}}\n{}\n",
+        lines[0], lines[1]
+    );
+    let out = kenken()
+        .args(["solve", &file("mixed.jsonl", &text), "--output", "json"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("puzzle 2 (line 2)").and(predicate::str::contains("make 9")),
+        )
+        .get_output()
+        .stdout
+        .clone();
+    let statuses: Vec<String> = String::from_utf8_lossy(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["status"].to_string())
+        .collect();
+    assert_eq!(statuses, ["\"unique\"", "\"error\"", "\"unique\""]);
+}
+
+#[test]
+fn counts_are_singular_and_plural() {
+    let one = file(
+        "one.pl",
+        "kenken_testcase(2, [+(3, [[1|1], [1|2]]), =(2, [[2|1]]), =(1, [[2|2]])]).\n",
+    );
+    kenken()
+        .args(["solve", &one, "--count"])
+        .assert()
+        .success()
+        .stdout("puzzle 1: 1 solution\n");
+    kenken()
+        .args(["check", &one])
+        .assert()
+        .success()
+        .stdout("puzzle 1: ok (2x2, 3 cages)\n");
+    kenken()
+        .args([
+            "cage",
+            "3",
+            "+",
+            "--cells",
+            "2",
+            "--size",
+            "4",
+            "--distinct",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("% 1 combination;"));
+}
+
+#[test]
+fn candidates_line_up_on_large_grids() {
+    let out = kenken()
+        .args([
+            "show",
+            "--candidates",
+            "--ascii",
+            &data("tests/data/keen/keen-9du.jsonl"),
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    // Every line of a drawing is as long as its top border.
+    for drawing in text.split("puzzle ").filter(|d| d.contains('+')) {
+        let lines: Vec<&str> = drawing
+            .lines()
+            .filter(|l| l.starts_with(['+', '|']))
+            .collect();
+        let width = lines[0].len();
+        for l in &lines {
+            assert!(l.len() <= width, "{l}");
+            // Column separators sit at the same places on every line (or the line ends early).
+            for (i, ch) in l.char_indices() {
+                if ch == '|' {
+                    assert!(matches!(lines[0].as_bytes()[i], b'+' | b'-'), "{l}");
+                }
+            }
+        }
+    }
+}
