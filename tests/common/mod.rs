@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::collections::BTreeSet;
 
 use kenken::format::{self, Entry, Notation};
-use kenken::puzzle::{Cage, Cell, Grid, Op};
+use kenken::puzzle::Grid;
 use kenken::Puzzle;
 use proptest::prelude::*;
 
@@ -46,57 +46,14 @@ pub fn file(rel: &str) -> Vec<Entry> {
     format::read_entries(&text, format::detect(&text)).unwrap()
 }
 
-/// Every solution of `p`, by trying every Latin square row by row.
+/// Every solution of `p`, by the independent oracle (`oracle.rs`: its own Latin-square search and
+/// cage arithmetic, no code shared with `src/`).
 pub fn brute_force(p: &Puzzle) -> BTreeSet<Grid> {
-    let n = p.size;
-    let mut out = BTreeSet::new();
-    let mut grid = vec![vec![0u32; n]; n];
-    fn rec(i: usize, n: usize, g: &mut Grid, p: &Puzzle, out: &mut BTreeSet<Grid>) {
-        if i == n * n {
-            if p.is_solution(g) {
-                out.insert(g.clone());
-            }
-            return;
-        }
-        let (r, c) = (i / n, i % n);
-        for v in 1..=n as u32 {
-            if (0..c).all(|j| g[r][j] != v) && (0..r).all(|j| g[j][c] != v) {
-                g[r][c] = v;
-                rec(i + 1, n, g, p, out);
-            }
-        }
-        g[r][c] = 0;
-    }
-    rec(0, n, &mut grid, p, &mut out);
-    out
+    oracle::solutions(p, 1_000_000).into_iter().collect()
 }
 
-/// Random puzzles of the given sizes: a random partition into cages (not always connected),
-/// each with a random operator and target (so many have no solution).
+/// Random valid puzzles of the given sizes: random Latin squares cut into random connected
+/// cages with operators their values meet (see `oracle::puzzle`).
 pub fn arb_puzzle(sizes: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Puzzle> {
-    sizes
-        .prop_flat_map(|n| {
-            (
-                Just(n),
-                proptest::collection::vec(0usize..n * n, n * n),
-                proptest::collection::vec((0usize..6, 0u64..30), n * n),
-            )
-        })
-        .prop_map(|(n, labels, ops)| {
-            let mut cages: Vec<Cage> = Vec::new();
-            let mut index = std::collections::BTreeMap::new();
-            for (cell, &label) in labels.iter().enumerate() {
-                let k = *index.entry(label).or_insert_with(|| {
-                    let (o, t) = ops[label];
-                    cages.push(Cage::new(
-                        [Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Unknown, Op::Given][o],
-                        t,
-                        vec![],
-                    ));
-                    cages.len() - 1
-                });
-                cages[k].cells.push(Cell::new(cell / n + 1, cell % n + 1));
-            }
-            Puzzle::new(n, cages)
-        })
+    (sizes, any::<u64>()).prop_map(|(n, seed)| oracle::puzzle(n, seed, oracle::Mix::default()).0)
 }
