@@ -498,3 +498,39 @@ fn ten_megabytes_are_read_and_checked() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_puzzle_that_cannot_be_read_does_not_stop_the_others() {
+    let cases = [
+        (
+            "mixed.pl",
+            "kenken_testcase(1, [+(1, [[1|1]])]).\nkenken_testcase(2, [+(3 [[1|1]])]).\nkenken_testcase(1, [+(1, [[1|1]])]).\n",
+            "line 2: expected ')'",
+        ),
+        ("mixed.txt", "# 1\n+ 1 A1\n# 2\n+ x A1\n# 1\n! 1 A1\n", "line 4: target 'x'"),
+        (
+            "mixed.jsonl",
+            "{\"size\":1,\"cages\":[{\"op\":\"=\",\"target\":1,\"cells\":[[1,1]]}]}\n{\"size\":2,\"cages\":[{\"op\":\"+\"\n{\"size\":1,\"cages\":[{\"op\":\"=\",\"target\":1,\"cells\":[[1,1]]}]}\n",
+            "line 2",
+        ),
+        (
+            "mixed.keen",
+            "1:_,a1\n4:_a_b,a5\n1:_,a1\n",
+            "line 2",
+        ),
+    ];
+    for (name, text, says) in cases {
+        let path = file(name, text);
+        kenken()
+            .args(["solve", &path, "--count"])
+            .assert()
+            .code(2)
+            .stdout("puzzle 1: 1 solution\npuzzle 3: 1 solution\n")
+            .stderr(predicate::str::contains(says).and(predicate::str::contains("(puzzle 2)")));
+        kenken().args(["check", &path]).assert().code(2).stdout(
+            predicate::str::starts_with("puzzle 1: ok")
+                .and(predicate::str::contains("puzzle 2: error:"))
+                .and(predicate::str::contains("puzzle 3: ok")),
+        );
+    }
+}

@@ -136,6 +136,15 @@ pub(crate) fn bad_input(message: String) -> anyhow::Error {
 
 /// Reads the puzzles of `input`, with what the file expects of them; errors name the file.
 pub fn read_input(input: &Input) -> Result<Vec<Entry>> {
+    let (name, each) = read_input_each(input)?;
+    each.into_iter()
+        .collect::<Result<Vec<Entry>, _>>()
+        .map_err(|e| bad_input(format!("{name}: {e}")))
+}
+
+/// Reads the puzzles of `input` each on its own (a puzzle that cannot be read gives its error,
+/// the others are still read); also returns the file's name for messages.
+pub fn read_input_each(input: &Input) -> Result<(String, Vec<Result<Entry, format::FormatError>>)> {
     let (name, text) = if input.file == "-" {
         if std::io::stdin().is_terminal() {
             eprintln!("kenken: reading puzzles from standard input (end with Ctrl-D)");
@@ -160,7 +169,7 @@ pub fn read_input(input: &Input) -> Result<Vec<Entry>> {
             .parse::<Notation>()
             .map_err(|e| bad_input(format!("--from: {e}")))?
     };
-    format::read_entries(&text, notation).map_err(|e| bad_input(format!("{name}: {e}")))
+    Ok((name, format::read_each(&text, notation)))
 }
 
 /// Fails with every validation error of every puzzle, each prefixed by the puzzle's name.
@@ -266,17 +275,21 @@ fn show(input: &Input, ascii: bool, candidates: bool) -> Result<i32> {
 }
 
 fn check(input: &Input) -> Result<i32> {
-    let entries = read_input(input)?;
+    let (file, each) = read_input_each(input)?;
     let mut errors = 0;
-    for (
-        i,
-        Entry {
+    for (i, entry) in each.iter().enumerate() {
+        let Entry {
             puzzle: p,
             expected,
             ..
-        },
-    ) in entries.iter().enumerate()
-    {
+        } = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                errors += 1;
+                println!("puzzle {}: error: {file}: {e}", i + 1);
+                continue;
+            }
+        };
         let name = puzzle_name(p, i);
         let mut lines: Vec<String> = Vec::new();
         let problems = p.validate();

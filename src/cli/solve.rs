@@ -5,7 +5,7 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{count_of, puzzle_name, read_input, Input};
+use super::{count_of, puzzle_name, read_input_each, Input};
 use kenken::engine::{solve_all, EngineKind, Isolation, Report, Request, Stats, Status};
 use kenken::puzzle::Severity;
 use kenken::render::{render, Style};
@@ -101,8 +101,9 @@ fn ending(r: &Report) -> String {
 }
 
 pub fn run(args: SolveArgs) -> Result<i32> {
-    // An invalid puzzle is reported (by number and line) and the others are still solved.
-    let entries = read_input(&args.input)?;
+    // A puzzle that cannot be read or is invalid is reported (by number and line) and the
+    // others are still solved.
+    let (file, each) = read_input_each(&args.input)?;
     let limit = if args.all || args.count {
         args.limit
     } else {
@@ -117,10 +118,27 @@ pub fn run(args: SolveArgs) -> Result<i32> {
         request = request.counting();
     }
     let engine: EngineKind = args.engine.parse().map_err(super::bad_input)?;
-    let puzzles: Vec<kenken::Puzzle> = entries.iter().map(|e| e.puzzle.clone()).collect();
-    let reports = solve_all(engine, Isolation::Worker, puzzles, request, args.jobs);
+    let puzzles: Vec<kenken::Puzzle> = each.iter().flatten().map(|e| e.puzzle.clone()).collect();
+    let mut reports = solve_all(engine, Isolation::Worker, puzzles, request, args.jobs);
+    let several = each.len() > 1;
     let mut code = 0;
-    for (i, (entry, r)) in entries.iter().zip(reports).enumerate() {
+    for (i, entry) in each.iter().enumerate() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("kenken: {file}: {e} (puzzle {})", i + 1);
+                code = code.max(super::EXIT_BAD_INPUT);
+                if args.output == "json" {
+                    println!(
+                        "{}",
+                        serde_json::json!({"index": i + 1, "engine": engine.name(),
+                            "status": "error", "error": e.to_string()})
+                    );
+                }
+                continue;
+            }
+        };
+        let Some(r) = reports.next() else { break };
         let p = &entry.puzzle;
         let name = puzzle_name(p, i);
         for w in p
@@ -184,7 +202,7 @@ pub fn run(args: SolveArgs) -> Result<i32> {
                 }
             }
             _ => {
-                if entries.len() > 1 {
+                if several {
                     println!("{name}:");
                 }
                 if r.solutions.is_empty() {

@@ -50,46 +50,102 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Reads every JSON object in `text` as a puzzle, with its expected answers.
 pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
+    read_each(text).into_iter().collect()
+}
+
+/// Reads every JSON object in `text`, each on its own: after a bad object, reading goes on at the
+/// next line that opens an object.
+pub fn read_each(text: &str) -> Vec<Result<Entry, FormatError>> {
     let mut out = Vec::new();
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<RawPuzzle>();
-    loop {
-        let start = stream.byte_offset();
-        let Some(item) = stream.next() else { break };
-        let raw = item.map_err(|e| FormatError::syntax(Notation::Json, e.line(), e.to_string()))?;
-        let skipped = text[start..].len() - text[start..].trim_start().len();
-        let line = line_of(text, start + skipped);
-        let size = checked_size(Notation::Json, line, raw.size)?;
-        let mut cages = Vec::with_capacity(raw.cages.len());
-        for (i, c) in raw.cages.into_iter().enumerate() {
-            let op = Op::from_symbol(&c.op).ok_or_else(|| {
-                FormatError::syntax(
-                    Notation::Json,
-                    line,
-                    format!(
-                        "cage {}: unknown operator '{}' (use + - * / = ?)",
-                        i + 1,
-                        c.op
-                    ),
-                )
-            })?;
-            let cells = c.cells.iter().map(|&[r, col]| Cell::new(r, col)).collect();
-            cages.push(normalized_cage(op, c.target, cells));
+    let mut base = 0;
+    'streams: while base < text.len() {
+        let rest = &text[base..];
+        let lines_before = line_of(text, base) - 1;
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<RawPuzzle>();
+        loop {
+            let start = stream.byte_offset();
+            let Some(item) = stream.next() else {
+                break 'streams;
+            };
+            match item {
+                Ok(raw) => {
+                    let skipped = rest[start..].len() - rest[start..].trim_start().len();
+                    let line = lines_before + line_of(rest, start + skipped);
+                    out.push(entry(raw, line));
+                }
+                Err(e) => {
+                    // Named by the line the bad object starts on (serde's message gives the
+                    // place of the fault itself).
+                    let skipped = rest[start..].len() - rest[start..].trim_start().len();
+                    let first = line_of(rest, start + skipped);
+                    let message = if e.line() > 0 {
+                        let at = lines_before + e.line();
+                        let text = e.to_string();
+                        let text = text.split(" at line ").next().unwrap_or(&text).to_string();
+                        format!("{text} at line {at} column {}", e.column())
+                    } else {
+                        e.to_string()
+                    };
+                    out.push(Err(FormatError::syntax(
+                        Notation::Json,
+                        lines_before + first,
+                        message,
+                    )));
+                    // Go on at the next line, after the one the bad object starts on, that opens
+                    // an object at its first column (nested objects are indented or inline).
+                    let mut offset = 0;
+                    let mut next = None;
+                    for (k, l) in rest.split_inclusive('\n').enumerate() {
+                        if k >= first && l.starts_with('{') {
+                            next = Some(offset);
+                            break;
+                        }
+                        offset += l.len();
+                    }
+                    match next {
+                        Some(n) => base += n,
+                        None => break 'streams,
+                    }
+                    continue 'streams;
+                }
+            }
         }
-        out.push(Entry {
-            puzzle: Puzzle {
-                size,
-                cages,
-                name: raw.name,
-            },
-            expected: Expected {
-                solution: raw.solution,
-                count: raw.count,
-                solutions: raw.solutions,
-            },
-            line,
-        });
     }
-    Ok(out)
+    out
+}
+
+/// The entry of one object read at `line`.
+fn entry(raw: RawPuzzle, line: usize) -> Result<Entry, FormatError> {
+    let size = checked_size(Notation::Json, line, raw.size)?;
+    let mut cages = Vec::with_capacity(raw.cages.len());
+    for (i, c) in raw.cages.into_iter().enumerate() {
+        let op = Op::from_symbol(&c.op).ok_or_else(|| {
+            FormatError::syntax(
+                Notation::Json,
+                line,
+                format!(
+                    "cage {}: unknown operator '{}' (use + - * / = ?)",
+                    i + 1,
+                    c.op
+                ),
+            )
+        })?;
+        let cells = c.cells.iter().map(|&[r, col]| Cell::new(r, col)).collect();
+        cages.push(normalized_cage(op, c.target, cells));
+    }
+    Ok(Entry {
+        puzzle: Puzzle {
+            size,
+            cages,
+            name: raw.name,
+        },
+        expected: Expected {
+            solution: raw.solution,
+            count: raw.count,
+            solutions: raw.solutions,
+        },
+        line,
+    })
 }
 
 /// Writes `p` as one JSON line, with the expected answers `e` (if any).
@@ -145,6 +201,17 @@ mod tests {
         let e = read("{\"size\": 1,\n \"cages\": [}")
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("line 2"), "{e}");
+        // The puzzle's line, then the fault's place.
+        assert!(
+            e.starts_with("line 1: ") && e.contains("at line 2 column 12"),
+            "{e}"
+        );
+        let e = read("{\"size\": 1, \"cages\": []}\n\n{\"size\": 1,\n \"cages\": [}")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("line 3: ") && e.contains("at line 4 column 12"),
+            "{e}"
+        );
     }
 }

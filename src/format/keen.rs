@@ -177,6 +177,11 @@ pub fn read_id(id: &str, line: usize) -> Result<Puzzle, FormatError> {
 
 /// Reads one Keen ID per non-blank line.
 pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
+    read_each(text).into_iter().collect()
+}
+
+/// Reads every Keen ID in `text`, each on its own.
+pub fn read_each(text: &str) -> Vec<Result<Entry, FormatError>> {
     let lines: Vec<&str> = text.lines().collect();
     lines
         .iter()

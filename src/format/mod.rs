@@ -174,16 +174,22 @@ impl Entry {
 
 /// Reads every puzzle in `text`, written in `notation`, with the file's expectations and lines.
 pub fn read_entries(text: &str, notation: Notation) -> Result<Vec<Entry>, FormatError> {
+    read_each(text, notation).into_iter().collect()
+}
+
+/// Reads every puzzle in `text`, written in `notation`, each on its own: a puzzle that cannot
+/// be read gives its error (naming its line) and the others are still read.
+pub fn read_each(text: &str, notation: Notation) -> Vec<Result<Entry, FormatError>> {
     let entries = match notation {
-        Notation::Prolog => prolog::read(text)?,
-        Notation::Text => text::read(text)?,
-        Notation::Keen => keen::read(text)?,
-        Notation::Json => json::read(text)?,
+        Notation::Prolog => prolog::read_each(text),
+        Notation::Text => text::read_each(text),
+        Notation::Keen => keen::read_each(text),
+        Notation::Json => json::read_each(text),
     };
     if entries.is_empty() {
-        return Err(FormatError::Empty);
+        return vec![Err(FormatError::Empty)];
     }
-    Ok(entries)
+    entries
 }
 
 /// Reads every puzzle in `text`, written in `notation`.

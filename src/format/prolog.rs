@@ -323,7 +323,16 @@ fn describe(t: &Tok) -> String {
 /// Parses `text` as a sequence of clauses, each ending with `.` (the last one may omit it),
 /// returning each clause with the line it starts on.
 pub fn parse_clauses(text: &str) -> Result<Vec<(PTerm, usize)>, FormatError> {
-    let toks = tokenize(text)?;
+    parse_each(text).into_iter().collect()
+}
+
+/// Parses `text` clause by clause: a clause that does not parse gives its error, and parsing
+/// goes on after its final `.`.
+pub fn parse_each(text: &str) -> Vec<Result<(PTerm, usize), FormatError>> {
+    let toks = match tokenize(text) {
+        Ok(t) => t,
+        Err(e) => return vec![Err(e)],
+    };
     let mut p = Parser {
         toks,
         pos: 0,
@@ -332,25 +341,39 @@ pub fn parse_clauses(text: &str) -> Result<Vec<(PTerm, usize)>, FormatError> {
     let mut out = Vec::new();
     while p.pos < p.toks.len() {
         let line = p.line();
-        let mut t = p.term(1200)?;
-        // A bare `N, C` pair: comma at clause level.
-        if p.peek() == Some(&Tok::Punct(',')) {
-            p.pos += 1;
-            let c = p.term(999)?;
-            t = PTerm::Compound(",".into(), vec![t, c]);
-        }
-        match p.next() {
-            Some(Tok::End) | None => {}
-            Some(tok) => {
-                return Err(syntax(
-                    p.toks[p.pos - 1].1,
-                    format!("expected '.' after the clause, found {}", describe(&tok)),
-                ))
+        let got = p.clause();
+        if got.is_err() {
+            // Skip to the end of the bad clause.
+            p.depth = 0;
+            while let Some(t) = p.next() {
+                if t == Tok::End {
+                    break;
+                }
             }
         }
-        out.push((t, line));
+        out.push(got.map(|t| (t, line)));
     }
-    Ok(out)
+    out
+}
+
+impl Parser {
+    /// One clause, with its final `.` (optional at the end of the text).
+    fn clause(&mut self) -> Result<PTerm, FormatError> {
+        let mut t = self.term(1200)?;
+        // A bare `N, C` pair: comma at clause level.
+        if self.peek() == Some(&Tok::Punct(',')) {
+            self.pos += 1;
+            let c = self.term(999)?;
+            t = PTerm::Compound(",".into(), vec![t, c]);
+        }
+        match self.next() {
+            Some(Tok::End) | None => Ok(t),
+            Some(tok) => Err(syntax(
+                self.toks[self.pos - 1].1,
+                format!("expected '.' after the clause, found {}", describe(&tok)),
+            )),
+        }
+    }
 }
 
 /// Turns a Prolog list into its items.
@@ -460,38 +483,40 @@ pub fn puzzle_from_terms(n: &PTerm, c: &PTerm, line: usize) -> Result<Puzzle, Fo
 
 /// Reads every `kenken_testcase(N, C)` fact (or `N, C` pair) in `text`.
 pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
-    let mut out = Vec::new();
+    read_each(text).into_iter().collect()
+}
+
+/// Reads every puzzle in `text`, each on its own (see [`parse_each`]).
+pub fn read_each(text: &str) -> Vec<Result<Entry, FormatError>> {
     let lines: Vec<&str> = text.lines().collect();
-    for (clause, line) in parse_clauses(text)? {
-        match &clause {
-            PTerm::Compound(f, args)
-                if args.len() == 2
-                    && (f == "kenken_testcase"
-                        || f == ","
-                        || f == "kenken"
-                        || f == "noop_kenken_testcase") =>
-            {
-                out.push(Entry::new(
-                    puzzle_from_terms(&args[0], &args[1], line)?,
-                    line,
-                ))
-            }
-            PTerm::Compound(f, args) if f == "kenken" && args.len() == 3 => out.push(Entry::new(
-                puzzle_from_terms(&args[0], &args[1], line)?,
-                line,
-            )),
-            _ => {
-                return Err(syntax(
-                    line,
-                    "expected kenken_testcase(N, C). or a pair N, C",
-                ))
-            }
-        }
-        if let Some(e) = out.last_mut().filter(|e| e.line == line) {
-            e.puzzle.name = name_above(&lines, line);
-        }
-    }
-    Ok(out)
+    parse_each(text)
+        .into_iter()
+        .map(|clause| {
+            let (clause, line) = clause?;
+            let mut puzzle = match &clause {
+                PTerm::Compound(f, args)
+                    if args.len() == 2
+                        && (f == "kenken_testcase"
+                            || f == ","
+                            || f == "kenken"
+                            || f == "noop_kenken_testcase") =>
+                {
+                    puzzle_from_terms(&args[0], &args[1], line)?
+                }
+                PTerm::Compound(f, args) if f == "kenken" && args.len() == 3 => {
+                    puzzle_from_terms(&args[0], &args[1], line)?
+                }
+                _ => {
+                    return Err(syntax(
+                        line,
+                        "expected kenken_testcase(N, C). or a pair N, C",
+                    ))
+                }
+            };
+            puzzle.name = name_above(&lines, line);
+            Ok(Entry::new(puzzle, line))
+        })
+        .collect()
 }
 
 /// A square as the spec writes it: `[I|J]`.

@@ -13,7 +13,7 @@
 //! Blank lines and lines starting with `%` are ignored.
 
 use super::{checked_size, normalized_cage, Entry, FormatError, Notation};
-use crate::puzzle::{Cell, Op, Puzzle};
+use crate::puzzle::{Cage, Cell, Op, Puzzle};
 
 /// Parses a cell name such as `C12` (row 3, column 12).
 pub fn parse_cell(s: &str) -> Option<Cell> {
@@ -36,7 +36,12 @@ fn syntax(line: usize, message: impl Into<String>) -> FormatError {
 
 /// Reads every `# N` block in `text`.
 pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
-    let mut out: Vec<Entry> = Vec::new();
+    read_each(text).into_iter().collect()
+}
+
+/// Reads every `# N` block in `text`, each on its own: a bad line spoils its block only.
+pub fn read_each(text: &str) -> Vec<Result<Entry, FormatError>> {
+    let mut out: Vec<Result<Entry, FormatError>> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let l = raw.trim();
@@ -44,54 +49,66 @@ pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
             continue;
         }
         if let Some(rest) = l.strip_prefix('#') {
-            let mut words = rest.split_whitespace();
-            let size = words
-                .next()
-                .ok_or_else(|| syntax(line, "'#' must be followed by the grid size"))?;
-            let size: u64 = size
-                .parse()
-                .map_err(|_| syntax(line, format!("grid size '{size}' is not a number")))?;
-            let size = checked_size(Notation::Text, line, size)?;
-            let name: Vec<&str> = words.collect();
-            let mut p = Puzzle::new(size, Vec::new());
-            if !name.is_empty() {
-                p.name = Some(name.join(" "));
-            }
-            out.push(Entry::new(p, line));
+            out.push(header(rest, line).map(|p| Entry::new(p, line)));
             continue;
         }
-        let puzzle = &mut out
-            .last_mut()
-            .ok_or_else(|| syntax(line, "a cage line comes before any '# N' line"))?
-            .puzzle;
-        let mut words = l.split_whitespace();
-        let op_word = words.next().unwrap_or_default();
-        let op = Op::from_symbol(op_word).ok_or_else(|| {
-            syntax(
-                line,
-                format!("unknown operator '{op_word}' (use + - * / ! ?)"),
-            )
-        })?;
-        let target_word = words
-            .next()
-            .ok_or_else(|| syntax(line, "missing target after the operator"))?;
-        let target: u64 = target_word.parse().map_err(|_| {
-            syntax(
-                line,
-                format!("target '{target_word}' is not a nonnegative integer that fits in 64 bits"),
-            )
-        })?;
-        let cells = words
-            .map(|w| {
-                parse_cell(w).ok_or_else(|| syntax(line, format!("'{w}' is not a cell like A1")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        if cells.is_empty() {
-            return Err(syntax(line, "a cage needs at least one cell"));
+        match out.last_mut() {
+            None => out.push(Err(syntax(line, "a cage line comes before any '# N' line"))),
+            Some(last) => match (last.as_mut(), cage_line(l, line)) {
+                (Ok(entry), Ok(cage)) => entry.puzzle.cages.push(cage),
+                (Ok(_), Err(e)) => *last = Err(e),
+                // The block is already bad: its first error stands.
+                (Err(_), _) => {}
+            },
         }
-        puzzle.cages.push(normalized_cage(op, target, cells));
     }
-    Ok(out)
+    out
+}
+
+/// The puzzle begun by a `# N [name]` line (`rest` follows the `#`).
+fn header(rest: &str, line: usize) -> Result<Puzzle, FormatError> {
+    let mut words = rest.split_whitespace();
+    let size = words
+        .next()
+        .ok_or_else(|| syntax(line, "'#' must be followed by the grid size"))?;
+    let size: u64 = size
+        .parse()
+        .map_err(|_| syntax(line, format!("grid size '{size}' is not a number")))?;
+    let size = checked_size(Notation::Text, line, size)?;
+    let name: Vec<&str> = words.collect();
+    let mut p = Puzzle::new(size, Vec::new());
+    if !name.is_empty() {
+        p.name = Some(name.join(" "));
+    }
+    Ok(p)
+}
+
+/// One `OP TARGET CELL...` line.
+fn cage_line(l: &str, line: usize) -> Result<Cage, FormatError> {
+    let mut words = l.split_whitespace();
+    let op_word = words.next().unwrap_or_default();
+    let op = Op::from_symbol(op_word).ok_or_else(|| {
+        syntax(
+            line,
+            format!("unknown operator '{op_word}' (use + - * / ! ?)"),
+        )
+    })?;
+    let target_word = words
+        .next()
+        .ok_or_else(|| syntax(line, "missing target after the operator"))?;
+    let target: u64 = target_word.parse().map_err(|_| {
+        syntax(
+            line,
+            format!("target '{target_word}' is not a nonnegative integer that fits in 64 bits"),
+        )
+    })?;
+    let cells = words
+        .map(|w| parse_cell(w).ok_or_else(|| syntax(line, format!("'{w}' is not a cell like A1"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    if cells.is_empty() {
+        return Err(syntax(line, "a cage needs at least one cell"));
+    }
+    Ok(normalized_cage(op, target, cells))
 }
 
 /// Writes `p` as a `# N` block.
