@@ -15,5 +15,7 @@ pub mod prolog;
 pub mod puzzle;
 pub mod render;
 pub mod rng;
+pub mod logic;
+pub mod generate;
 
 pub use puzzle::{Cage, Cell, Grid, Op, Puzzle};

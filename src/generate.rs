@@ -1,0 +1,405 @@
+//! The generator: puzzles with exactly one solution, connected cages, the operators asked for
+//! and the difficulty asked for, the same for the same seed on every machine.
+//!
+//! Each attempt draws a random Latin square (row by row, each row a random perfect matching of
+//! columns to the symbols they still lack), cuts it into connected cages (mostly dominoes, as
+//! Keen does), picks each cage's operator, then grades the puzzle with [`crate::logic`]: the
+//! attempt is kept only if the rules of the level asked for solve it and those of the level
+//! below do not (which proves the solution unique; the native solver then counts to two to
+//! confirm it). For `unreasonable`, the rules up to extreme must fail and the native solver
+//! must find exactly one solution.
+
+use std::time::Instant;
+
+use crate::logic::{self, Level, LogicError};
+use crate::native::{Solver, Stop};
+use crate::puzzle::{Cage, Cell, Grid, Op, Puzzle, MAX_SIZE};
+use crate::rng::Rng;
+
+/// What to generate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Side of the grid.
+    pub size: usize,
+    /// The grade every puzzle must have.
+    pub difficulty: Level,
+    /// The operators cages may use (among `+ - * /`); one-cell cages are `=`.
+    pub ops: Vec<Op>,
+    /// The most cells in a cage.
+    pub max_cage: usize,
+    /// Whether one-cell (`=`) cages may appear.
+    pub singletons: bool,
+}
+
+impl Options {
+    /// Every operator, cages of up to [`default_max_cage`] cells, no one-cell cages.
+    pub fn new(size: usize, difficulty: Level) -> Options {
+        Options {
+            size,
+            difficulty,
+            ops: Op::ARITHMETIC.to_vec(),
+            max_cage: default_max_cage(size),
+            singletons: false,
+        }
+    }
+
+    /// Checks the options; the message says what is wrong.
+    pub fn check(&self) -> Result<(), GenerateError> {
+        let bad = |m: String| Err(GenerateError::BadOptions(m));
+        if self.size == 0 || self.size > MAX_SIZE {
+            return bad(format!("size must be 1 to {MAX_SIZE}, not {}", self.size));
+        }
+        if self.ops.is_empty() || self.ops.iter().any(|op| !Op::ARITHMETIC.contains(op)) {
+            return bad("--ops must be one or more of + - * /".into());
+        }
+        if self.max_cage == 0 || self.max_cage == 1 && !self.singletons && self.size > 1 {
+            return bad("--max-cage must be at least 2 (or 1 with --singletons)".into());
+        }
+        let hardest = match self.size {
+            1 | 2 => Level::Easy,
+            3 => Level::Normal,
+            _ => Level::Unreasonable,
+        };
+        if self.difficulty > hardest {
+            return bad(format!(
+                "a {0}x{0} puzzle cannot be {1}: the hardest possible is {hardest}",
+                self.size, self.difficulty
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The default largest cage: 6 cells up to 9x9 (as in Keen), 5 above.
+pub fn default_max_cage(size: usize) -> usize {
+    if size <= 9 {
+        6
+    } else {
+        5
+    }
+}
+
+/// A generated puzzle with its solution, grade and seed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generated {
+    /// The puzzle (no metadata).
+    pub puzzle: Puzzle,
+    /// Its only solution.
+    pub solution: Grid,
+    /// Its grade (the difficulty asked for).
+    pub grade: Level,
+    /// How often each rule was used in grading, indexed as [`logic::Rule::ALL`].
+    pub counts: [usize; 9],
+    /// The seed that makes this puzzle again ([`generate`] with it).
+    pub seed: u64,
+    /// How many attempts it took.
+    pub attempts: u64,
+}
+
+/// Why generation failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GenerateError {
+    /// The options cannot give a puzzle.
+    #[error("{0}")]
+    BadOptions(String),
+    /// The time bound passed before a puzzle was found.
+    #[error("time limit reached after {attempts} attempts")]
+    Timeout {
+        /// Attempts made.
+        attempts: u64,
+    },
+    /// Grading failed unexpectedly.
+    #[error(transparent)]
+    Logic(#[from] LogicError),
+}
+
+/// The seed of puzzle `index` of a run seeded with `run`: `run` itself for the first, so that
+/// generating one puzzle from any puzzle's seed makes that puzzle again.
+pub fn puzzle_seed(run: u64, index: u64) -> u64 {
+    if index == 0 {
+        return run;
+    }
+    let mut z = run ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Generates one puzzle from `seed`; fails with [`GenerateError::Timeout`] at `deadline`.
+pub fn generate(
+    opts: &Options,
+    seed: u64,
+    deadline: Option<Instant>,
+) -> Result<Generated, GenerateError> {
+    opts.check()?;
+    let mut rng = Rng::new(seed);
+    let mut attempts = 0;
+    loop {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(GenerateError::Timeout { attempts });
+        }
+        attempts += 1;
+        if let Some(mut g) = attempt(opts, &mut rng, deadline)? {
+            g.seed = seed;
+            g.attempts = attempts;
+            return Ok(g);
+        }
+    }
+}
+
+/// One attempt: a puzzle of the difficulty asked for, or `None`.
+fn attempt(
+    opts: &Options,
+    rng: &mut Rng,
+    deadline: Option<Instant>,
+) -> Result<Option<Generated>, GenerateError> {
+    let n = opts.size;
+    let square = latin_square(n, rng);
+    let Some(groups) = partition(opts, rng) else {
+        return Ok(None);
+    };
+    let mut cages = Vec::with_capacity(groups.len());
+    for cells in groups {
+        let values: Vec<u64> = cells.iter().map(|&c| u64::from(square[c])).collect();
+        let Some((op, target)) = choose_op(opts, &values, rng) else {
+            return Ok(None);
+        };
+        let cells = cells
+            .iter()
+            .map(|&c| Cell::new(c / n + 1, c % n + 1))
+            .collect();
+        cages.push(Cage::new(op, target, cells));
+    }
+    let puzzle = Puzzle::new(n, cages);
+    let solution: Grid = square.chunks(n).map(<[u32]>::to_vec).collect();
+    let (grade, counts) = if opts.difficulty < Level::Unreasonable {
+        match logic::grade_at_most(&puzzle, opts.difficulty, deadline)? {
+            Some((level, counts)) if level == opts.difficulty => (level, counts),
+            _ => return Ok(None),
+        }
+    } else {
+        if logic::grade_at_most(&puzzle, Level::Extreme, deadline)?.is_some() {
+            return Ok(None);
+        }
+        let g = logic::grade(&puzzle, deadline)?;
+        if g.verdict != logic::Verdict::Graded(Level::Unreasonable) {
+            return Ok(None);
+        }
+        (Level::Unreasonable, g.counts)
+    };
+    // The rules proved the solution unique; the native solver confirms it.
+    let solver = Solver::new(&puzzle).map_err(LogicError::from)?;
+    match solver.with_deadline(deadline).count(Some(2)) {
+        (1, None) => {}
+        (_, Some(Stop::Deadline)) => return Err(GenerateError::Timeout { attempts: 0 }),
+        _ => return Ok(None),
+    }
+    Ok(Some(Generated {
+        puzzle,
+        solution,
+        grade,
+        counts,
+        seed: 0,
+        attempts: 0,
+    }))
+}
+
+/// A random Latin square (row-major values 1..=n): each row a random perfect matching of the
+/// columns to the symbols they still lack, which always exists (Hall's theorem).
+fn latin_square(n: usize, rng: &mut Rng) -> Vec<u32> {
+    let mut grid = vec![0u32; n * n];
+    // For each column, the symbols (0-based) it still lacks.
+    let mut lacks = vec![(0..n).collect::<Vec<usize>>(); n];
+    for r in 0..n {
+        let mut sym_col: Vec<Option<usize>> = vec![None; n];
+        let mut cols: Vec<usize> = (0..n).collect();
+        rng.shuffle(&mut cols);
+        for col in lacks.iter_mut() {
+            rng.shuffle(col);
+        }
+        for &c in &cols {
+            let mut seen = vec![false; n];
+            augment(c, &lacks, &mut sym_col, &mut seen);
+        }
+        for (s, c) in sym_col.iter().enumerate() {
+            if let Some(c) = *c {
+                grid[r * n + c] = s as u32 + 1;
+                lacks[c].retain(|&x| x != s);
+            }
+        }
+    }
+    grid
+}
+
+/// Kuhn's augmenting path from column `c`.
+fn augment(c: usize, lacks: &[Vec<usize>], sym_col: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+    for &s in &lacks[c] {
+        if seen[s] {
+            continue;
+        }
+        seen[s] = true;
+        if sym_col[s].is_none_or(|other| augment(other, lacks, sym_col, seen)) {
+            sym_col[s] = Some(c);
+            return true;
+        }
+    }
+    false
+}
+
+/// The orthogonal neighbours of a cell.
+fn neighbours(n: usize, c: usize) -> impl Iterator<Item = usize> {
+    let (r, col) = (c / n, c % n);
+    [
+        (r > 0).then(|| c - n),
+        (r + 1 < n).then(|| c + n),
+        (col > 0).then(|| c - 1),
+        (col + 1 < n).then(|| c + 1),
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// Relative odds of a cage of 1, 2, 3, ... cells (mostly dominoes, as in Keen).
+const SIZE_WEIGHTS: [u64; 8] = [1, 12, 6, 3, 2, 1, 1, 1];
+
+/// Cuts the grid into connected cages of at most `max_cage` cells (cells in reading order,
+/// cages ordered by their first cell); `None` when a lone cell cannot join any cage.
+fn partition(opts: &Options, rng: &mut Rng) -> Option<Vec<Vec<usize>>> {
+    let n = opts.size;
+    let max = opts.max_cage.min(n * n);
+    let weights: Vec<u64> = (1..=max)
+        .map(|k| match k {
+            1 if !opts.singletons && n > 1 => 0,
+            _ => SIZE_WEIGHTS[(k - 1).min(SIZE_WEIGHTS.len() - 1)],
+        })
+        .collect();
+    let total: u64 = weights.iter().sum::<u64>().max(1);
+    let mut owner = vec![usize::MAX; n * n];
+    let mut cages: Vec<Vec<usize>> = Vec::new();
+    let mut order: Vec<usize> = (0..n * n).collect();
+    rng.shuffle(&mut order);
+    for &start in &order {
+        if owner[start] != usize::MAX {
+            continue;
+        }
+        let mut pick = rng.below(total);
+        let mut want = 1;
+        for (k, &w) in weights.iter().enumerate() {
+            if pick < w {
+                want = k + 1;
+                break;
+            }
+            pick -= w;
+        }
+        let id = cages.len();
+        let mut cage = vec![start];
+        owner[start] = id;
+        while cage.len() < want {
+            let mut frontier: Vec<usize> = cage
+                .iter()
+                .flat_map(|&c| neighbours(n, c))
+                .filter(|&c| owner[c] == usize::MAX)
+                .collect();
+            frontier.sort_unstable();
+            frontier.dedup();
+            let Some(&next) = rng.choose(&frontier) else {
+                break;
+            };
+            owner[next] = id;
+            cage.push(next);
+        }
+        cages.push(cage);
+    }
+    if !opts.singletons && n > 1 {
+        // Lone cells join a neighbouring cage with room.
+        for id in 0..cages.len() {
+            if cages[id].len() != 1 {
+                continue;
+            }
+            let cell = cages[id][0];
+            let mut hosts: Vec<usize> = neighbours(n, cell)
+                .map(|c| owner[c])
+                .filter(|&o| o != id && cages[o].len() < max)
+                .collect();
+            hosts.sort_unstable();
+            hosts.dedup();
+            let &host = rng.choose(&hosts)?;
+            cages[id].clear();
+            cages[host].push(cell);
+            owner[cell] = host;
+        }
+    }
+    let mut cages: Vec<Vec<usize>> = cages.into_iter().filter(|c| !c.is_empty()).collect();
+    for c in &mut cages {
+        c.sort_unstable();
+    }
+    cages.sort_unstable();
+    Some(cages)
+}
+
+/// Relative odds of each operator where it fits: `+ - * /` on two cells, `+ *` on more.
+fn op_weight(op: Op, cells: usize) -> u64 {
+    match (op, cells) {
+        (Op::Div, 2) | (Op::Sub, 2) => 3,
+        (Op::Add | Op::Mul, _) => 2,
+        _ => 1,
+    }
+}
+
+/// An operator from the allowed ones that the values meet, and its target; `None` if none fits.
+fn choose_op(opts: &Options, values: &[u64], rng: &mut Rng) -> Option<(Op, u64)> {
+    if values.len() == 1 {
+        return Some((Op::Given, values[0]));
+    }
+    let fitting: Vec<(Op, u64, u64)> = opts
+        .ops
+        .iter()
+        .filter_map(|&op| {
+            let target = op.apply(values)?;
+            // `-` and `/` on three or more cells only when nothing else is allowed.
+            let plain = values.len() == 2 || matches!(op, Op::Add | Op::Mul);
+            let fallback = !opts.ops.iter().any(|o| matches!(o, Op::Add | Op::Mul));
+            (plain || fallback).then(|| (op, target, op_weight(op, values.len())))
+        })
+        .collect();
+    let total: u64 = fitting.iter().map(|f| f.2).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut pick = rng.below(total);
+    for &(op, target, w) in &fitting {
+        if pick < w {
+            return Some((op, target));
+        }
+        pick -= w;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latin_squares_are_latin() {
+        let mut rng = Rng::new(7);
+        for n in 1..=12 {
+            let g = latin_square(n, &mut rng);
+            for i in 0..n {
+                let mut row: Vec<u32> = (0..n).map(|j| g[i * n + j]).collect();
+                let mut col: Vec<u32> = (0..n).map(|j| g[j * n + i]).collect();
+                row.sort_unstable();
+                col.sort_unstable();
+                let want: Vec<u32> = (1..=n as u32).collect();
+                assert_eq!(row, want);
+                assert_eq!(col, want);
+            }
+        }
+    }
+
+    #[test]
+    fn seeds_of_a_run() {
+        assert_eq!(puzzle_seed(42, 0), 42);
+        assert_ne!(puzzle_seed(42, 1), puzzle_seed(42, 2));
+    }
+}
