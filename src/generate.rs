@@ -139,10 +139,17 @@ pub fn generate(
             return Err(GenerateError::Timeout { attempts });
         }
         attempts += 1;
-        if let Some(mut g) = attempt(opts, &mut rng, deadline)? {
-            g.seed = seed;
-            g.attempts = attempts;
-            return Ok(g);
+        match attempt(opts, &mut rng, deadline) {
+            Ok(Some(mut g)) => {
+                g.seed = seed;
+                g.attempts = attempts;
+                return Ok(g);
+            }
+            Ok(None) => {}
+            Err(GenerateError::Logic(LogicError::Timeout) | GenerateError::Timeout { .. }) => {
+                return Err(GenerateError::Timeout { attempts })
+            }
+            Err(e) => return Err(e),
         }
     }
 }
@@ -259,77 +266,55 @@ fn neighbours(n: usize, c: usize) -> impl Iterator<Item = usize> {
     .flatten()
 }
 
-/// Relative odds of a cage of 1, 2, 3, ... cells (mostly dominoes, as in Keen).
-const SIZE_WEIGHTS: [u64; 8] = [1, 12, 6, 3, 2, 1, 1, 1];
-
-/// Cuts the grid into connected cages of at most `max_cage` cells (cells in reading order,
-/// cages ordered by their first cell); `None` when a lone cell cannot join any cage.
+/// Cuts the grid into connected cages of at most `max_cage` cells, as Keen does: dominoes
+/// first (each free cell pairs with a free neighbour three times in four), then each lone cell
+/// joins a neighbouring cage with room (or stays alone, half the time, with singletons
+/// allowed). Cells are in reading order, cages ordered by their first cell; `None` when a lone
+/// cell can join no cage.
 fn partition(opts: &Options, rng: &mut Rng) -> Option<Vec<Vec<usize>>> {
     let n = opts.size;
-    let max = opts.max_cage.min(n * n);
-    let weights: Vec<u64> = (1..=max)
-        .map(|k| match k {
-            1 if !opts.singletons && n > 1 => 0,
-            _ => SIZE_WEIGHTS[(k - 1).min(SIZE_WEIGHTS.len() - 1)],
-        })
-        .collect();
-    let total: u64 = weights.iter().sum::<u64>().max(1);
-    let mut owner = vec![usize::MAX; n * n];
-    let mut cages: Vec<Vec<usize>> = Vec::new();
-    let mut order: Vec<usize> = (0..n * n).collect();
-    rng.shuffle(&mut order);
-    for &start in &order {
-        if owner[start] != usize::MAX {
-            continue;
-        }
-        let mut pick = rng.below(total);
-        let mut want = 1;
-        for (k, &w) in weights.iter().enumerate() {
-            if pick < w {
-                want = k + 1;
-                break;
-            }
-            pick -= w;
-        }
-        let id = cages.len();
-        let mut cage = vec![start];
-        owner[start] = id;
-        while cage.len() < want {
-            let mut frontier: Vec<usize> = cage
-                .iter()
-                .flat_map(|&c| neighbours(n, c))
-                .filter(|&c| owner[c] == usize::MAX)
-                .collect();
-            frontier.sort_unstable();
-            frontier.dedup();
-            let Some(&next) = rng.choose(&frontier) else {
-                break;
-            };
-            owner[next] = id;
-            cage.push(next);
-        }
-        cages.push(cage);
-    }
-    if !opts.singletons && n > 1 {
-        // Lone cells join a neighbouring cage with room.
-        for id in 0..cages.len() {
-            if cages[id].len() != 1 {
+    let cells = n * n;
+    let max = opts.max_cage.min(cells);
+    // A random rank for every cell: ties between neighbours go to the lowest.
+    let mut rank: Vec<usize> = (0..cells).collect();
+    rng.shuffle(&mut rank);
+    let mut owner: Vec<usize> = (0..cells).collect();
+    let mut members: Vec<Vec<usize>> = (0..cells).map(|c| vec![c]).collect();
+    let lowest = |cands: &mut dyn Iterator<Item = usize>| cands.min_by_key(|&c| rank[c]);
+    if max >= 2 {
+        for c in 0..cells {
+            if members[owner[c]].len() != 1 {
                 continue;
             }
-            let cell = cages[id][0];
-            let mut hosts: Vec<usize> = neighbours(n, cell)
-                .map(|c| owner[c])
-                .filter(|&o| o != id && cages[o].len() < max)
-                .collect();
-            hosts.sort_unstable();
-            hosts.dedup();
-            let &host = rng.choose(&hosts)?;
-            cages[id].clear();
-            cages[host].push(cell);
-            owner[cell] = host;
+            let free = lowest(&mut neighbours(n, c).filter(|&x| members[owner[x]].len() == 1));
+            if let Some(other) = free {
+                if rng.chance(3, 4) {
+                    members[c].push(other);
+                    members[other].clear();
+                    owner[other] = c;
+                }
+            }
         }
     }
-    let mut cages: Vec<Vec<usize>> = cages.into_iter().filter(|c| !c.is_empty()).collect();
+    for c in 0..cells {
+        if members[owner[c]].len() != 1 || opts.singletons && rng.chance(1, 2) || max < 2 {
+            continue;
+        }
+        let host = lowest(
+            &mut neighbours(n, c).filter(|&x| owner[x] != owner[c] && members[owner[x]].len() < max),
+        );
+        match host {
+            Some(h) => {
+                let (from, to) = (owner[c], owner[h]);
+                members[from].clear();
+                members[to].push(c);
+                owner[c] = to;
+            }
+            None if opts.singletons || n == 1 => {}
+            None => return None,
+        }
+    }
+    let mut cages: Vec<Vec<usize>> = members.into_iter().filter(|m| !m.is_empty()).collect();
     for c in &mut cages {
         c.sort_unstable();
     }
@@ -340,7 +325,8 @@ fn partition(opts: &Options, rng: &mut Rng) -> Option<Vec<Vec<usize>>> {
 /// Relative odds of each operator where it fits: `+ - * /` on two cells, `+ *` on more.
 fn op_weight(op: Op, cells: usize) -> u64 {
     match (op, cells) {
-        (Op::Div, 2) | (Op::Sub, 2) => 3,
+        (Op::Div, 2) => 6,
+        (Op::Sub, 2) => 3,
         (Op::Add | Op::Mul, _) => 2,
         _ => 1,
     }

@@ -16,6 +16,9 @@ mod bench;
 mod cage;
 mod query;
 mod solve;
+mod generate;
+mod grade;
+mod hint;
 
 /// Exit code: bad input or usage.
 pub const EXIT_BAD_INPUT: i32 = 2;
@@ -100,6 +103,12 @@ enum Command {
         #[arg(long)]
         timeout: Option<f64>,
     },
+    /// Generate puzzles with exactly one solution, graded on Keen's scale.
+    Generate(generate::GenerateArgs),
+    /// Grade puzzles on Keen's scale by the deduction rules they need.
+    Grade(grade::GradeArgs),
+    /// The next deduction in words, or every step to the solution.
+    Hint(hint::HintArgs),
 }
 
 /// An error that carries its exit code.
@@ -194,6 +203,9 @@ pub fn run(cli: Cli) -> Result<i32> {
             print!("{out}");
             Ok(0)
         }
+        Command::Generate(args) => generate::run(args),
+        Command::Grade(args) => grade::run(args),
+        Command::Hint(args) => hint::run(args),
     }
 }
 

@@ -140,14 +140,14 @@ impl Board {
 }
 
 /// Calls `f` with every layout of `cage` (values in cage-cell order) that the candidates allow,
-/// with values distinct within each row and column. Returns false when `budget` (nodes) ran out
-/// before the enumeration finished.
+/// with values distinct within each row and column, until `f` returns false. Returns false when
+/// `budget` (nodes) ran out first.
 pub(crate) fn layouts(
     ctx: &Ctx,
     dom: &[u64],
     cage: &CageCells,
     budget: &mut usize,
-    f: &mut dyn FnMut(&[u32]),
+    f: &mut dyn FnMut(&[u32]) -> bool,
 ) -> bool {
     let k = cage.cells.len();
     let mut vals = vec![0u32; k];
@@ -177,7 +177,15 @@ pub(crate) fn layouts(
         budget,
         f,
     };
-    walk.go(0, 0, 1)
+    walk.go(0, 0, 1) != Walked::OutOfBudget
+}
+
+/// How a walk ended.
+#[derive(PartialEq, Eq)]
+enum Walked {
+    Done,
+    Stopped,
+    OutOfBudget,
 }
 
 struct Walk<'a> {
@@ -188,21 +196,21 @@ struct Walk<'a> {
     min_rest: &'a [u64],
     max_rest: &'a [u64],
     budget: &'a mut usize,
-    f: &'a mut dyn FnMut(&[u32]),
+    f: &'a mut dyn FnMut(&[u32]) -> bool,
 }
 
 impl Walk<'_> {
-    fn go(&mut self, i: usize, sum: u64, product: u64) -> bool {
+    fn go(&mut self, i: usize, sum: u64, product: u64) -> Walked {
         let cage = self.cage;
         if i == cage.cells.len() {
             let values: Vec<u64> = self.vals.iter().map(|&v| u64::from(v)).collect();
-            if cage.op.holds(cage.target, &values) {
-                (self.f)(self.vals);
+            if cage.op.holds(cage.target, &values) && !(self.f)(self.vals) {
+                return Walked::Stopped;
             }
-            return true;
+            return Walked::Done;
         }
         if *self.budget == 0 {
-            return false;
+            return Walked::OutOfBudget;
         }
         *self.budget -= 1;
         let cell = cage.cells[i];
@@ -229,10 +237,11 @@ impl Walk<'_> {
                 continue;
             }
             self.vals[i] = v as u32;
-            if !self.go(i + 1, s, p) {
-                return false;
+            match self.go(i + 1, s, p) {
+                Walked::Done => {}
+                end => return end,
             }
         }
-        true
+        Walked::Done
     }
 }

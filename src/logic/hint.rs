@@ -131,6 +131,7 @@ fn cage_layouts(ctx: &Ctx, board: &Board, k: usize, max: usize) -> Option<Vec<Ve
     let mut budget = 1_000_000;
     let complete = layouts(ctx, &board.dom, &ctx.cages[k], &mut budget, &mut |vals| {
         out.push(vals.to_vec());
+        true
     });
     (complete && out.len() <= max).then_some(out)
 }

@@ -121,7 +121,9 @@ struct CageScan {
     required: Vec<u64>,
 }
 
-fn scan_cage(ctx: &Ctx, dom: &[u64], k: usize) -> CageScan {
+/// Scans the layouts of cage `k` for `rule`, stopping as soon as the rule can learn nothing
+/// more (every candidate supported, or nothing required in any line).
+fn scan_cage(ctx: &Ctx, dom: &[u64], k: usize, rule: Rule) -> CageScan {
     let cage = &ctx.cages[k];
     let mut lines: Vec<usize> = cage.cells.iter().flat_map(|&c| ctx.lines_of(c)).collect();
     lines.sort_unstable();
@@ -131,6 +133,7 @@ fn scan_cage(ctx: &Ctx, dom: &[u64], k: usize) -> CageScan {
         .iter()
         .map(|&c| ctx.lines_of(c).map(|l| lines.binary_search(&l).unwrap_or(0)))
         .collect();
+    let all = cage.cells.iter().fold(0, |a, &c| a | dom[c]);
     let mut scan = CageScan {
         complete: false,
         count: 0,
@@ -155,6 +158,15 @@ fn scan_cage(ctx: &Ctx, dom: &[u64], k: usize) -> CageScan {
         for (r, h) in scan.required.iter_mut().zip(&here) {
             *r &= h;
         }
+        match rule {
+            Rule::CageDigits => scan.union != all,
+            Rule::CageLayouts => scan
+                .support
+                .iter()
+                .zip(&cage.cells)
+                .any(|(&s, &c)| s != dom[c]),
+            _ => scan.required.iter().any(|&r| r != 0),
+        }
     });
     scan
 }
@@ -169,7 +181,7 @@ fn cage_rule(ctx: &Ctx, board: &mut Board, rule: Rule) -> Found {
         if !board.dirty(slot, k, ncages, &cage.cells) {
             continue;
         }
-        let scan = scan_cage(ctx, &board.dom, k);
+        let scan = scan_cage(ctx, &board.dom, k, rule);
         if scan.complete && scan.count == 0 {
             return Err(Contradiction(format!(
                 "no layout of cage {} fits the candidates",
