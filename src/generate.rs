@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use crate::logic::{self, Level, LogicError};
+use crate::logic::{self, Deducer, Level, LogicError};
 use crate::native::{Solver, Stop};
 use crate::puzzle::{Cage, Cell, Grid, Op, Puzzle, MAX_SIZE};
 use crate::rng::Rng;
@@ -154,7 +154,59 @@ pub fn generate(
     }
 }
 
-/// One attempt: a puzzle of the difficulty asked for, or `None`.
+/// Where a puzzle stands against the difficulty asked for.
+enum Judged {
+    /// It has the grade asked for (and one solution), with the rule counts.
+    Right([usize; 9]),
+    /// The rules below the level asked for solve it.
+    TooEasy,
+    /// The rules of the level asked for leave these cells open (or it has several solutions).
+    TooHard(Vec<usize>),
+}
+
+/// Judges `puzzle` against `target`.
+fn judge(puzzle: &Puzzle, target: Level, deadline: Option<Instant>) -> Result<Judged, GenerateError> {
+    let mut deducer = Deducer::new(puzzle, target.min(Level::Extreme), None)?.with_deadline(deadline);
+    let outcome = match deducer.run() {
+        Ok(o) => o,
+        Err(LogicError::Contradiction(_)) => return Ok(Judged::TooHard(Vec::new())),
+        Err(e) => return Err(e.into()),
+    };
+    let open = || {
+        deducer
+            .candidates()
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.count_ones() > 1)
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let hardest = outcome.hardest.unwrap_or(Level::Easy);
+    Ok(match (outcome.solved, target) {
+        (true, Level::Unreasonable) => Judged::TooEasy,
+        (true, _) if hardest < target => Judged::TooEasy,
+        (true, _) => Judged::Right(outcome.counts),
+        (false, Level::Unreasonable) => {
+            let g = logic::grade(puzzle, deadline)?;
+            if g.verdict == logic::Verdict::Graded(Level::Unreasonable) {
+                Judged::Right(g.counts)
+            } else {
+                Judged::TooHard(open())
+            }
+        }
+        (false, _) => Judged::TooHard(open()),
+    })
+}
+
+/// How many times one attempt may change a cage's operator to move towards the difficulty.
+fn max_tweaks(n: usize) -> usize {
+    2 * n
+}
+
+/// One attempt: a random puzzle, then up to [`max_tweaks`] operator changes that move it
+/// towards the difficulty asked for (a cage with open cells gets its most telling operator when
+/// the puzzle is too hard, a random cage its least telling one when too easy); `None` if it
+/// does not get there.
 fn attempt(
     opts: &Options,
     rng: &mut Rng,
@@ -166,7 +218,7 @@ fn attempt(
         return Ok(None);
     };
     let mut cages = Vec::with_capacity(groups.len());
-    for cells in groups {
+    for cells in &groups {
         let values: Vec<u64> = cells.iter().map(|&c| u64::from(square[c])).collect();
         let Some((op, target)) = choose_op(opts, &values, rng) else {
             return Ok(None);
@@ -177,22 +229,19 @@ fn attempt(
             .collect();
         cages.push(Cage::new(op, target, cells));
     }
-    let puzzle = Puzzle::new(n, cages);
-    let solution: Grid = square.chunks(n).map(<[u32]>::to_vec).collect();
-    let (grade, counts) = if opts.difficulty < Level::Unreasonable {
-        match logic::grade_at_most(&puzzle, opts.difficulty, deadline)? {
-            Some((level, counts)) if level == opts.difficulty => (level, counts),
-            _ => return Ok(None),
-        }
-    } else {
-        if logic::grade_at_most(&puzzle, Level::Extreme, deadline)?.is_some() {
+    let mut puzzle = Puzzle::new(n, cages);
+    let mut tweaks = 0;
+    let counts = loop {
+        let judged = judge(&puzzle, opts.difficulty, deadline)?;
+        let (easier, open) = match judged {
+            Judged::Right(counts) => break counts,
+            Judged::TooEasy => (false, Vec::new()),
+            Judged::TooHard(open) => (true, open),
+        };
+        tweaks += 1;
+        if tweaks > max_tweaks(n) || !tweak(opts, &mut puzzle, &groups, &square, easier, &open, rng) {
             return Ok(None);
         }
-        let g = logic::grade(&puzzle, deadline)?;
-        if g.verdict != logic::Verdict::Graded(Level::Unreasonable) {
-            return Ok(None);
-        }
-        (Level::Unreasonable, g.counts)
     };
     // The rules proved the solution unique; the native solver confirms it.
     let solver = Solver::new(&puzzle).map_err(LogicError::from)?;
@@ -203,12 +252,59 @@ fn attempt(
     }
     Ok(Some(Generated {
         puzzle,
-        solution,
-        grade,
+        solution: square.chunks(n).map(<[u32]>::to_vec).collect(),
+        grade: opts.difficulty,
         counts,
         seed: 0,
         attempts: 0,
     }))
+}
+
+/// Changes one cage's operator: to the one leaving the fewest layouts (`easier`, among cages
+/// with a cell in `open`) or the most; false when no cage can change.
+fn tweak(
+    opts: &Options,
+    puzzle: &mut Puzzle,
+    groups: &[Vec<usize>],
+    square: &[u32],
+    easier: bool,
+    open: &[usize],
+    rng: &mut Rng,
+) -> bool {
+    let n = opts.size;
+    let mut order: Vec<usize> = (0..groups.len())
+        .filter(|&k| (2..=3).contains(&groups[k].len()))
+        .filter(|&k| !easier || open.is_empty() || groups[k].iter().any(|c| open.contains(c)))
+        .collect();
+    rng.shuffle(&mut order);
+    let full = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    for k in order {
+        let values: Vec<u64> = groups[k].iter().map(|&c| u64::from(square[c])).collect();
+        let cage = &puzzle.cages[k];
+        let scored: Vec<(usize, Op, u64)> = fitting_ops(opts, &values)
+            .into_iter()
+            .map(|(op, target, _)| {
+                let mut layouts = 0;
+                crate::native::for_each_cage_tuple(n, op, target, &cage.cells, full, |_| {
+                    layouts += 1
+                });
+                (layouts, op, target)
+            })
+            .collect();
+        let best = if easier {
+            scored.iter().min_by_key(|s| s.0)
+        } else {
+            scored.iter().max_by_key(|s| s.0)
+        };
+        if let Some(&(_, op, target)) = best {
+            if op != cage.op {
+                puzzle.cages[k].op = op;
+                puzzle.cages[k].target = target;
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// A random Latin square (row-major values 1..=n): each row a random perfect matching of the
@@ -332,22 +428,27 @@ fn op_weight(op: Op, cells: usize) -> u64 {
     }
 }
 
+/// The allowed operators that `values` meet (one-cell cages aside), each with its target and
+/// relative odds.
+fn fitting_ops(opts: &Options, values: &[u64]) -> Vec<(Op, u64, u64)> {
+    // `-` and `/` on three or more cells only when neither `+` nor `*` is allowed.
+    let fallback = !opts.ops.iter().any(|o| matches!(o, Op::Add | Op::Mul));
+    opts.ops
+        .iter()
+        .filter_map(|&op| {
+            let target = op.apply(values)?;
+            let plain = values.len() == 2 || matches!(op, Op::Add | Op::Mul);
+            (plain || fallback).then(|| (op, target, op_weight(op, values.len())))
+        })
+        .collect()
+}
+
 /// An operator from the allowed ones that the values meet, and its target; `None` if none fits.
 fn choose_op(opts: &Options, values: &[u64], rng: &mut Rng) -> Option<(Op, u64)> {
     if values.len() == 1 {
         return Some((Op::Given, values[0]));
     }
-    let fitting: Vec<(Op, u64, u64)> = opts
-        .ops
-        .iter()
-        .filter_map(|&op| {
-            let target = op.apply(values)?;
-            // `-` and `/` on three or more cells only when nothing else is allowed.
-            let plain = values.len() == 2 || matches!(op, Op::Add | Op::Mul);
-            let fallback = !opts.ops.iter().any(|o| matches!(o, Op::Add | Op::Mul));
-            (plain || fallback).then(|| (op, target, op_weight(op, values.len())))
-        })
-        .collect();
+    let fitting = fitting_ops(opts, values);
     let total: u64 = fitting.iter().map(|f| f.2).sum();
     if total == 0 {
         return None;
