@@ -239,7 +239,13 @@ fn attempt(
             Judged::TooHard(open) => (true, open),
         };
         tweaks += 1;
-        if tweaks > max_tweaks(n) || !tweak(opts, &mut puzzle, &groups, &square, easier, &open, rng) {
+        // Far from solved: change several cages at once.
+        let changes = 1 + open.len() / (4 * n);
+        let mut changed = false;
+        for _ in 0..changes {
+            changed |= tweak(opts, &mut puzzle, &groups, &square, easier, &open, rng);
+        }
+        if tweaks > max_tweaks(n) || !changed {
             return Ok(None);
         }
     };
