@@ -55,6 +55,9 @@ impl Options {
         if self.max_cage == 0 || self.max_cage == 1 && !self.singletons && self.size > 1 {
             return bad("--max-cage must be at least 2 (or 1 with --singletons)".into());
         }
+        if self.size == 2 && !self.singletons {
+            return bad("a 2x2 puzzle needs one-cell cages to have one solution: add --singletons".into());
+        }
         let hardest = match self.size {
             1 | 2 => Level::Easy,
             3 => Level::Normal,
