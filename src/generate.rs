@@ -56,7 +56,9 @@ impl Options {
             return bad("--max-cage must be at least 2 (or 1 with --singletons)".into());
         }
         if self.size == 2 && !self.singletons {
-            return bad("a 2x2 puzzle needs one-cell cages to have one solution: add --singletons".into());
+            return bad(
+                "a 2x2 puzzle needs one-cell cages to have one solution: add --singletons".into(),
+            );
         }
         let hardest = match self.size {
             1 | 2 => Level::Easy,
@@ -168,8 +170,13 @@ enum Judged {
 }
 
 /// Judges `puzzle` against `target`.
-fn judge(puzzle: &Puzzle, target: Level, deadline: Option<Instant>) -> Result<Judged, GenerateError> {
-    let mut deducer = Deducer::new(puzzle, target.min(Level::Extreme), None)?.with_deadline(deadline);
+fn judge(
+    puzzle: &Puzzle,
+    target: Level,
+    deadline: Option<Instant>,
+) -> Result<Judged, GenerateError> {
+    let mut deducer =
+        Deducer::new(puzzle, target.min(Level::Extreme), None)?.with_deadline(deadline);
     let outcome = match deducer.run() {
         Ok(o) => o,
         Err(LogicError::Contradiction(_)) => return Ok(Judged::TooHard(Vec::new())),
@@ -344,7 +351,12 @@ fn latin_square(n: usize, rng: &mut Rng) -> Vec<u32> {
 }
 
 /// Kuhn's augmenting path from column `c`.
-fn augment(c: usize, lacks: &[Vec<usize>], sym_col: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+fn augment(
+    c: usize,
+    lacks: &[Vec<usize>],
+    sym_col: &mut [Option<usize>],
+    seen: &mut [bool],
+) -> bool {
     for &s in &lacks[c] {
         if seen[s] {
             continue;
@@ -406,7 +418,8 @@ fn partition(opts: &Options, rng: &mut Rng) -> Option<Vec<Vec<usize>>> {
             continue;
         }
         let host = lowest(
-            &mut neighbours(n, c).filter(|&x| owner[x] != owner[c] && members[owner[x]].len() < max),
+            &mut neighbours(n, c)
+                .filter(|&x| owner[x] != owner[c] && members[owner[x]].len() < max),
         );
         match host {
             Some(h) => {

@@ -10,12 +10,12 @@
 pub mod bench;
 pub mod cage;
 pub mod format;
+pub mod generate;
+pub mod logic;
 pub mod native;
 pub mod prolog;
 pub mod puzzle;
 pub mod render;
 pub mod rng;
-pub mod logic;
-pub mod generate;
 
 pub use puzzle::{Cage, Cell, Grid, Op, Puzzle};

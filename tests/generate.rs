@@ -20,10 +20,13 @@ fn cage_holds(op: Op, target: u64, values: &[u64]) -> bool {
     match op {
         Op::Add => values.iter().sum::<u64>() == target,
         Op::Mul => values.iter().product::<u64>() == target,
-        Op::Sub => values.len() >= 2 && max as i64 - (values.iter().sum::<u64>() - max) as i64 == target as i64,
+        Op::Sub => {
+            values.len() >= 2
+                && max as i64 - (values.iter().sum::<u64>() - max) as i64 == target as i64
+        }
         Op::Div => {
             let rest: u64 = values.iter().product::<u64>() / max;
-            values.len() >= 2 && max % rest == 0 && max / rest == target
+            values.len() >= 2 && max.is_multiple_of(rest) && max / rest == target
         }
         Op::Given => values.len() == 1 && values[0] == target,
         Op::Unknown => [Op::Add, Op::Sub, Op::Mul, Op::Div]
@@ -38,7 +41,12 @@ fn brute_count(p: &Puzzle, limit: usize) -> usize {
     let n = p.size;
     let mut last_of = vec![Vec::new(); n * n];
     for (k, cage) in p.cages.iter().enumerate() {
-        let last = cage.cells.iter().map(|c| (c.row - 1) * n + c.col - 1).max().unwrap();
+        let last = cage
+            .cells
+            .iter()
+            .map(|c| (c.row - 1) * n + c.col - 1)
+            .max()
+            .unwrap();
         last_of[last].push(k);
     }
     let mut grid = vec![0u64; n * n];
@@ -47,7 +55,14 @@ fn brute_count(p: &Puzzle, limit: usize) -> usize {
     count
 }
 
-fn fill(p: &Puzzle, last_of: &[Vec<usize>], grid: &mut [u64], i: usize, limit: usize, count: &mut usize) {
+fn fill(
+    p: &Puzzle,
+    last_of: &[Vec<usize>],
+    grid: &mut [u64],
+    i: usize,
+    limit: usize,
+    count: &mut usize,
+) {
     let n = p.size;
     if *count >= limit {
         return;
@@ -64,7 +79,11 @@ fn fill(p: &Puzzle, last_of: &[Vec<usize>], grid: &mut [u64], i: usize, limit: u
         grid[i] = v;
         let ok = last_of[i].iter().all(|&k| {
             let cage = &p.cages[k];
-            let vals: Vec<u64> = cage.cells.iter().map(|c| grid[(c.row - 1) * n + c.col - 1]).collect();
+            let vals: Vec<u64> = cage
+                .cells
+                .iter()
+                .map(|c| grid[(c.row - 1) * n + c.col - 1])
+                .collect();
             cage_holds(cage.op, cage.target, &vals)
         });
         if ok {
@@ -81,7 +100,11 @@ fn connected(cells: &[(usize, usize)]) -> bool {
     while grew {
         grew = false;
         for &c in cells {
-            if !seen.contains(&c) && seen.iter().any(|s| s.0.abs_diff(c.0) + s.1.abs_diff(c.1) == 1) {
+            if !seen.contains(&c)
+                && seen
+                    .iter()
+                    .any(|s| s.0.abs_diff(c.0) + s.1.abs_diff(c.1) == 1)
+            {
                 seen.push(c);
                 grew = true;
             }
@@ -114,7 +137,8 @@ fn small_puzzles_have_exactly_one_solution_by_brute_force() {
                         .map(|c| flat[(c.row - 1) * n + c.col - 1])
                         .collect();
                     assert!(cage_holds(cage.op, cage.target, &vals));
-                    let cells: Vec<(usize, usize)> = cage.cells.iter().map(|c| (c.row, c.col)).collect();
+                    let cells: Vec<(usize, usize)> =
+                        cage.cells.iter().map(|c| (c.row, c.col)).collect();
                     assert!(connected(&cells), "{cells:?}");
                 }
                 for i in 0..n {
@@ -188,9 +212,33 @@ fn json_lines(out: &[u8]) -> Vec<Value> {
 
 #[test]
 fn cli_json_is_reproducible_and_each_seed_remakes_its_puzzle() {
-    let args = ["generate", "--size", "6", "--difficulty", "hard", "--seed", "5", "--count", "3", "--output", "json"];
-    let first = kenken().args(args).assert().success().get_output().stdout.clone();
-    let second = kenken().args(args).assert().success().get_output().stdout.clone();
+    let args = [
+        "generate",
+        "--size",
+        "6",
+        "--difficulty",
+        "hard",
+        "--seed",
+        "5",
+        "--count",
+        "3",
+        "--output",
+        "json",
+    ];
+    let first = kenken()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let second = kenken()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     assert_eq!(first, second);
     let objs = json_lines(&first);
     assert_eq!(objs.len(), 3);
@@ -200,7 +248,17 @@ fn cli_json_is_reproducible_and_each_seed_remakes_its_puzzle() {
         assert_eq!(obj["solution"].as_array().unwrap().len(), 6);
         let seed = obj["seed"].as_u64().unwrap();
         let again = kenken()
-            .args(["generate", "--size", "6", "--difficulty", "hard", "--seed", &seed.to_string(), "--output", "json"])
+            .args([
+                "generate",
+                "--size",
+                "6",
+                "--difficulty",
+                "hard",
+                "--seed",
+                &seed.to_string(),
+                "--output",
+                "json",
+            ])
             .assert()
             .success()
             .get_output()
@@ -218,7 +276,20 @@ fn cli_json_is_reproducible_and_each_seed_remakes_its_puzzle() {
 #[test]
 fn cli_ops_and_outputs() {
     let out = kenken()
-        .args(["generate", "--size", "5", "--ops", "+", "--singletons", "--seed", "2", "--count", "4", "--output", "json"])
+        .args([
+            "generate",
+            "--size",
+            "5",
+            "--ops",
+            "+",
+            "--singletons",
+            "--seed",
+            "2",
+            "--count",
+            "4",
+            "--output",
+            "json",
+        ])
         .assert()
         .success()
         .get_output()
@@ -227,7 +298,10 @@ fn cli_ops_and_outputs() {
     for obj in json_lines(&out) {
         for cage in obj["cages"].as_array().unwrap() {
             let op = cage["op"].as_str().unwrap();
-            assert!(op == "+" || op == "=" && cage["cells"].as_array().unwrap().len() == 1, "{cage}");
+            assert!(
+                op == "+" || op == "=" && cage["cells"].as_array().unwrap().len() == 1,
+                "{cage}"
+            );
         }
     }
     for output in ["grid", "prolog", "text", "keen"] {
@@ -243,12 +317,29 @@ fn cli_exit_codes() {
     // Bad usage: exit 2.
     kenken().args(["generate", "--size", "0"]).assert().code(2);
     kenken().args(["generate", "--size", "2"]).assert().code(2);
-    kenken().args(["generate", "--size", "4", "--ops", "%"]).assert().code(2);
-    kenken().args(["generate", "--size", "3", "--difficulty", "extreme"]).assert().code(2);
-    kenken().args(["generate", "--size", "4", "--max-cage", "1"]).assert().code(2);
+    kenken()
+        .args(["generate", "--size", "4", "--ops", "%"])
+        .assert()
+        .code(2);
+    kenken()
+        .args(["generate", "--size", "3", "--difficulty", "extreme"])
+        .assert()
+        .code(2);
+    kenken()
+        .args(["generate", "--size", "4", "--max-cage", "1"])
+        .assert()
+        .code(2);
     // A limit reached: exit 3.
     kenken()
-        .args(["generate", "--size", "16", "--difficulty", "extreme", "--timeout", "0.001"])
+        .args([
+            "generate",
+            "--size",
+            "16",
+            "--difficulty",
+            "extreme",
+            "--timeout",
+            "0.001",
+        ])
         .assert()
         .code(3);
 }

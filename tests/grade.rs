@@ -7,6 +7,7 @@ use assert_cmd::Command;
 use kenken::format;
 use kenken::logic::{grade, Level, Verdict};
 use kenken::puzzle::{Cage, Cell, Op, Puzzle};
+use serde_json::Value;
 
 fn keen_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/keen")
@@ -57,4 +58,107 @@ fn grades_agree_with_keen() {
     assert_eq!(total, 600);
     assert!(exact * 100 >= total * 95, "exact {exact}/{total}");
     assert_eq!(far, 0);
+}
+
+fn kenken() -> Command {
+    Command::cargo_bin("kenken").unwrap()
+}
+
+fn write_temp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kenken-grade-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    f
+}
+
+#[test]
+fn several_solutions_or_none() {
+    let c = |r, col| Cell::new(r, col);
+    let two = Puzzle::new(
+        2,
+        vec![
+            Cage::new(Op::Add, 3, vec![c(1, 1), c(1, 2)]),
+            Cage::new(Op::Add, 3, vec![c(2, 1), c(2, 2)]),
+        ],
+    );
+    assert_eq!(grade(&two, None).unwrap().verdict, Verdict::Ambiguous);
+    let none = Puzzle::new(
+        2,
+        vec![
+            Cage::new(Op::Add, 4, vec![c(1, 1), c(1, 2)]),
+            Cage::new(Op::Add, 3, vec![c(2, 1), c(2, 2)]),
+        ],
+    );
+    assert_eq!(grade(&none, None).unwrap().verdict, Verdict::NoSolution);
+}
+
+#[test]
+fn cli_json_has_index_name_grade_and_rule_counts() {
+    let f = write_temp(
+        "named.jsonl",
+        concat!(
+            r#"{"name":"first","size":2,"cages":[{"op":"+","target":3,"cells":[[1,1],[1,2]]},{"op":"=","target":2,"cells":[[2,1]]},{"op":"=","target":1,"cells":[[2,2]]}]}"#,
+            "\n",
+            r#"{"size":2,"cages":[{"op":"+","target":3,"cells":[[1,1],[1,2]]},{"op":"+","target":3,"cells":[[2,1],[2,2]]}]}"#,
+            "\n"
+        ),
+    );
+    let out = kenken()
+        .args(["grade", f.to_str().unwrap(), "--output", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let objs: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(objs.len(), 2);
+    assert_eq!(objs[0]["index"], 1);
+    assert_eq!(objs[0]["name"], "first");
+    assert_eq!(objs[0]["grade"], "easy");
+    assert!(objs[0]["rules"]["naked_single"].as_u64().unwrap() >= 1);
+    assert_eq!(objs[0]["rules"]["guess"], 0);
+    assert_eq!(objs[1]["index"], 2);
+    assert!(objs[1].get("name").is_none());
+    assert_eq!(objs[1]["grade"], "ambiguous");
+}
+
+#[test]
+fn cli_grade_replaces_the_input_grade_and_sets_exit_codes() {
+    let path = keen_dir().join("keen-5dx.jsonl");
+    let out = kenken()
+        .args(["grade", path.to_str().unwrap(), "--output", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.lines().count(), 20);
+    for l in text.lines() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["grade"], "extreme");
+        assert!(
+            v["rules"]["fish"].as_u64().unwrap() + v["rules"]["forcing_chain"].as_u64().unwrap()
+                >= 1
+        );
+    }
+    let none = write_temp(
+        "none.jsonl",
+        r#"{"size":2,"cages":[{"op":"+","target":4,"cells":[[1,1],[1,2]]},{"op":"+","target":3,"cells":[[2,1],[2,2]]}]}"#,
+    );
+    kenken()
+        .args(["grade", none.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("no_solution"));
+    let bad = write_temp("bad.jsonl", r#"{"size":2,"cages":[]}"#);
+    kenken()
+        .args(["grade", bad.to_str().unwrap()])
+        .assert()
+        .code(2);
 }

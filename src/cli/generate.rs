@@ -64,11 +64,7 @@ fn parse_ops(text: &str) -> Result<Vec<Op>> {
                     ops.push(op);
                 }
             }
-            _ => {
-                return Err(bad_input(format!(
-                    "--ops: '{ch}' is not one of + - * /"
-                )))
-            }
+            _ => return Err(bad_input(format!("--ops: '{ch}' is not one of + - * /"))),
         }
     }
     if ops.is_empty() {
@@ -118,7 +114,9 @@ pub fn run(args: GenerateArgs) -> Result<i32> {
     }
     opts.check().map_err(|e| bad_input(e.to_string()))?;
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        return Err(bad_input("--timeout must be a positive number of seconds".into()));
+        return Err(bad_input(
+            "--timeout must be a positive number of seconds".into(),
+        ));
     }
     let deadline = Instant::now().checked_add(Duration::from_secs_f64(args.timeout.min(1e9)));
     let run_seed = args.seed.unwrap_or_else(|| {

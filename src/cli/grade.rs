@@ -1,5 +1,6 @@
 //! `kenken grade`: each puzzle's difficulty on Keen's scale, with the rules its solution needs.
 
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -24,9 +25,12 @@ pub fn run(args: GradeArgs) -> Result<i32> {
     let puzzles = read_input(&args.input)?;
     require_valid(&puzzles)?;
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        return Err(bad_input("--timeout must be a positive number of seconds".into()));
+        return Err(bad_input(
+            "--timeout must be a positive number of seconds".into(),
+        ));
     }
     let mut code = 0;
+    let mut out = std::io::stdout().lock();
     for (i, p) in puzzles.iter().enumerate() {
         let deadline = Instant::now().checked_add(Duration::from_secs_f64(args.timeout.min(1e9)));
         let (name, counts) = match grade(p, deadline) {
@@ -51,7 +55,7 @@ pub fn run(args: GradeArgs) -> Result<i32> {
             if let (Some(n), Some(o)) = (&p.name, obj.as_object_mut()) {
                 o.insert("name".into(), n.clone().into());
             }
-            println!("{obj}");
+            writeln!(out, "{obj}")?;
         } else {
             let used: Vec<String> = Rule::ALL
                 .iter()
@@ -63,7 +67,7 @@ pub fn run(args: GradeArgs) -> Result<i32> {
             } else {
                 format!(" ({})", used.join(", "))
             };
-            println!("{}: {name}{detail}", puzzle_name(p, i));
+            writeln!(out, "{}: {name}{detail}", puzzle_name(p, i))?;
         }
     }
     Ok(code)

@@ -1,5 +1,6 @@
 //! `kenken hint`: the next deduction in words, or the whole path to the solution.
 
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -85,7 +86,9 @@ pub fn run(args: HintArgs) -> Result<i32> {
     };
     require_valid(std::slice::from_ref(p))?;
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        return Err(bad_input("--timeout must be a positive number of seconds".into()));
+        return Err(bad_input(
+            "--timeout must be a positive number of seconds".into(),
+        ));
     }
     let deadline = Instant::now().checked_add(Duration::from_secs_f64(args.timeout.min(1e9)));
     let limit = |message: String| Exit { code: 3, message };
@@ -105,6 +108,7 @@ pub fn run(args: HintArgs) -> Result<i32> {
             return Ok(1);
         }
     };
+    let mut out = std::io::stdout().lock();
     let mut start = vec![0u32; n * n];
     if let Some(g) = &args.grid {
         let text = match std::fs::read_to_string(g) {
@@ -116,10 +120,11 @@ pub fn run(args: HintArgs) -> Result<i32> {
         for (i, v) in start.iter_mut().enumerate() {
             let right = solution[i / n][i % n];
             if *v != 0 && *v != right {
-                println!(
+                writeln!(
+                    out,
                     "{} = {v} is wrong: it contradicts the solution",
                     Cell::new(i / n + 1, i % n + 1)
-                );
+                )?;
                 *v = 0;
             }
         }
@@ -132,10 +137,10 @@ pub fn run(args: HintArgs) -> Result<i32> {
         Err(e) => return Err(bad_input(e.to_string())),
     };
     if steps.is_empty() {
-        println!("the grid is solved");
+        writeln!(out, "the grid is solved")?;
     }
     for s in &steps {
-        println!("{}", s.text);
+        writeln!(out, "{}", s.text)?;
     }
     Ok(0)
 }

@@ -14,11 +14,11 @@ use kenken::render::{render, Style};
 
 mod bench;
 mod cage;
-mod query;
-mod solve;
 mod generate;
 mod grade;
 mod hint;
+mod query;
+mod solve;
 
 /// Exit code: bad input or usage.
 pub const EXIT_BAD_INPUT: i32 = 2;

@@ -76,7 +76,9 @@ pub(crate) fn line_name(n: usize, line: usize) -> String {
 
 /// The digits of a mask, ascending.
 pub(crate) fn digits(mask: u64) -> impl Iterator<Item = u32> {
-    (0..64u32).filter(move |b| mask >> b & 1 == 1).map(|b| b + 1)
+    (0..64u32)
+        .filter(move |b| mask >> b & 1 == 1)
+        .map(|b| b + 1)
 }
 
 /// The candidates of every cell, which cells are placed, and when each last changed.
@@ -229,7 +231,7 @@ impl Walk<'_> {
                     s + self.min_rest[i + 1] <= cage.target
                         && s + self.max_rest[i + 1] >= cage.target
                 }
-                Op::Mul => cage.target % p == 0,
+                Op::Mul => cage.target.is_multiple_of(p),
                 Op::Given => v == cage.target,
                 _ => true,
             };

@@ -111,9 +111,7 @@ fn effect(n: usize, board: &Board, step: &Step) -> String {
     let forced: Vec<String> = step
         .removals
         .iter()
-        .filter(|&&(cell, mask)| {
-            !board.placed[cell] && (board.dom[cell] & !mask).is_power_of_two()
-        })
+        .filter(|&&(cell, mask)| !board.placed[cell] && (board.dom[cell] & !mask).is_power_of_two())
         .map(|&(cell, mask)| {
             let v = (board.dom[cell] & !mask).trailing_zeros() + 1;
             format!("{} must be {v}", cell_name(n, cell))
@@ -149,7 +147,10 @@ fn reason(puzzle: &Puzzle, ctx: &Ctx, board: &Board, step: &Step) -> String {
         Rule::NakedSingle => "every other value is ruled out by its row, column or cage".into(),
         Rule::HiddenSingle => {
             let (_, v) = step.place.unwrap_or((0, 0));
-            let line = step.lines.first().map_or(String::new(), |&l| line_name(n, l));
+            let line = step
+                .lines
+                .first()
+                .map_or(String::new(), |&l| line_name(n, l));
             format!("it is the only place left for {v} in {line}")
         }
         Rule::CageDigits => {
@@ -170,7 +171,10 @@ fn reason(puzzle: &Puzzle, ctx: &Ctx, board: &Board, step: &Step) -> String {
                 Some(sets) if sets.len() <= 6 => {
                     let sets: Vec<String> = sets
                         .iter()
-                        .map(|s| set(s.iter().fold(0, |a, &v| a | 1 << (v - 1))))
+                        .map(|s| {
+                            let vs: Vec<String> = s.iter().map(u32::to_string).collect();
+                            format!("{{{}}}", vs.join(", "))
+                        })
                         .collect();
                     let which = if sets.len() == 1 {
                         sets[0].clone()
@@ -207,7 +211,10 @@ fn reason(puzzle: &Puzzle, ctx: &Ctx, board: &Board, step: &Step) -> String {
         }
         Rule::CageLine => {
             let k = step.cage.unwrap_or(0);
-            let line = step.lines.first().map_or(String::new(), |&l| line_name(n, l));
+            let line = step
+                .lines
+                .first()
+                .map_or(String::new(), |&l| line_name(n, l));
             format!(
                 "every layout of {} puts {} in {line}, inside the cage",
                 cage_name(puzzle, k),
@@ -215,7 +222,10 @@ fn reason(puzzle: &Puzzle, ctx: &Ctx, board: &Board, step: &Step) -> String {
             )
         }
         Rule::LineSubset => {
-            let line = step.lines.first().map_or(String::new(), |&l| line_name(n, l));
+            let line = step
+                .lines
+                .first()
+                .map_or(String::new(), |&l| line_name(n, l));
             let naked = step.cells.iter().all(|&c| board.dom[c] & !step.digits == 0);
             if naked {
                 format!(

@@ -131,7 +131,10 @@ fn scan_cage(ctx: &Ctx, dom: &[u64], k: usize, rule: Rule) -> CageScan {
     let line_index: Vec<[usize; 2]> = cage
         .cells
         .iter()
-        .map(|&c| ctx.lines_of(c).map(|l| lines.binary_search(&l).unwrap_or(0)))
+        .map(|&c| {
+            ctx.lines_of(c)
+                .map(|l| lines.binary_search(&l).unwrap_or(0))
+        })
         .collect();
     let all = cage.cells.iter().fold(0, |a, &c| a | dom[c]);
     let mut scan = CageScan {
@@ -242,7 +245,13 @@ struct Subset {
 
 /// Calls `f` with each `k`-subset of `0..m` in lexicographic order until it returns true.
 fn combinations(m: usize, k: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool {
-    fn go(start: usize, m: usize, k: usize, cur: &mut Vec<usize>, f: &mut dyn FnMut(&[usize]) -> bool) -> bool {
+    fn go(
+        start: usize,
+        m: usize,
+        k: usize,
+        cur: &mut Vec<usize>,
+        f: &mut dyn FnMut(&[usize]) -> bool,
+    ) -> bool {
         if cur.len() == k {
             return f(cur);
         }
@@ -267,15 +276,18 @@ fn combinations(m: usize, k: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool
 fn subsets(rows: &[(usize, u64)], max_k: usize) -> Result<Option<Subset>, Contradiction> {
     let m = rows.len();
     let universe = rows.iter().fold(0, |a, r| a | r.1);
-    let cols: Vec<u64> = (0..64).map(|b| 1u64 << b).filter(|b| universe & b != 0).collect();
+    let cols: Vec<u64> = (0..64)
+        .map(|b| 1u64 << b)
+        .filter(|b| universe & b != 0)
+        .collect();
     let mut result: Result<Option<Subset>, Contradiction> = Ok(None);
     for k in 2..=max_k.min(m.saturating_sub(2)) {
         let naked = combinations(m, k, &mut |pick| {
             let union = pick.iter().fold(0, |a, &i| a | rows[i].1);
             let found = match (union.count_ones() as usize).cmp(&k) {
-                std::cmp::Ordering::Less => Err(Contradiction(
-                    "more cells than digits left for them".into(),
-                )),
+                std::cmp::Ordering::Less => {
+                    Err(Contradiction("more cells than digits left for them".into()))
+                }
                 std::cmp::Ordering::Equal => {
                     let removals: Vec<(usize, u64)> = (0..m)
                         .filter(|i| !pick.contains(i) && rows[*i].1 & union != 0)
@@ -417,7 +429,9 @@ fn forcing_chain(ctx: &Ctx, board: &Board) -> Option<Step> {
             continue;
         }
         for a in super::board::digits(d) {
-            let other = super::board::digits(d & !(1 << (a - 1))).next().unwrap_or(a);
+            let other = super::board::digits(d & !(1 << (a - 1)))
+                .next()
+                .unwrap_or(a);
             value.iter_mut().for_each(|v| *v = 0);
             queue.clear();
             queue.push(start);
@@ -435,7 +449,9 @@ fn forcing_chain(ctx: &Ctx, board: &Board) -> Option<Step> {
                             continue;
                         }
                         if board.dom[p].count_ones() == 2 {
-                            value[p] = super::board::digits(board.dom[p] & !bit).next().unwrap_or(cv);
+                            value[p] = super::board::digits(board.dom[p] & !bit)
+                                .next()
+                                .unwrap_or(cv);
                             parent[p] = cur;
                             queue.push(p);
                         }
