@@ -203,6 +203,17 @@ fn ops_and_max_cage_are_respected() {
     }
 }
 
+/// Runs `kenken` with the words of `args`; its standard output, after success.
+fn stdout_of(args: &str) -> Vec<u8> {
+    kenken()
+        .args(args.split_whitespace())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone()
+}
+
 fn json_lines(out: &[u8]) -> Vec<Value> {
     String::from_utf8_lossy(out)
         .lines()
@@ -212,33 +223,9 @@ fn json_lines(out: &[u8]) -> Vec<Value> {
 
 #[test]
 fn cli_json_is_reproducible_and_each_seed_remakes_its_puzzle() {
-    let args = [
-        "generate",
-        "--size",
-        "6",
-        "--difficulty",
-        "hard",
-        "--seed",
-        "5",
-        "--count",
-        "3",
-        "--output",
-        "json",
-    ];
-    let first = kenken()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let second = kenken()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let args = "generate --size 6 --difficulty hard --seed 5 --count 3 --output json";
+    let first = stdout_of(args);
+    let second = stdout_of(args);
     assert_eq!(first, second);
     let objs = json_lines(&first);
     assert_eq!(objs.len(), 3);
@@ -247,23 +234,9 @@ fn cli_json_is_reproducible_and_each_seed_remakes_its_puzzle() {
         assert_eq!(obj["size"], 6);
         assert_eq!(obj["solution"].as_array().unwrap().len(), 6);
         let seed = obj["seed"].as_u64().unwrap();
-        let again = kenken()
-            .args([
-                "generate",
-                "--size",
-                "6",
-                "--difficulty",
-                "hard",
-                "--seed",
-                &seed.to_string(),
-                "--output",
-                "json",
-            ])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+        let again = stdout_of(&format!(
+            "generate --size 6 --difficulty hard --seed {seed} --output json"
+        ));
         assert_eq!(&json_lines(&again)[0], obj);
         // The puzzle reads back, and its solution is the one given.
         let p = &format::read_auto(&obj.to_string()).unwrap()[0];
@@ -275,26 +248,7 @@ fn cli_json_is_reproducible_and_each_seed_remakes_its_puzzle() {
 
 #[test]
 fn cli_ops_and_outputs() {
-    let out = kenken()
-        .args([
-            "generate",
-            "--size",
-            "5",
-            "--ops",
-            "+",
-            "--singletons",
-            "--seed",
-            "2",
-            "--count",
-            "4",
-            "--output",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = stdout_of("generate --size 5 --ops + --singletons --seed 2 --count 4 --output json");
     for obj in json_lines(&out) {
         for cage in obj["cages"].as_array().unwrap() {
             let op = cage["op"].as_str().unwrap();

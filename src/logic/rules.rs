@@ -270,77 +270,80 @@ fn combinations(m: usize, k: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool
     go(0, m, k, &mut Vec::with_capacity(k), f)
 }
 
+/// A subset found, none, or a contradiction.
+type SubsetFound = Result<Option<Subset>, Contradiction>;
+
+/// What a candidate subset of size `k` gives: a contradiction when only `fits` (< k) places
+/// are left for its members, the subset when exactly `k` are and it removes something.
+fn subset_outcome(fits: usize, k: usize, make: impl FnOnce() -> Subset) -> SubsetFound {
+    match fits.cmp(&k) {
+        std::cmp::Ordering::Less => Err(Contradiction(format!(
+            "{k} cells or digits have only {fits} places left"
+        ))),
+        std::cmp::Ordering::Equal => {
+            let s = make();
+            Ok((!s.removals.is_empty()).then_some(s))
+        }
+        std::cmp::Ordering::Greater => Ok(None),
+    }
+}
+
+/// The first `k`-subset of `0..m` for which `f` finds something (or a contradiction).
+fn first_subset(m: usize, k: usize, f: &mut dyn FnMut(&[usize]) -> SubsetFound) -> SubsetFound {
+    let mut result: SubsetFound = Ok(None);
+    combinations(m, k, &mut |pick| {
+        let found = f(pick);
+        let stop = !matches!(found, Ok(None));
+        if stop {
+            result = found;
+        }
+        stop
+    });
+    result
+}
+
 /// Set elimination on a 0/1 matrix (rows with id and column mask, each with two or more ones):
 /// `k` rows whose ones lie in `k` columns leave those columns to them (naked), or `k` columns
 /// whose ones lie in `k` rows leave those rows to them (hidden); `2 <= k <= max_k`.
-fn subsets(rows: &[(usize, u64)], max_k: usize) -> Result<Option<Subset>, Contradiction> {
+fn subsets(rows: &[(usize, u64)], max_k: usize) -> SubsetFound {
     let m = rows.len();
     let universe = rows.iter().fold(0, |a, r| a | r.1);
     let cols: Vec<u64> = (0..64)
         .map(|b| 1u64 << b)
         .filter(|b| universe & b != 0)
         .collect();
-    let mut result: Result<Option<Subset>, Contradiction> = Ok(None);
     for k in 2..=max_k.min(m.saturating_sub(2)) {
-        let naked = combinations(m, k, &mut |pick| {
+        let naked = first_subset(m, k, &mut |pick| {
             let union = pick.iter().fold(0, |a, &i| a | rows[i].1);
-            let found = match (union.count_ones() as usize).cmp(&k) {
-                std::cmp::Ordering::Less => {
-                    Err(Contradiction("more cells than digits left for them".into()))
-                }
-                std::cmp::Ordering::Equal => {
-                    let removals: Vec<(usize, u64)> = (0..m)
-                        .filter(|i| !pick.contains(i) && rows[*i].1 & union != 0)
-                        .map(|i| (rows[i].0, rows[i].1 & union))
-                        .collect();
-                    Ok((!removals.is_empty()).then(|| Subset {
-                        rows: pick.iter().map(|&i| rows[i].0).collect(),
-                        cols: union,
-                        removals,
-                        hidden: false,
-                    }))
-                }
-                std::cmp::Ordering::Greater => Ok(None),
-            };
-            let stop = !matches!(found, Ok(None));
-            if stop {
-                result = found;
-            }
-            stop
-        });
-        if naked {
-            return result;
+            subset_outcome(union.count_ones() as usize, k, || Subset {
+                rows: pick.iter().map(|&i| rows[i].0).collect(),
+                cols: union,
+                removals: (0..m)
+                    .filter(|i| !pick.contains(i) && rows[*i].1 & union != 0)
+                    .map(|i| (rows[i].0, rows[i].1 & union))
+                    .collect(),
+                hidden: false,
+            })
+        })?;
+        if naked.is_some() {
+            return Ok(naked);
         }
-        let hidden = combinations(cols.len(), k, &mut |pick| {
+        let hidden = first_subset(cols.len(), k, &mut |pick| {
             let set = pick.iter().fold(0, |a, &i| a | cols[i]);
             let touching: Vec<usize> = (0..m).filter(|&i| rows[i].1 & set != 0).collect();
-            let found = match touching.len().cmp(&k) {
-                std::cmp::Ordering::Less => Err(Contradiction(
-                    "more digits than places left for them".into(),
-                )),
-                std::cmp::Ordering::Equal => {
-                    let removals: Vec<(usize, u64)> = touching
-                        .iter()
-                        .filter(|&&i| rows[i].1 & !set != 0)
-                        .map(|&i| (rows[i].0, rows[i].1 & !set))
-                        .collect();
-                    Ok((!removals.is_empty()).then(|| Subset {
-                        rows: touching.iter().map(|&i| rows[i].0).collect(),
-                        cols: set,
-                        removals,
-                        hidden: true,
-                    }))
-                }
-                std::cmp::Ordering::Greater => Ok(None),
-            };
-            let stop = !matches!(found, Ok(None));
-            if stop {
-                result = found;
-            }
-            stop
-        });
-        if hidden {
-            return result;
+            subset_outcome(touching.len(), k, || Subset {
+                rows: touching.iter().map(|&i| rows[i].0).collect(),
+                cols: set,
+                removals: touching
+                    .iter()
+                    .filter(|&&i| rows[i].1 & !set != 0)
+                    .map(|&i| (rows[i].0, rows[i].1 & !set))
+                    .collect(),
+                hidden: true,
+            })
+        })?;
+        if hidden.is_some() {
+            return Ok(hidden);
         }
     }
     Ok(None)
