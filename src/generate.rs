@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use crate::logic::{self, Deducer, Level, LogicError};
+use crate::logic::{Deducer, Level, LogicError};
 use crate::native::{Solver, Stop};
 use crate::puzzle::{Cage, Cell, Grid, Op, Puzzle, MAX_SIZE};
 use crate::rng::Rng;
@@ -93,7 +93,8 @@ pub struct Generated {
     pub solution: Grid,
     /// Its grade (the difficulty asked for).
     pub grade: Level,
-    /// How often each rule was used in grading, indexed as [`logic::Rule::ALL`].
+    /// How often each rule was used in grading, indexed as [`crate::logic::Rule::ALL`] (for
+    /// unreasonable puzzles, up to where the rules get stuck).
     pub counts: [usize; 9],
     /// The seed that makes this puzzle again ([`generate`] with it).
     pub seed: u64,
@@ -197,11 +198,11 @@ fn judge(
         (true, _) if hardest < target => Judged::TooEasy,
         (true, _) => Judged::Right(outcome.counts),
         (false, Level::Unreasonable) => {
-            let g = logic::grade(puzzle, deadline)?;
-            if g.verdict == logic::Verdict::Graded(Level::Unreasonable) {
-                Judged::Right(g.counts)
-            } else {
-                Judged::TooHard(open())
+            let solver = Solver::new(puzzle).map_err(LogicError::from)?;
+            match solver.with_deadline(deadline).count(Some(2)) {
+                (1, None) => Judged::Right(outcome.counts),
+                (_, Some(Stop::Deadline)) => return Err(LogicError::Timeout.into()),
+                _ => Judged::TooHard(open()),
             }
         }
         (false, _) => Judged::TooHard(open()),

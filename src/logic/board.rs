@@ -91,6 +91,8 @@ pub(crate) struct Board {
     pub tick: u64,
     /// For each rule slot and unit, the tick at which it was last found to give nothing.
     pub checked: Vec<Vec<u64>>,
+    /// The tick at which each digit (0-based) last left some cell.
+    pub digit_changed: Vec<u64>,
 }
 
 impl Board {
@@ -103,6 +105,7 @@ impl Board {
             changed: vec![1; n * n],
             tick: 1,
             checked: Vec::new(),
+            digit_changed: vec![1; n],
         }
     }
 
@@ -119,6 +122,13 @@ impl Board {
         cells.iter().any(|&c| self.changed[c] >= at)
     }
 
+    /// Whether digit `d` (0-based), as unit `d` of rule slot `slot`, may give something new (it
+    /// left some cell since the unit was last found to give nothing).
+    pub fn digit_dirty(&mut self, slot: usize, d: usize) -> bool {
+        let n = self.digit_changed.len();
+        self.dirty(slot, d, n, &[]) || self.digit_changed[d] >= self.checked[slot][d]
+    }
+
     /// Records that `unit` of `slot` gave nothing now.
     pub fn clean(&mut self, slot: usize, unit: usize) {
         self.checked[slot][unit] = self.tick + 1;
@@ -129,6 +139,9 @@ impl Board {
         self.tick += 1;
         for &(cell, mask) in &step.removals {
             if self.dom[cell] & mask != 0 {
+                for d in digits(self.dom[cell] & mask) {
+                    self.digit_changed[d as usize - 1] = self.tick;
+                }
                 self.dom[cell] &= !mask;
                 self.changed[cell] = self.tick;
             }

@@ -272,7 +272,7 @@ fn reason(puzzle: &Puzzle, ctx: &Ctx, board: &Board, step: &Step) -> String {
             let mut chain = Vec::new();
             let mut prev = a;
             for &c in &step.cells {
-                let v = digits(board.dom[c] & !(1 << (prev - 1)))
+                let v = digits(board.dom[c] & !(1u64 << prev.saturating_sub(1)))
                     .next()
                     .unwrap_or(0);
                 chain.push(format!("{} = {v}", cell_name(n, c)));

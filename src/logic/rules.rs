@@ -14,10 +14,14 @@ type Found = Result<Option<Step>, Contradiction>;
 /// Nodes one enumeration of a cage's layouts may visit; past it the cage gives nothing.
 const LAYOUT_BUDGET: usize = 400_000;
 
+/// Cells one search for forcing chains may expand (bounds the rule on large grids).
+const CHAIN_BUDGET: usize = 200_000;
+
 /// Rule slots for [`Board::dirty`].
 const SLOT_HIDDEN: usize = 0;
 const SLOT_CAGE: [usize; 3] = [1, 2, 3];
 const SLOT_SUBSET: usize = 4;
+const SLOT_FISH: usize = 5;
 
 /// The easiest step of a rule of at most level `max` (guessing excepted).
 pub(crate) fn find(ctx: &Ctx, board: &mut Board, max: Level) -> Found {
@@ -382,9 +386,12 @@ fn line_subset(ctx: &Ctx, board: &mut Board) -> Found {
     Ok(None)
 }
 
-fn fish(ctx: &Ctx, board: &Board) -> Found {
+fn fish(ctx: &Ctx, board: &mut Board) -> Found {
     let n = ctx.n;
     for v in 1..=n as u32 {
+        if !board.digit_dirty(SLOT_FISH, v as usize - 1) {
+            continue;
+        }
         let bit = 1u64 << (v - 1);
         let rows: Vec<(usize, u64)> = (0..n)
             .map(|r| {
@@ -413,6 +420,7 @@ fn fish(ctx: &Ctx, board: &Board) -> Found {
             step.removals.sort_unstable();
             return Ok(Some(step));
         }
+        board.clean(SLOT_FISH, v as usize - 1);
     }
     Ok(None)
 }
@@ -426,6 +434,7 @@ fn forcing_chain(ctx: &Ctx, board: &Board) -> Option<Step> {
     let mut value = vec![0u32; cells];
     let mut parent = vec![usize::MAX; cells];
     let mut queue = Vec::with_capacity(cells);
+    let mut work = CHAIN_BUDGET;
     for start in 0..cells {
         let d = board.dom[start];
         if d.count_ones() != 2 {
@@ -442,6 +451,10 @@ fn forcing_chain(ctx: &Ctx, board: &Board) -> Option<Step> {
             parent[start] = usize::MAX;
             let mut head = 0;
             while head < queue.len() {
+                if work == 0 {
+                    return None;
+                }
+                work -= 1;
                 let cur = queue[head];
                 head += 1;
                 let cv = value[cur];
