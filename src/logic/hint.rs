@@ -13,7 +13,7 @@ use crate::puzzle::{Grid, Op, Puzzle};
 pub struct Explained {
     /// The deduction.
     pub step: Step,
-    /// The deduction in words: `C4 must be 3: ...` or `remove 5 from A1, A2: ...`.
+    /// The deduction in words: `C4 must be 3: ...` or `remove 5 from A1 and A2: ...`.
     pub text: String,
 }
 
@@ -88,10 +88,11 @@ fn cage_name(puzzle: &Puzzle, k: usize) -> String {
     format!("cage {}{sym} over {}", cage.target, cells.join(" "))
 }
 
-/// What a step does: `C4 must be 3` or `remove 5 from A1 and A2, 3 from B1`.
-fn effect(n: usize, board: &Board, step: &Step) -> String {
+/// What a step does, as a headline and a detail: `C4 must be 3` when it fixes cells (the
+/// removals then in the detail), otherwise `remove 5 from A1 and A2; 3 from B1`.
+fn effect(n: usize, board: &Board, step: &Step) -> (String, String) {
     if let Some((cell, v)) = step.place {
-        return format!("{} must be {v}", cell_name(n, cell));
+        return (format!("{} must be {v}", cell_name(n, cell)), String::new());
     }
     let mut groups: Vec<(u64, Vec<String>)> = Vec::new();
     for &(cell, mask) in &step.removals {
@@ -107,7 +108,7 @@ fn effect(n: usize, board: &Board, step: &Step) -> String {
             format!("{} from {}", list(ds), list(cells))
         })
         .collect();
-    let mut text = format!("remove {}", parts.join("; "));
+    let removal = format!("remove {}", parts.join("; "));
     let forced: Vec<String> = step
         .removals
         .iter()
@@ -117,10 +118,11 @@ fn effect(n: usize, board: &Board, step: &Step) -> String {
             format!("{} must be {v}", cell_name(n, cell))
         })
         .collect();
-    if !forced.is_empty() {
-        text = format!("{} (so {})", text, list(forced));
+    if forced.is_empty() {
+        (removal, String::new())
+    } else {
+        (list(forced), format!(" ({removal})"))
     }
-    text
 }
 
 /// The layouts of a cage under the candidates before the step (at most `max`; `None` if more).
@@ -305,9 +307,6 @@ fn tuple_names(n: usize, cells: &[usize]) -> String {
 
 /// A step in words: what it does, then why.
 pub(crate) fn describe(puzzle: &Puzzle, ctx: &Ctx, board: &Board, step: &Step) -> String {
-    format!(
-        "{}: {}",
-        effect(ctx.n, board, step),
-        reason(puzzle, ctx, board, step)
-    )
+    let (headline, detail) = effect(ctx.n, board, step);
+    format!("{headline}: {}{detail}", reason(puzzle, ctx, board, step))
 }
