@@ -162,3 +162,27 @@ fn cli_grade_replaces_the_input_grade_and_sets_exit_codes() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn grading_at_most_a_level() {
+    let read = |name: &str| {
+        let text = std::fs::read_to_string(keen_dir().join(name)).unwrap();
+        format::read_auto(&text).unwrap().remove(0)
+    };
+    let hard = read("keen-7dh.jsonl");
+    assert_eq!(
+        kenken::logic::grade_at_most(&hard, Level::Normal, None).unwrap(),
+        None
+    );
+    let (level, counts) = kenken::logic::grade_at_most(&hard, Level::Hard, None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(level, Level::Hard);
+    assert!(
+        counts[kenken::logic::Rule::CageLine.index()]
+            + counts[kenken::logic::Rule::LineSubset.index()]
+            > 0
+    );
+    assert_eq!(Level::Hard.easier(), Some(Level::Normal));
+    assert_eq!(Level::Easy.easier(), None);
+}
