@@ -258,6 +258,14 @@ fn cli_ops_and_outputs() {
             );
         }
     }
+    // An operator list starting with '-' is a value, not an option.
+    for obj in json_lines(&stdout_of(
+        "generate --size 5 --ops -* --seed 3 --count 3 --output json",
+    )) {
+        for cage in obj["cages"].as_array().unwrap() {
+            assert!(["-", "*"].contains(&cage["op"].as_str().unwrap()), "{cage}");
+        }
+    }
     for output in ["grid", "prolog", "text", "keen"] {
         kenken()
             .args(["generate", "--size", "4", "--seed", "1", "--output", output])

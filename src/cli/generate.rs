@@ -28,7 +28,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value = "normal")]
     difficulty: Level,
     /// The operators cages may use, e.g. `+*` (one-cell cages are `=`).
-    #[arg(long, default_value = "+-*/")]
+    #[arg(long, default_value = "+-*/", allow_hyphen_values = true)]
     ops: String,
     /// The most cells in a cage (default 6 up to 9x9, 5 above).
     #[arg(long)]
