@@ -356,8 +356,8 @@ fn subsets(rows: &[(usize, u64)], max_k: usize) -> SubsetFound {
 /// The largest subset the set rules look for: every size up to 9x9, fewer on larger grids.
 fn max_subset(n: usize) -> usize {
     match n {
-        0..=16 => 4,
-        17..=32 => 3,
+        0..=9 => 4,
+        10..=32 => 3,
         _ => 2,
     }
 }
