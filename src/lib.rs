@@ -47,6 +47,8 @@ pub mod bench;
 pub mod cage;
 pub mod engine;
 pub mod format;
+pub mod generate;
+pub mod logic;
 pub mod native;
 #[cfg(feature = "prolog")]
 pub mod prolog;

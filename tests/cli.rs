@@ -366,3 +366,27 @@ fn solve_reports_the_operators_of_noop_cages() {
             r#""operators":[[["+"],["-"]],[["+"],["-"]]]"#,
         ));
 }
+
+#[test]
+fn bench_runs_generated_unique_puzzles() {
+    let records = bench_records(
+        &[
+            "--generate",
+            "4,5",
+            "--count",
+            "2",
+            "--difficulty",
+            "normal",
+            "--engines",
+            "native,fd",
+        ],
+        0,
+    );
+    assert_eq!(records.len(), 8);
+    for r in &records {
+        // Each puzzle has exactly one solution, which every engine finds (and proves).
+        assert_eq!(r["status"], "solved", "{r}");
+        assert_eq!(r["solutions"], 1, "{r}");
+        assert!(r["puzzle"].as_str().unwrap().starts_with("generated-"));
+    }
+}

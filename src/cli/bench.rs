@@ -30,10 +30,17 @@ pub struct BenchArgs {
     /// cut into random cages; the same seed gives the same puzzles.
     #[arg(long, value_delimiter = ',')]
     random: Vec<usize>,
-    /// Seed of the random puzzles.
+    /// Also run generated puzzles of these sizes (e.g. 10,12,16): each with exactly one
+    /// solution and the `--difficulty` asked for (as `kenken generate` makes them).
+    #[arg(long, value_delimiter = ',')]
+    generate: Vec<usize>,
+    /// Difficulty of the generated puzzles.
+    #[arg(long, default_value = "hard")]
+    difficulty: kenken::logic::Level,
+    /// Seed of the random and generated puzzles.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// How many random puzzles of each size.
+    /// How many random (or generated) puzzles of each size.
     #[arg(long, alias = "random-count", default_value_t = 10)]
     count: u64,
     /// Group the summary by input file or by grid size (default: file, or size for the default set).
@@ -71,7 +78,30 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
             .collect();
         files.push((format!("random-{n}"), puzzles));
     }
-    if args.files.is_empty() && args.random.is_empty() {
+    for &n in &args.generate {
+        let opts = kenken::generate::Options::new(n, args.difficulty);
+        opts.check()
+            .map_err(|e| bad_input(format!("--generate: {e}")))?;
+        let mut puzzles = Vec::new();
+        for i in 0..args.count {
+            let seed = kenken::generate::puzzle_seed(args.seed, i);
+            let g = kenken::generate::generate(&opts, seed, None)
+                .map_err(|e| bad_input(format!("--generate {n}: {e}")))?;
+            let mut puzzle = g.puzzle;
+            puzzle.name = Some(format!("generated-{n}-{}-{seed}", args.difficulty));
+            puzzles.push(kenken::format::Entry {
+                puzzle,
+                expected: Expected {
+                    solution: Some(g.solution),
+                    count: Some(1),
+                    ..Expected::default()
+                },
+                line: 0,
+            });
+        }
+        files.push((format!("generated-{n}"), puzzles));
+    }
+    if args.files.is_empty() && args.random.is_empty() && args.generate.is_empty() {
         let text = DEFAULT_SET;
         let puzzles = kenken::format::read_entries(text, kenken::format::detect(text))
             .map_err(|e| bad_input(format!("the default set: {e}")))?;
@@ -83,7 +113,7 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
             from: "auto".into(),
         };
         let puzzles = read_input(&input)?;
-        require_valid(&puzzles)?;
+        require_valid(puzzles.iter().map(|e| &e.puzzle))?;
         let stem = Path::new(f)
             .file_stem()
             .map_or_else(|| f.clone(), |s| s.to_string_lossy().into_owned());
@@ -91,7 +121,7 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
     }
     let by_size = match args.group.as_deref() {
         Some(g) => g == "size",
-        None => args.files.is_empty() && args.random.is_empty(),
+        None => args.files.is_empty() && args.random.is_empty() && args.generate.is_empty(),
     };
     let mut out = Vec::new();
     for (stem, puzzles) in files {

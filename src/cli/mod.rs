@@ -14,6 +14,9 @@ use kenken::render::{render, Style};
 
 mod bench;
 mod cage;
+mod generate;
+mod grade;
+mod hint;
 mod query;
 mod solve;
 
@@ -94,6 +97,12 @@ enum Command {
         #[arg(long, value_parser = seconds)]
         timeout: Option<f64>,
     },
+    /// Generate puzzles with exactly one solution, graded on Keen's scale.
+    Generate(generate::GenerateArgs),
+    /// Grade puzzles on Keen's scale by the deduction rules they need.
+    Grade(grade::GradeArgs),
+    /// The next deduction in words, or every step to the solution.
+    Hint(hint::HintArgs),
 }
 
 /// `n` and the noun, singular or plural as `n` asks: `1 solution`, `2 solutions`.
@@ -142,6 +151,11 @@ pub fn read_input(input: &Input) -> Result<Vec<Entry>> {
         .map_err(|e| bad_input(format!("{name}: {e}")))
 }
 
+/// Reads the puzzles of `input` (without the file's expectations).
+pub fn read_puzzles(input: &Input) -> Result<Vec<Puzzle>> {
+    Ok(read_input(input)?.into_iter().map(|e| e.puzzle).collect())
+}
+
 /// Reads the puzzles of `input` each on its own (a puzzle that cannot be read gives its error,
 /// the others are still read); also returns the file's name for messages.
 pub fn read_input_each(input: &Input) -> Result<(String, Vec<Result<Entry, format::FormatError>>)> {
@@ -173,9 +187,9 @@ pub fn read_input_each(input: &Input) -> Result<(String, Vec<Result<Entry, forma
 }
 
 /// Fails with every validation error of every puzzle, each prefixed by the puzzle's name.
-pub fn require_valid(entries: &[Entry]) -> Result<()> {
+pub fn require_valid<'a>(puzzles: impl IntoIterator<Item = &'a Puzzle>) -> Result<()> {
     let mut lines = Vec::new();
-    for (i, Entry { puzzle: p, .. }) in entries.iter().enumerate() {
+    for (i, p) in puzzles.into_iter().enumerate() {
         if let Err(e) = p.check() {
             for problem in e.problems {
                 lines.push(format!("{}: {problem}", puzzle_name(p, i)));
@@ -221,13 +235,16 @@ pub fn run(cli: Cli) -> Result<i32> {
             print!("{out}");
             Ok(0)
         }
+        Command::Generate(args) => generate::run(args),
+        Command::Grade(args) => grade::run(args),
+        Command::Hint(args) => hint::run(args),
     }
 }
 
 fn show(input: &Input, ascii: bool, candidates: bool) -> Result<i32> {
     let entries = read_input(input)?;
     if candidates {
-        require_valid(&entries)?;
+        require_valid(entries.iter().map(|e| &e.puzzle))?;
     }
     let mut code = 0;
     for (
