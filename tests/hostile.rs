@@ -534,3 +534,21 @@ fn a_puzzle_that_cannot_be_read_does_not_stop_the_others() {
         );
     }
 }
+
+#[test]
+fn every_engine_lists_all_solutions_in_the_spec_order() {
+    let spec_order = "T = [[1,2,3,4],[3,4,2,1],[4,3,1,2],[2,1,4,3]].\n\
+                      T = [[1,2,4,3],[3,4,2,1],[4,3,1,2],[2,1,3,4]].\n\
+                      T = [[2,1,3,4],[3,4,2,1],[4,3,1,2],[1,2,4,3]].\n\
+                      T = [[2,1,4,3],[3,4,2,1],[4,3,1,2],[1,2,3,4]].\n\
+                      T = [[3,1,2,4],[2,4,3,1],[4,3,1,2],[1,2,4,3]].\n\
+                      T = [[3,2,4,1],[1,4,2,3],[4,3,1,2],[2,1,3,4]].\n";
+    for engine in ["native", "fd", "plain"] {
+        kenken()
+            .args(["solve", &data("examples/spec-4x4.pl"), "--all", "--output", "prolog"])
+            .args(["--engine", engine])
+            .assert()
+            .success()
+            .stdout(spec_order);
+    }
+}
