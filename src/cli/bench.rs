@@ -53,7 +53,7 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
             return Err(bad_input(format!("--random: size {n} is not in 1..64")));
         }
         let puzzles = (0..args.random_count)
-            .map(|seed| bench::random::puzzle(n, seed))
+            .map(|seed| bench::random::puzzle(n, seed).0)
             .collect();
         files.push((format!("random-{n}"), puzzles));
     }

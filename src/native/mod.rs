@@ -4,9 +4,15 @@
 //! fewest-candidates-first branching over an explicit stack of states, so solutions come out of an
 //! [`Iterator`] and the search allocates nothing once warm.
 //!
+//! Large grids have heavy-tailed searches, so the search restarts (after a Luby sequence of
+//! failure counts) with the dom/wdeg weights it learnt and randomised tie-breaking; solutions
+//! found before a restart are blocked in later runs, so every solution still comes exactly once
+//! (after a few solutions the search stops restarting and finishes its current tree).
+//!
 //! Handles every cage kind of the model: `+ - * /` with any number of cells (n-ary `-` and `/` as
 //! in seed 001), `=` and `?` (no-op). Sizes 1 to 64 (a cell's candidates fit in a `u64`).
 
+mod line;
 mod table;
 
 use std::ops::ControlFlow;
@@ -15,6 +21,7 @@ use std::time::Instant;
 use table::{Cage, FilterScratch, Table};
 
 use crate::puzzle::{Grid, InvalidPuzzle, Op, Puzzle};
+use crate::rng::Rng;
 
 /// Why a search stopped before exploring everything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +30,21 @@ pub enum Stop {
     Requested,
     /// The deadline passed.
     Deadline,
+}
+
+/// What a search did, for `solve --stats` and benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SearchStats {
+    /// Search nodes: the root of each run and every value tried.
+    pub nodes: u64,
+    /// Dead ends: values whose propagation failed, and complete grids rejected because an
+    /// earlier run already gave them.
+    pub failures: u64,
+    /// Propagator runs: each cage filter (by table or by search) and each row or column check
+    /// (missing values, hidden singles, naked subsets) run during propagation.
+    pub propagations: u64,
+    /// Restarts: runs of the search abandoned to start again from the root.
+    pub restarts: u64,
 }
 
 /// The outcome of [`Solver::solve`].
@@ -34,6 +56,8 @@ pub struct Solutions {
     pub complete: bool,
     /// Whether the deadline stopped the search.
     pub timed_out: bool,
+    /// What the search did.
+    pub stats: SearchStats,
 }
 
 /// At most this many tuples in one cage's table.
@@ -47,6 +71,15 @@ const BUILD_WORK: usize = 4_000_000;
 const TOTAL_BUILD_WORK: usize = 20_000_000;
 /// Work bound for one cage filtered by search (no table); past it the cage is left unfiltered.
 const SEARCH_BUDGET: usize = 20_000;
+/// Rows and columns look for naked and hidden subsets from this size on.
+const SUBSETS_FROM: usize = 10;
+/// Failures allowed in a run of the search, times the Luby sequence's term, before a restart.
+const RESTART_UNIT: u64 = 100;
+/// After this many solutions the search stops restarting (and so blocking solutions) and
+/// finishes its current run: enumerating many solutions is best done in one tree.
+const RESTART_SOLUTIONS: usize = 4;
+/// The seed of the tie-breaking after restarts (fixed: a search is deterministic).
+const RESTART_SEED: u64 = 0x6b65_6e6b_656e;
 
 /// A prepared puzzle, ready to be solved any number of times.
 pub struct Solver {
@@ -80,6 +113,8 @@ struct Scratch {
     line_weight: Vec<u32>,
     /// Set when the deadline passed during a propagation (which then reports a contradiction).
     expired: bool,
+    /// Propagator runs so far (see [`SearchStats::propagations`]).
+    propagations: u64,
 }
 
 impl Solver {
@@ -156,7 +191,8 @@ impl Solver {
             started: false,
             done: false,
             stop: None,
-            nodes: 0,
+            stats: SearchStats::default(),
+            restarts: Restarts::new(),
         }
     }
 
@@ -170,20 +206,27 @@ impl Solver {
             complete: !stopped && it.stopped().is_none(),
             timed_out: it.stopped() == Some(Stop::Deadline),
             grids,
+            stats: it.stats(),
         }
     }
 
     /// Counts solutions up to `limit`; the second value says why the count stopped early, if it did.
     pub fn count(&self, limit: Option<u64>) -> (u64, Option<Stop>) {
+        let (count, stop, _) = self.count_with_stats(limit);
+        (count, stop)
+    }
+
+    /// [`Solver::count`], with what the search did.
+    pub fn count_with_stats(&self, limit: Option<u64>) -> (u64, Option<Stop>, SearchStats) {
         let mut it = self.solutions();
         let mut count = 0u64;
         while it.advance() {
             count += 1;
             if limit.is_some_and(|l| count >= l) {
-                return (count, Some(Stop::Requested));
+                return (count, Some(Stop::Requested), it.stats());
             }
         }
-        (count, it.stopped())
+        (count, it.stopped(), it.stats())
     }
 
     /// Calls `f` with each solution in turn until it breaks; returns why the search stopped early.
@@ -209,6 +252,7 @@ impl Solver {
             cage_weight: vec![0; self.cages.len()],
             line_weight: vec![0; 2 * self.n],
             expired: false,
+            propagations: 0,
         }
     }
 
@@ -221,13 +265,15 @@ impl Solver {
     }
 
     /// The cell to branch on: fewest candidates relative to how often its cage, row and column
-    /// caused contradictions so far (dom/wdeg); `None` when every cell is fixed.
-    fn choose(&self, doms: &[u64], scratch: &Scratch) -> Option<usize> {
+    /// caused contradictions so far (dom/wdeg); `None` when every cell is fixed. Ties go to the
+    /// first cell, or to a uniformly chosen one with `rng`.
+    fn choose(&self, doms: &[u64], scratch: &Scratch, mut rng: Option<&mut Rng>) -> Option<usize> {
         let n = self.n;
         let mut best = None;
         // Compare candidates / weight as fractions: c1 * w2 < c2 * w1 (the first open cell wins
         // against nothing).
         let (mut best_c, mut best_w) = (u64::from(u64::BITS) + 1, 1u64);
+        let mut ties = 0u64;
         for (i, &d) in doms.iter().enumerate() {
             if d & (d - 1) == 0 {
                 continue;
@@ -237,9 +283,18 @@ impl Solver {
                 + scratch.cage_weight[self.cage_of[i]] as u64
                 + scratch.line_weight[self.row_of[i] as usize] as u64
                 + scratch.line_weight[n + self.col_of[i] as usize] as u64;
-            if c * best_w < best_c * w {
+            let (a, b) = (c * best_w, best_c * w);
+            if a < b {
                 (best_c, best_w) = (c, w);
                 best = Some(i);
+                ties = 1;
+            } else if a == b {
+                if let Some(rng) = rng.as_deref_mut() {
+                    ties += 1;
+                    if rng.below(ties) == 0 {
+                        best = Some(i);
+                    }
+                }
             }
         }
         best
@@ -279,6 +334,7 @@ impl Solver {
             cage_weight,
             line_weight,
             expired,
+            propagations,
         } = scratch;
         loop {
             // Changed cells: wake their lines and cage; placed values leave the peers.
@@ -320,6 +376,7 @@ impl Solver {
             // Then the cages (the costliest filter), then the lines.
             if let Some(k) = cage_list.pop() {
                 dirty[k] = false;
+                *propagations += 1;
                 let cage = &self.cages[k];
                 before.clear();
                 before.extend(cage.cells.iter().map(|&i| doms[i]));
@@ -375,6 +432,7 @@ impl Solver {
             };
             {
                 line_dirty[line] = false;
+                *propagations += 1;
                 let (start, step) = line_start_step(line, n);
                 let mut once = 0u64;
                 let mut twice = 0u64;
@@ -406,6 +464,12 @@ impl Solver {
                             queue.push(i, true);
                         }
                     }
+                }
+                if n >= SUBSETS_FROM
+                    && !line::subsets(doms, start, step, n, |i| queue.push(i, true))
+                {
+                    bump(&mut line_weight[line]);
+                    return false;
                 }
             }
         }
@@ -501,7 +565,47 @@ pub struct SolutionIter<'a> {
     started: bool,
     done: bool,
     stop: Option<Stop>,
-    nodes: u64,
+    stats: SearchStats,
+    restarts: Restarts,
+}
+
+/// When to restart, and what earlier runs found.
+struct Restarts {
+    /// Whether the search may still restart.
+    on: bool,
+    /// Tie-breaking after the first restart (the first run breaks ties by cell order).
+    rng: Option<Rng>,
+    /// The run's index in the Luby sequence, and the failure count at which it restarts.
+    run: u64,
+    limit: u64,
+    /// The solutions given so far (row-major candidate masks), blocked in later runs.
+    found: Vec<Vec<u64>>,
+}
+
+impl Restarts {
+    fn new() -> Restarts {
+        Restarts {
+            on: true,
+            rng: None,
+            run: 1,
+            limit: RESTART_UNIT,
+            found: Vec::new(),
+        }
+    }
+}
+
+/// The `i`-th term (from 1) of Luby's sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, ...
+fn luby(mut i: u64) -> u64 {
+    loop {
+        let mut k = 1u32;
+        while k < 63 && (1u64 << k) - 1 < i {
+            k += 1;
+        }
+        if (1u64 << k) - 1 == i || k == 63 {
+            return 1u64 << (k - 1);
+        }
+        i -= (1u64 << (k - 1)) - 1;
+    }
 }
 
 impl SolutionIter<'_> {
@@ -512,7 +616,54 @@ impl SolutionIter<'_> {
 
     /// Search nodes visited so far (the root and every value tried).
     pub fn nodes(&self) -> u64 {
-        self.nodes
+        self.stats.nodes
+    }
+
+    /// What the search did so far.
+    pub fn stats(&self) -> SearchStats {
+        SearchStats {
+            propagations: self.scratch.propagations,
+            ..self.stats
+        }
+    }
+
+    /// Abandons the current run when it has failed often enough: the search starts again from
+    /// the root's domains (depth 0), with randomised tie-breaking.
+    fn maybe_restart(&mut self) {
+        let r = &mut self.restarts;
+        if !r.on || self.stats.failures < r.limit {
+            return;
+        }
+        r.run += 1;
+        r.limit = self.stats.failures + RESTART_UNIT.saturating_mul(luby(r.run));
+        let rng = r.rng.get_or_insert_with(|| Rng::new(RESTART_SEED));
+        self.stats.restarts += 1;
+        self.stats.nodes += 1;
+        self.frames.clear();
+        let cells = self.solver.n * self.solver.n;
+        let root = &self.doms[..cells];
+        if let Some(cell) = self.solver.choose(root, &self.scratch, Some(rng)) {
+            self.frames.push(Frame {
+                cell,
+                rest: root[cell],
+            });
+        }
+    }
+
+    /// Whether the complete grid at `depth` is new; records it while restarts may come.
+    fn is_new_solution(&mut self, depth: usize) -> bool {
+        let cells = self.solver.n * self.solver.n;
+        let grid = &self.doms[depth * cells..(depth + 1) * cells];
+        let r = &mut self.restarts;
+        if r.found.iter().any(|g| g[..] == *grid) {
+            self.stats.failures += 1;
+            return false;
+        }
+        if r.on {
+            r.found.push(grid.to_vec());
+            r.on = r.found.len() < RESTART_SOLUTIONS;
+        }
+        true
     }
 
     /// Moves to the next solution; true when there is one (its domains are then at depth
@@ -525,7 +676,7 @@ impl SolutionIter<'_> {
         let cells = solver.n * solver.n;
         if !self.started {
             self.started = true;
-            self.nodes = 1;
+            self.stats.nodes = 1;
             self.doms.reserve(16 * cells);
             self.doms.resize(cells, solver.full());
             let all: Vec<usize> = (0..cells).collect();
@@ -536,7 +687,7 @@ impl SolutionIter<'_> {
                 }
                 return false;
             }
-            match solver.choose(&self.doms, &self.scratch) {
+            match solver.choose(&self.doms, &self.scratch, None) {
                 None => return true,
                 Some(cell) => self.frames.push(Frame {
                     cell,
@@ -554,11 +705,18 @@ impl SolutionIter<'_> {
                 self.frames.pop();
                 continue;
             }
-            let value = top.rest & top.rest.wrapping_neg();
-            top.rest &= top.rest - 1;
+            // The smallest value first, or (after a restart) a random one.
+            let mut pick = top.rest;
+            if let Some(rng) = self.restarts.rng.as_mut() {
+                for _ in 0..rng.below(u64::from(pick.count_ones())) {
+                    pick &= pick - 1;
+                }
+            }
+            let value = pick & pick.wrapping_neg();
+            top.rest &= !value;
             let cell = top.cell;
-            self.nodes += 1;
-            if self.nodes.is_multiple_of(256) {
+            self.stats.nodes += 1;
+            if self.stats.nodes.is_multiple_of(256) {
                 if let Some(d) = solver.deadline {
                     if Instant::now() >= d {
                         self.stop = Some(Stop::Deadline);
@@ -580,10 +738,18 @@ impl SolutionIter<'_> {
                     self.done = true;
                     return false;
                 }
+                self.stats.failures += 1;
+                self.maybe_restart();
                 continue;
             }
-            match solver.choose(child, &self.scratch) {
-                None => return true,
+            let rng = self.restarts.rng.as_mut();
+            match solver.choose(child, &self.scratch, rng) {
+                None => {
+                    if self.is_new_solution(depth) {
+                        return true;
+                    }
+                    self.maybe_restart();
+                }
                 Some(next) => self.frames.push(Frame {
                     cell: next,
                     rest: child[next],
