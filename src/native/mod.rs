@@ -71,7 +71,7 @@ const BUILD_WORK: usize = 4_000_000;
 const TOTAL_BUILD_WORK: usize = 20_000_000;
 /// Work bound for one cage filtered by search (no table); past it the cage is left unfiltered.
 const SEARCH_BUDGET: usize = 20_000;
-/// Rows and columns look for naked and hidden subsets from this size on.
+/// Rows and columns are filtered to generalised arc consistency ([`line`]) from this size on.
 const SUBSETS_FROM: usize = 10;
 /// Failures allowed in a run of the search, times the Luby sequence's term, before a restart.
 const RESTART_UNIT: u64 = 100;
@@ -93,6 +93,8 @@ pub struct Solver {
     row_of: Vec<u8>,
     col_of: Vec<u8>,
     deadline: Option<Instant>,
+    /// Failures per Luby term before a restart ([`RESTART_UNIT`]; tests make it 1).
+    restart_unit: u64,
 }
 
 /// Buffers reused across the search, so that it allocates nothing once warm.
@@ -172,6 +174,7 @@ impl Solver {
             row_of,
             col_of,
             deadline: None,
+            restart_unit: RESTART_UNIT,
         })
     }
 
@@ -192,7 +195,7 @@ impl Solver {
             done: false,
             stop: None,
             stats: SearchStats::default(),
-            restarts: Restarts::new(),
+            restarts: Restarts::new(self.restart_unit),
         }
     }
 
@@ -466,7 +469,7 @@ impl Solver {
                     }
                 }
                 if n >= SUBSETS_FROM
-                    && !line::subsets(doms, start, step, n, |i| queue.push(i, true))
+                    && !line::all_different(doms, start, step, n, |i| queue.push(i, true))
                 {
                     bump(&mut line_weight[line]);
                     return false;
@@ -575,6 +578,8 @@ struct Restarts {
     on: bool,
     /// Tie-breaking after the first restart (the first run breaks ties by cell order).
     rng: Option<Rng>,
+    /// Failures per term of the Luby sequence.
+    unit: u64,
     /// The run's index in the Luby sequence, and the failure count at which it restarts.
     run: u64,
     limit: u64,
@@ -583,12 +588,13 @@ struct Restarts {
 }
 
 impl Restarts {
-    fn new() -> Restarts {
+    fn new(unit: u64) -> Restarts {
         Restarts {
             on: true,
             rng: None,
             run: 1,
-            limit: RESTART_UNIT,
+            unit,
+            limit: unit,
             found: Vec::new(),
         }
     }
@@ -635,7 +641,7 @@ impl SolutionIter<'_> {
             return;
         }
         r.run += 1;
-        r.limit = self.stats.failures + RESTART_UNIT.saturating_mul(luby(r.run));
+        r.limit = self.stats.failures + r.unit.saturating_mul(luby(r.run));
         let rng = r.rng.get_or_insert_with(|| Rng::new(RESTART_SEED));
         self.stats.restarts += 1;
         self.stats.nodes += 1;
@@ -824,6 +830,44 @@ mod tests {
             let s = Solver::new(&p).unwrap();
             assert_eq!(s.count(None), (expected, None), "n = {n}");
         }
+    }
+
+    #[test]
+    fn luby_sequence() {
+        let terms: Vec<u64> = (1..=15).map(luby).collect();
+        assert_eq!(terms, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]);
+    }
+
+    /// Restarting after every failure (and so blocking every solution found before a restart)
+    /// gives the same solutions, each once, as never restarting; and the iterator, `solve` and
+    /// `count` agree.
+    #[test]
+    fn restarts_keep_the_solutions_exact() {
+        let mut restarted = 0;
+        for (n, seed) in [(4, 0), (5, 1), (5, 2), (6, 3), (6, 4), (6, 5)] {
+            let (mut p, _) = crate::bench::random::puzzle(n, seed);
+            // Unknown operators: many solutions, many failures.
+            for c in p.cages.iter_mut().filter(|c| c.cells.len() > 1) {
+                c.op = Op::Unknown;
+            }
+            let mut eager = Solver::new(&p).unwrap();
+            eager.restart_unit = 1;
+            let mut never = Solver::new(&p).unwrap();
+            never.restart_unit = u64::MAX;
+            let a = eager.solve(None);
+            let b = never.solve(None);
+            assert!(a.complete && b.complete);
+            assert!(a.grids.iter().all(|g| p.is_solution(g)));
+            let set: std::collections::BTreeSet<&Grid> = a.grids.iter().collect();
+            assert_eq!(set.len(), a.grids.len(), "{n}/{seed}: a grid came twice");
+            assert_eq!(set, b.grids.iter().collect(), "{n}/{seed}");
+            assert_eq!(eager.solutions().collect::<Vec<_>>(), a.grids);
+            let (count, stop, stats) = eager.count_with_stats(None);
+            assert_eq!((count, stop, stats), (a.grids.len() as u64, None, a.stats));
+            assert_eq!(b.stats.restarts, 0);
+            restarted += a.stats.restarts;
+        }
+        assert!(restarted > 10, "the restarts were exercised: {restarted}");
     }
 
     #[test]
