@@ -4,6 +4,9 @@
 //! fewest-candidates-first branching over an explicit stack of states, so solutions come out of an
 //! [`Iterator`] and the search allocates nothing once warm.
 //!
+//! From 10x10 on, rows and columns are filtered to generalised arc consistency ([`line`]), and
+//! the root is probed: each candidate is tried and propagated, and those that fail are removed.
+//!
 //! Large grids have heavy-tailed searches, so the search restarts (after a Luby sequence of
 //! failure counts) with the dom/wdeg weights it learnt and randomised tie-breaking; solutions
 //! found before a restart are blocked in later runs, so every solution still comes exactly once
@@ -37,8 +40,8 @@ pub enum Stop {
 pub struct SearchStats {
     /// Search nodes: the root of each run and every value tried.
     pub nodes: u64,
-    /// Dead ends: values whose propagation failed, and complete grids rejected because an
-    /// earlier run already gave them.
+    /// Dead ends: values whose propagation failed (in the search and in probing at the root),
+    /// and complete grids rejected because an earlier run already gave them.
     pub failures: u64,
     /// Propagator runs: each cage filter (by table or by search) and each row or column check
     /// (missing values, hidden singles, naked subsets) run during propagation.
@@ -73,6 +76,9 @@ const TOTAL_BUILD_WORK: usize = 20_000_000;
 const SEARCH_BUDGET: usize = 20_000;
 /// Rows and columns are filtered to generalised arc consistency ([`line`]) from this size on.
 const SUBSETS_FROM: usize = 10;
+/// Root probing ([`Solver::probe`]) from this size on, and at most this many passes.
+const PROBE_FROM: usize = 10;
+const PROBE_PASSES: usize = 20;
 /// Failures allowed in a run of the search, times the Luby sequence's term, before a restart.
 const RESTART_UNIT: u64 = 100;
 /// After this many solutions the search stops restarting (and so blocking solutions) and
@@ -478,6 +484,44 @@ impl Solver {
         }
     }
 
+    /// Failed-value probing at the root: each candidate of each open cell is tried and
+    /// propagated on a copy; one that fails is removed (and the removal propagated), until a pass
+    /// removes nothing. False on a contradiction (or when the deadline passes: then
+    /// `scratch.expired` is set). The failures found also weigh in the branching (dom/wdeg).
+    fn probe(&self, doms: &mut [u64], scratch: &mut Scratch, failures: &mut u64) -> bool {
+        let mut copy = vec![0u64; doms.len()];
+        for _ in 0..PROBE_PASSES {
+            let mut removed = false;
+            for i in 0..doms.len() {
+                for v in table::values(doms[i]) {
+                    let d = doms[i];
+                    if d & (d - 1) == 0 || d & table::bit(v) == 0 {
+                        break;
+                    }
+                    copy.copy_from_slice(doms);
+                    copy[i] = table::bit(v);
+                    if self.propagate(&mut copy, scratch, &[i]) {
+                        continue;
+                    }
+                    *failures += 1;
+                    if scratch.expired || self.deadline.is_some_and(|t| Instant::now() >= t) {
+                        scratch.expired = true;
+                        return false;
+                    }
+                    doms[i] &= !table::bit(v);
+                    removed = true;
+                    if !self.propagate(doms, scratch, &[i]) {
+                        return false;
+                    }
+                }
+            }
+            if !removed {
+                break;
+            }
+        }
+        true
+    }
+
     /// Each cell's candidates (bit `v-1` set when `v` is possible, row-major) after the cage and
     /// row/column deductions, before any guess; `None` when they already contradict.
     pub fn candidates(&self) -> Option<Vec<u64>> {
@@ -686,7 +730,10 @@ impl SolutionIter<'_> {
             self.doms.reserve(16 * cells);
             self.doms.resize(cells, solver.full());
             let all: Vec<usize> = (0..cells).collect();
-            if !solver.propagate(&mut self.doms, &mut self.scratch, &all) {
+            if !solver.propagate(&mut self.doms, &mut self.scratch, &all)
+                || (solver.n >= PROBE_FROM
+                    && !solver.probe(&mut self.doms, &mut self.scratch, &mut self.stats.failures))
+            {
                 self.done = true;
                 if self.scratch.expired {
                     self.stop = Some(Stop::Deadline);
