@@ -4,7 +4,7 @@
 //! fewest-candidates-first branching over an explicit stack of states, so solutions come out of an
 //! [`Iterator`] and the search allocates nothing once warm.
 //!
-//! From 10x10 on, rows and columns are filtered to generalised arc consistency ([`line`]), and
+//! From 10x10 on, rows and columns are filtered to generalised arc consistency (module `line`), and
 //! the root is probed: each candidate is tried and propagated, and those that fail are removed.
 //!
 //! Large grids have heavy-tailed searches, so the search restarts (after a Luby sequence of
@@ -74,7 +74,7 @@ const BUILD_WORK: usize = 4_000_000;
 const TOTAL_BUILD_WORK: usize = 20_000_000;
 /// Work bound for one cage filtered by search (no table); past it the cage is left unfiltered.
 const SEARCH_BUDGET: usize = 20_000;
-/// Rows and columns are filtered to generalised arc consistency ([`line`]) from this size on.
+/// Rows and columns are filtered to generalised arc consistency (module `line`) from this size on.
 const SUBSETS_FROM: usize = 10;
 /// Root probing ([`Solver::probe`]) from this size on, and at most this many passes.
 const PROBE_FROM: usize = 10;
@@ -493,10 +493,17 @@ impl Solver {
         for _ in 0..PROBE_PASSES {
             let mut removed = false;
             for i in 0..doms.len() {
+                if self.deadline.is_some_and(|t| Instant::now() >= t) {
+                    scratch.expired = true;
+                    return false;
+                }
                 for v in table::values(doms[i]) {
                     let d = doms[i];
-                    if d & (d - 1) == 0 || d & table::bit(v) == 0 {
+                    if d & (d - 1) == 0 {
                         break;
+                    }
+                    if d & table::bit(v) == 0 {
+                        continue;
                     }
                     copy.copy_from_slice(doms);
                     copy[i] = table::bit(v);
@@ -504,8 +511,7 @@ impl Solver {
                         continue;
                     }
                     *failures += 1;
-                    if scratch.expired || self.deadline.is_some_and(|t| Instant::now() >= t) {
-                        scratch.expired = true;
+                    if scratch.expired {
                         return false;
                     }
                     doms[i] &= !table::bit(v);
