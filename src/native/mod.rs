@@ -746,6 +746,8 @@ impl SolutionIter<'_> {
                 }
                 return false;
             }
+            // Probing's failures do not count against the first run.
+            self.restarts.limit = self.stats.failures + self.restarts.unit;
             match solver.choose(&self.doms, &self.scratch, None) {
                 None => return true,
                 Some(cell) => self.frames.push(Frame {
