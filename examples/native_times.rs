@@ -32,9 +32,7 @@ fn main() {
         let start = Instant::now();
         let deadline = start + Duration::from_secs_f64(timeout);
         let solver = Solver::new(&p).expect("a generated puzzle is valid");
-        let sols = solver.with_deadline(Some(deadline)).solve(Some(
-            std::env::var("LIMIT").map_or(2, |v| v.parse().unwrap()),
-        ));
+        let sols = solver.with_deadline(Some(deadline)).solve(Some(limit));
         let secs = start.elapsed().as_secs_f64();
         let status = match (sols.grids.len(), sols.complete) {
             (0, true) => "none",
