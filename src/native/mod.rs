@@ -74,10 +74,10 @@ const BUILD_WORK: usize = 4_000_000;
 const TOTAL_BUILD_WORK: usize = 20_000_000;
 /// Work bound for one cage filtered by search (no table); past it the cage is left unfiltered.
 const SEARCH_BUDGET: usize = 20_000;
-/// Rows and columns are filtered to generalised arc consistency (module `line`) from this size on.
-const SUBSETS_FROM: usize = 10;
-/// Root probing ([`Solver::probe`]) from this size on, and at most this many passes.
-const PROBE_FROM: usize = 10;
+/// From this size on, rows and columns are filtered to generalised arc consistency (module
+/// `line`) and the root is probed ([`Solver::probe`]); smaller grids do not need it.
+const STRONG_FROM: usize = 10;
+/// At most this many passes of probing.
 const PROBE_PASSES: usize = 20;
 /// Failures allowed in a run of the search, times the Luby sequence's term, before a restart.
 const RESTART_UNIT: u64 = 100;
@@ -101,6 +101,9 @@ pub struct Solver {
     deadline: Option<Instant>,
     /// Failures per Luby term before a restart ([`RESTART_UNIT`]; tests make it 1).
     restart_unit: u64,
+    /// From this size on, lines are filtered to GAC and the root is probed ([`STRONG_FROM`];
+    /// tests lower it).
+    strong_from: usize,
 }
 
 /// Buffers reused across the search, so that it allocates nothing once warm.
@@ -181,6 +184,7 @@ impl Solver {
             col_of,
             deadline: None,
             restart_unit: RESTART_UNIT,
+            strong_from: STRONG_FROM,
         })
     }
 
@@ -474,7 +478,7 @@ impl Solver {
                         }
                     }
                 }
-                if n >= SUBSETS_FROM
+                if n >= self.strong_from
                     && !line::all_different(doms, start, step, n, |i| queue.push(i, true))
                 {
                     bump(&mut line_weight[line]);
@@ -737,7 +741,7 @@ impl SolutionIter<'_> {
             self.doms.resize(cells, solver.full());
             let all: Vec<usize> = (0..cells).collect();
             if !solver.propagate(&mut self.doms, &mut self.scratch, &all)
-                || (solver.n >= PROBE_FROM
+                || (solver.n >= solver.strong_from
                     && !solver.probe(&mut self.doms, &mut self.scratch, &mut self.stats.failures))
             {
                 self.done = true;
@@ -923,6 +927,27 @@ mod tests {
             restarted += a.stats.restarts;
         }
         assert!(restarted > 10, "the restarts were exercised: {restarted}");
+    }
+
+    /// Line GAC and root probing, forced on small grids, keep the solutions exactly as without.
+    #[test]
+    fn strong_filtering_keeps_the_solutions_exact() {
+        for (n, seed) in [(4, 10), (5, 11), (5, 12), (6, 13), (6, 14), (7, 15)] {
+            let (mut p, _) = crate::bench::random::puzzle(n, seed);
+            for c in p.cages.iter_mut().filter(|c| c.cells.len() > 1) {
+                c.op = Op::Unknown;
+            }
+            let mut strong = Solver::new(&p).unwrap();
+            strong.strong_from = 1;
+            let plain = Solver::new(&p).unwrap();
+            let a = strong.solve(None);
+            let b = plain.solve(None);
+            assert!(a.complete && b.complete && !a.grids.is_empty());
+            let set: std::collections::BTreeSet<&Grid> = a.grids.iter().collect();
+            assert_eq!(set.len(), a.grids.len(), "{n}/{seed}: a grid came twice");
+            assert_eq!(set, b.grids.iter().collect(), "{n}/{seed}");
+            assert_eq!(strong.solutions().collect::<Vec<_>>(), a.grids);
+        }
     }
 
     #[test]
