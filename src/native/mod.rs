@@ -897,6 +897,24 @@ mod tests {
         assert_eq!(terms, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]);
     }
 
+    /// A generated puzzle with unknown operators on its cages of two or more cells: many
+    /// solutions, many failures.
+    fn ambiguous(n: usize, seed: u64) -> Puzzle {
+        let (mut p, _) = crate::bench::random::puzzle(n, seed);
+        for c in p.cages.iter_mut().filter(|c| c.cells.len() > 1) {
+            c.op = Op::Unknown;
+        }
+        p
+    }
+
+    /// Two solves of the same puzzle found the same solutions, the first each once.
+    fn same_solutions(a: &Solutions, b: &Solutions, what: &str) {
+        assert!(a.complete && b.complete && !a.grids.is_empty(), "{what}");
+        let set: std::collections::BTreeSet<&Grid> = a.grids.iter().collect();
+        assert_eq!(set.len(), a.grids.len(), "{what}: a grid came twice");
+        assert_eq!(set, b.grids.iter().collect(), "{what}");
+    }
+
     /// Restarting after every failure (and so blocking every solution found before a restart)
     /// gives the same solutions, each once, as never restarting; and the iterator, `solve` and
     /// `count` agree.
@@ -904,22 +922,15 @@ mod tests {
     fn restarts_keep_the_solutions_exact() {
         let mut restarted = 0;
         for (n, seed) in [(4, 0), (5, 1), (5, 2), (6, 3), (6, 4), (6, 5)] {
-            let (mut p, _) = crate::bench::random::puzzle(n, seed);
-            // Unknown operators: many solutions, many failures.
-            for c in p.cages.iter_mut().filter(|c| c.cells.len() > 1) {
-                c.op = Op::Unknown;
-            }
+            let p = ambiguous(n, seed);
             let mut eager = Solver::new(&p).unwrap();
             eager.restart_unit = 1;
             let mut never = Solver::new(&p).unwrap();
             never.restart_unit = u64::MAX;
             let a = eager.solve(None);
             let b = never.solve(None);
-            assert!(a.complete && b.complete);
+            same_solutions(&a, &b, &format!("{n}/{seed}"));
             assert!(a.grids.iter().all(|g| p.is_solution(g)));
-            let set: std::collections::BTreeSet<&Grid> = a.grids.iter().collect();
-            assert_eq!(set.len(), a.grids.len(), "{n}/{seed}: a grid came twice");
-            assert_eq!(set, b.grids.iter().collect(), "{n}/{seed}");
             assert_eq!(eager.solutions().collect::<Vec<_>>(), a.grids);
             let (count, stop, stats) = eager.count_with_stats(None);
             assert_eq!((count, stop, stats), (a.grids.len() as u64, None, a.stats));
@@ -933,19 +944,13 @@ mod tests {
     #[test]
     fn strong_filtering_keeps_the_solutions_exact() {
         for (n, seed) in [(4, 10), (5, 11), (5, 12), (6, 13), (6, 14), (7, 15)] {
-            let (mut p, _) = crate::bench::random::puzzle(n, seed);
-            for c in p.cages.iter_mut().filter(|c| c.cells.len() > 1) {
-                c.op = Op::Unknown;
-            }
+            let p = ambiguous(n, seed);
             let mut strong = Solver::new(&p).unwrap();
             strong.strong_from = 1;
             let plain = Solver::new(&p).unwrap();
             let a = strong.solve(None);
             let b = plain.solve(None);
-            assert!(a.complete && b.complete && !a.grids.is_empty());
-            let set: std::collections::BTreeSet<&Grid> = a.grids.iter().collect();
-            assert_eq!(set.len(), a.grids.len(), "{n}/{seed}: a grid came twice");
-            assert_eq!(set, b.grids.iter().collect(), "{n}/{seed}");
+            same_solutions(&a, &b, &format!("{n}/{seed}"));
             assert_eq!(strong.solutions().collect::<Vec<_>>(), a.grids);
         }
     }
