@@ -545,10 +545,53 @@ fn every_engine_lists_all_solutions_in_the_spec_order() {
                       T = [[3,2,4,1],[1,4,2,3],[4,3,1,2],[2,1,3,4]].\n";
     for engine in ["native", "fd", "plain"] {
         kenken()
-            .args(["solve", &data("examples/spec-4x4.pl"), "--all", "--output", "prolog"])
+            .args([
+                "solve",
+                &data("examples/spec-4x4.pl"),
+                "--all",
+                "--output",
+                "prolog",
+            ])
             .args(["--engine", engine])
             .assert()
             .success()
             .stdout(spec_order);
     }
+}
+
+#[test]
+fn a_cage_question_too_big_to_answer_is_bounded() {
+    kenken()
+        .args([
+            "cage",
+            "300",
+            "+",
+            "--cells",
+            "12",
+            "--size",
+            "40",
+            "--timeout",
+            "1",
+        ])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(3)
+        .stderr(
+            predicate::str::contains("placements of 40 values in 12 cells to try")
+                .and(predicate::str::contains("stopped by the timeout")),
+        );
+    kenken()
+        .args([
+            "cage",
+            "3",
+            "+",
+            "--cells",
+            "2",
+            "--size",
+            "4",
+            "--timeout",
+            "0",
+        ])
+        .assert()
+        .code(2);
 }

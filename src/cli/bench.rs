@@ -63,17 +63,15 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
         if !(1..=64).contains(&n) {
             return Err(bad_input(format!("--random: size {n} is not in 1..64")));
         }
-        let puzzles = (0..args.count)
-            .map(|i| {
-                let (puzzle, grid) = bench::random::puzzle(n, args.seed.wrapping_add(i));
-                kenken::format::Entry {
-                    puzzle,
-                    expected: Expected {
-                        solution: Some(grid),
-                        ..Expected::default()
-                    },
-                    line: 0,
-                }
+        let puzzles = bench::random::puzzles(n, args.seed, args.count as usize)
+            .into_iter()
+            .map(|(puzzle, grid)| kenken::format::Entry {
+                puzzle,
+                expected: Expected {
+                    solution: Some(grid),
+                    ..Expected::default()
+                },
+                line: 0,
             })
             .collect();
         files.push((format!("random-{n}"), puzzles));

@@ -33,6 +33,9 @@ pub struct CageArgs {
     /// Output: text or json.
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
     output: String,
+    /// Wall-clock bound in seconds (exit code 3 when it is reached).
+    #[arg(long, default_value_t = 60.0, value_parser = super::seconds)]
+    timeout: f64,
 }
 
 #[derive(Serialize)]
@@ -90,8 +93,40 @@ pub fn run(args: CageArgs) -> Result<i32> {
         };
         (row_shape(k), how)
     };
-    let combos = combinations(args.size, op, args.target, &cells, &args.exclude)
-        .map_err(|e| bad_input(e.to_string()))?;
+    // The search tries at most one value per cell in turn: say how much that can be up front.
+    let values = args.size.saturating_sub(args.exclude.len()).max(1) as f64;
+    let placements = values.powi(cells.len().min(1000) as i32);
+    if placements > 1e6 {
+        eprintln!(
+            "kenken: up to {} placements of {} values in {} cells to try (--timeout {} s)",
+            if placements.is_finite() {
+                format!("{placements:.1e}")
+            } else {
+                "more than 1e308".into()
+            },
+            values,
+            cells.len(),
+            args.timeout
+        );
+    }
+    // The enumeration cannot be interrupted: it runs on a thread of its own, and the command
+    // ends when the timeout passes.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (size, target, exclude, shape) =
+        (args.size, args.target, args.exclude.clone(), cells.clone());
+    std::thread::spawn(move || {
+        let _ = tx.send(combinations(size, op, target, &shape, &exclude));
+    });
+    let combos = match rx.recv_timeout(std::time::Duration::from_secs_f64(args.timeout)) {
+        Ok(got) => got.map_err(|e| bad_input(e.to_string()))?,
+        Err(_) => {
+            return Err(super::Exit {
+                code: 3,
+                message: format!("stopped by the timeout ({} s)", args.timeout),
+            }
+            .into())
+        }
+    };
     if args.output == "json" {
         println!(
             "{}",

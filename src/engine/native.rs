@@ -43,9 +43,15 @@ impl Engine for NativeEngine {
             status: Status::of(count, complete, timed_out, false),
             complete,
             elapsed: start.elapsed(),
-            stats: Stats {
-                nodes: Some(it.nodes()),
-                ..Stats::default()
+            stats: {
+                let s = it.stats();
+                Stats {
+                    nodes: Some(s.nodes),
+                    failures: Some(s.failures),
+                    propagations: Some(s.propagations),
+                    restarts: Some(s.restarts),
+                    inferences: None,
+                }
             },
             error: None,
         };

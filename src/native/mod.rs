@@ -4,9 +4,18 @@
 //! fewest-candidates-first branching over an explicit stack of states, so solutions come out of an
 //! [`Iterator`] and the search allocates nothing once warm.
 //!
+//! From 10x10 on, rows and columns are filtered to generalised arc consistency (module `line`), and
+//! the root is probed: each candidate is tried and propagated, and those that fail are removed.
+//!
+//! Large grids have heavy-tailed searches, so the search restarts (after a Luby sequence of
+//! failure counts) with the dom/wdeg weights it learnt and randomised tie-breaking; solutions
+//! found before a restart are blocked in later runs, so every solution still comes exactly once
+//! (after a few solutions the search stops restarting and finishes its current tree).
+//!
 //! Handles every cage kind of the model: `+ - * /` with any number of cells (n-ary `-` and `/` as
 //! in seed 001), `=` and `?` (no-op). Sizes 1 to 64 (a cell's candidates fit in a `u64`).
 
+mod line;
 mod table;
 
 use std::ops::ControlFlow;
@@ -15,6 +24,7 @@ use std::time::Instant;
 use table::{Cage, FilterScratch, Table};
 
 use crate::puzzle::{Grid, InvalidPuzzle, Op, Puzzle};
+use crate::rng::Rng;
 
 /// Why a search stopped before exploring everything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +33,21 @@ pub enum Stop {
     Requested,
     /// The deadline passed.
     Deadline,
+}
+
+/// What a search did, for `solve --stats` and benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SearchStats {
+    /// Search nodes: the root of each run and every value tried.
+    pub nodes: u64,
+    /// Dead ends: values whose propagation failed (in the search and in probing at the root),
+    /// and complete grids rejected because an earlier run already gave them.
+    pub failures: u64,
+    /// Propagator runs: each cage filter (by table or by search) and each row or column check
+    /// (missing values, hidden singles, naked subsets) run during propagation.
+    pub propagations: u64,
+    /// Restarts: runs of the search abandoned to start again from the root.
+    pub restarts: u64,
 }
 
 /// The outcome of [`Solver::solve`].
@@ -34,6 +59,8 @@ pub struct Solutions {
     pub complete: bool,
     /// Whether the deadline stopped the search.
     pub timed_out: bool,
+    /// What the search did.
+    pub stats: SearchStats,
 }
 
 /// At most this many tuples in one cage's table.
@@ -47,6 +74,18 @@ const BUILD_WORK: usize = 4_000_000;
 const TOTAL_BUILD_WORK: usize = 20_000_000;
 /// Work bound for one cage filtered by search (no table); past it the cage is left unfiltered.
 const SEARCH_BUDGET: usize = 20_000;
+/// From this size on, rows and columns are filtered to generalised arc consistency (module
+/// `line`) and the root is probed ([`Solver::probe`]); smaller grids do not need it.
+const STRONG_FROM: usize = 10;
+/// At most this many passes of probing.
+const PROBE_PASSES: usize = 20;
+/// Failures allowed in a run of the search, times the Luby sequence's term, before a restart.
+const RESTART_UNIT: u64 = 100;
+/// After this many solutions the search stops restarting (and so blocking solutions) and
+/// finishes its current run: enumerating many solutions is best done in one tree.
+const RESTART_SOLUTIONS: usize = 4;
+/// The seed of the tie-breaking after restarts (fixed: a search is deterministic).
+const RESTART_SEED: u64 = 0x6b65_6e6b_656e;
 
 /// `cage_of` of a cell in no cage.
 const FREE: usize = usize::MAX;
@@ -63,6 +102,11 @@ pub struct Solver {
     row_of: Vec<u8>,
     col_of: Vec<u8>,
     deadline: Option<Instant>,
+    /// Failures per Luby term before a restart ([`RESTART_UNIT`]; tests make it 1).
+    restart_unit: u64,
+    /// From this size on, lines are filtered to GAC and the root is probed ([`STRONG_FROM`];
+    /// tests lower it).
+    strong_from: usize,
 }
 
 /// Buffers reused across the search, so that it allocates nothing once warm.
@@ -83,6 +127,8 @@ struct Scratch {
     line_weight: Vec<u32>,
     /// Set when the deadline passed during a propagation (which then reports a contradiction).
     expired: bool,
+    /// Propagator runs so far (see [`SearchStats::propagations`]).
+    propagations: u64,
 }
 
 impl Solver {
@@ -141,6 +187,8 @@ impl Solver {
             row_of,
             col_of,
             deadline: None,
+            restart_unit: RESTART_UNIT,
+            strong_from: STRONG_FROM,
         })
     }
 
@@ -160,7 +208,8 @@ impl Solver {
             started: false,
             done: false,
             stop: None,
-            nodes: 0,
+            stats: SearchStats::default(),
+            restarts: Restarts::new(self.restart_unit),
         }
     }
 
@@ -174,20 +223,27 @@ impl Solver {
             complete: !stopped && it.stopped().is_none(),
             timed_out: it.stopped() == Some(Stop::Deadline),
             grids,
+            stats: it.stats(),
         }
     }
 
     /// Counts solutions up to `limit`; the second value says why the count stopped early, if it did.
     pub fn count(&self, limit: Option<u64>) -> (u64, Option<Stop>) {
+        let (count, stop, _) = self.count_with_stats(limit);
+        (count, stop)
+    }
+
+    /// [`Solver::count`], with what the search did.
+    pub fn count_with_stats(&self, limit: Option<u64>) -> (u64, Option<Stop>, SearchStats) {
         let mut it = self.solutions();
         let mut count = 0u64;
         while it.advance() {
             count += 1;
             if limit.is_some_and(|l| count >= l) {
-                return (count, Some(Stop::Requested));
+                return (count, Some(Stop::Requested), it.stats());
             }
         }
-        (count, it.stopped())
+        (count, it.stopped(), it.stats())
     }
 
     /// Calls `f` with each solution in turn until it breaks; returns why the search stopped early.
@@ -213,6 +269,7 @@ impl Solver {
             cage_weight: vec![0; self.cages.len()],
             line_weight: vec![0; 2 * self.n],
             expired: false,
+            propagations: 0,
         }
     }
 
@@ -225,13 +282,15 @@ impl Solver {
     }
 
     /// The cell to branch on: fewest candidates relative to how often its cage, row and column
-    /// caused contradictions so far (dom/wdeg); `None` when every cell is fixed.
-    fn choose(&self, doms: &[u64], scratch: &Scratch) -> Option<usize> {
+    /// caused contradictions so far (dom/wdeg); `None` when every cell is fixed. Ties go to the
+    /// first cell, or to a uniformly chosen one with `rng`.
+    fn choose(&self, doms: &[u64], scratch: &Scratch, mut rng: Option<&mut Rng>) -> Option<usize> {
         let n = self.n;
         let mut best = None;
         // Compare candidates / weight as fractions: c1 * w2 < c2 * w1 (the first open cell wins
         // against nothing).
         let (mut best_c, mut best_w) = (u64::from(u64::BITS) + 1, 1u64);
+        let mut ties = 0u64;
         for (i, &d) in doms.iter().enumerate() {
             if d & (d - 1) == 0 {
                 continue;
@@ -245,9 +304,18 @@ impl Solver {
                     .unwrap_or(0) as u64
                 + scratch.line_weight[self.row_of[i] as usize] as u64
                 + scratch.line_weight[n + self.col_of[i] as usize] as u64;
-            if c * best_w < best_c * w {
+            let (a, b) = (c * best_w, best_c * w);
+            if a < b {
                 (best_c, best_w) = (c, w);
                 best = Some(i);
+                ties = 1;
+            } else if a == b {
+                if let Some(rng) = rng.as_deref_mut() {
+                    ties += 1;
+                    if rng.below(ties) == 0 {
+                        best = Some(i);
+                    }
+                }
             }
         }
         best
@@ -287,6 +355,7 @@ impl Solver {
             cage_weight,
             line_weight,
             expired,
+            propagations,
         } = scratch;
         loop {
             // Changed cells: wake their lines and cage; placed values leave the peers.
@@ -328,6 +397,7 @@ impl Solver {
             // Then the cages (the costliest filter), then the lines.
             if let Some(k) = cage_list.pop() {
                 dirty[k] = false;
+                *propagations += 1;
                 let cage = &self.cages[k];
                 before.clear();
                 before.extend(cage.cells.iter().map(|&i| doms[i]));
@@ -383,6 +453,7 @@ impl Solver {
             };
             {
                 line_dirty[line] = false;
+                *propagations += 1;
                 let (start, step) = line_start_step(line, n);
                 let mut once = 0u64;
                 let mut twice = 0u64;
@@ -415,8 +486,58 @@ impl Solver {
                         }
                     }
                 }
+                if n >= self.strong_from
+                    && !line::all_different(doms, start, step, n, |i| queue.push(i, true))
+                {
+                    bump(&mut line_weight[line]);
+                    return false;
+                }
             }
         }
+    }
+
+    /// Failed-value probing at the root: each candidate of each open cell is tried and
+    /// propagated on a copy; one that fails is removed (and the removal propagated), until a pass
+    /// removes nothing. False on a contradiction (or when the deadline passes: then
+    /// `scratch.expired` is set). The failures found also weigh in the branching (dom/wdeg).
+    fn probe(&self, doms: &mut [u64], scratch: &mut Scratch, failures: &mut u64) -> bool {
+        let mut copy = vec![0u64; doms.len()];
+        for _ in 0..PROBE_PASSES {
+            let mut removed = false;
+            for i in 0..doms.len() {
+                if self.deadline.is_some_and(|t| Instant::now() >= t) {
+                    scratch.expired = true;
+                    return false;
+                }
+                for v in table::values(doms[i]) {
+                    let d = doms[i];
+                    if d & (d - 1) == 0 {
+                        break;
+                    }
+                    if d & table::bit(v) == 0 {
+                        continue;
+                    }
+                    copy.copy_from_slice(doms);
+                    copy[i] = table::bit(v);
+                    if self.propagate(&mut copy, scratch, &[i]) {
+                        continue;
+                    }
+                    *failures += 1;
+                    if scratch.expired {
+                        return false;
+                    }
+                    doms[i] &= !table::bit(v);
+                    removed = true;
+                    if !self.propagate(doms, scratch, &[i]) {
+                        return false;
+                    }
+                }
+            }
+            if !removed {
+                break;
+            }
+        }
+        true
     }
 
     /// Each cell's candidates (bit `v-1` set when `v` is possible, row-major) after the cage and
@@ -509,7 +630,50 @@ pub struct SolutionIter<'a> {
     started: bool,
     done: bool,
     stop: Option<Stop>,
-    nodes: u64,
+    stats: SearchStats,
+    restarts: Restarts,
+}
+
+/// When to restart, and what earlier runs found.
+struct Restarts {
+    /// Whether the search may still restart.
+    on: bool,
+    /// Tie-breaking after the first restart (the first run breaks ties by cell order).
+    rng: Option<Rng>,
+    /// Failures per term of the Luby sequence.
+    unit: u64,
+    /// The run's index in the Luby sequence, and the failure count at which it restarts.
+    run: u64,
+    limit: u64,
+    /// The solutions given so far (row-major candidate masks), blocked in later runs.
+    found: Vec<Vec<u64>>,
+}
+
+impl Restarts {
+    fn new(unit: u64) -> Restarts {
+        Restarts {
+            on: true,
+            rng: None,
+            run: 1,
+            unit,
+            limit: unit,
+            found: Vec::new(),
+        }
+    }
+}
+
+/// The `i`-th term (from 1) of Luby's sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, ...
+fn luby(mut i: u64) -> u64 {
+    loop {
+        let mut k = 1u32;
+        while k < 63 && (1u64 << k) - 1 < i {
+            k += 1;
+        }
+        if (1u64 << k) - 1 == i || k == 63 {
+            return 1u64 << (k - 1);
+        }
+        i -= (1u64 << (k - 1)) - 1;
+    }
 }
 
 impl SolutionIter<'_> {
@@ -520,7 +684,54 @@ impl SolutionIter<'_> {
 
     /// Search nodes visited so far (the root and every value tried).
     pub fn nodes(&self) -> u64 {
-        self.nodes
+        self.stats.nodes
+    }
+
+    /// What the search did so far.
+    pub fn stats(&self) -> SearchStats {
+        SearchStats {
+            propagations: self.scratch.propagations,
+            ..self.stats
+        }
+    }
+
+    /// Abandons the current run when it has failed often enough: the search starts again from
+    /// the root's domains (depth 0), with randomised tie-breaking.
+    fn maybe_restart(&mut self) {
+        let r = &mut self.restarts;
+        if !r.on || self.stats.failures < r.limit {
+            return;
+        }
+        r.run += 1;
+        r.limit = self.stats.failures + r.unit.saturating_mul(luby(r.run));
+        let rng = r.rng.get_or_insert_with(|| Rng::new(RESTART_SEED));
+        self.stats.restarts += 1;
+        self.stats.nodes += 1;
+        self.frames.clear();
+        let cells = self.solver.n * self.solver.n;
+        let root = &self.doms[..cells];
+        if let Some(cell) = self.solver.choose(root, &self.scratch, Some(rng)) {
+            self.frames.push(Frame {
+                cell,
+                rest: root[cell],
+            });
+        }
+    }
+
+    /// Whether the complete grid at `depth` is new; records it while restarts may come.
+    fn is_new_solution(&mut self, depth: usize) -> bool {
+        let cells = self.solver.n * self.solver.n;
+        let grid = &self.doms[depth * cells..(depth + 1) * cells];
+        let r = &mut self.restarts;
+        if r.found.iter().any(|g| g[..] == *grid) {
+            self.stats.failures += 1;
+            return false;
+        }
+        if r.on {
+            r.found.push(grid.to_vec());
+            r.on = r.found.len() < RESTART_SOLUTIONS;
+        }
+        true
     }
 
     /// Moves to the next solution; true when there is one (its domains are then at depth
@@ -533,18 +744,23 @@ impl SolutionIter<'_> {
         let cells = solver.n * solver.n;
         if !self.started {
             self.started = true;
-            self.nodes = 1;
+            self.stats.nodes = 1;
             self.doms.reserve(16 * cells);
             self.doms.resize(cells, solver.full());
             let all: Vec<usize> = (0..cells).collect();
-            if !solver.propagate(&mut self.doms, &mut self.scratch, &all) {
+            if !solver.propagate(&mut self.doms, &mut self.scratch, &all)
+                || (solver.n >= solver.strong_from
+                    && !solver.probe(&mut self.doms, &mut self.scratch, &mut self.stats.failures))
+            {
                 self.done = true;
                 if self.scratch.expired {
                     self.stop = Some(Stop::Deadline);
                 }
                 return false;
             }
-            match solver.choose(&self.doms, &self.scratch) {
+            // Probing's failures do not count against the first run.
+            self.restarts.limit = self.stats.failures + self.restarts.unit;
+            match solver.choose(&self.doms, &self.scratch, None) {
                 None => return true,
                 Some(cell) => self.frames.push(Frame {
                     cell,
@@ -562,11 +778,18 @@ impl SolutionIter<'_> {
                 self.frames.pop();
                 continue;
             }
-            let value = top.rest & top.rest.wrapping_neg();
-            top.rest &= top.rest - 1;
+            // The smallest value first, or (after a restart) a random one.
+            let mut pick = top.rest;
+            if let Some(rng) = self.restarts.rng.as_mut() {
+                for _ in 0..rng.below(u64::from(pick.count_ones())) {
+                    pick &= pick - 1;
+                }
+            }
+            let value = pick & pick.wrapping_neg();
+            top.rest &= !value;
             let cell = top.cell;
-            self.nodes += 1;
-            if self.nodes.is_multiple_of(256) {
+            self.stats.nodes += 1;
+            if self.stats.nodes.is_multiple_of(256) {
                 if let Some(d) = solver.deadline {
                     if Instant::now() >= d {
                         self.stop = Some(Stop::Deadline);
@@ -588,10 +811,18 @@ impl SolutionIter<'_> {
                     self.done = true;
                     return false;
                 }
+                self.stats.failures += 1;
+                self.maybe_restart();
                 continue;
             }
-            match solver.choose(child, &self.scratch) {
-                None => return true,
+            let rng = self.restarts.rng.as_mut();
+            match solver.choose(child, &self.scratch, rng) {
+                None => {
+                    if self.is_new_solution(depth) {
+                        return true;
+                    }
+                    self.maybe_restart();
+                }
                 Some(next) => self.frames.push(Frame {
                     cell: next,
                     rest: child[next],
@@ -665,6 +896,70 @@ mod tests {
             let p = Puzzle::new(n, vec![crate::puzzle::Cage::new(Op::Add, sum, all)]);
             let s = Solver::new(&p).unwrap();
             assert_eq!(s.count(None), (expected, None), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn luby_sequence() {
+        let terms: Vec<u64> = (1..=15).map(luby).collect();
+        assert_eq!(terms, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]);
+    }
+
+    /// A generated puzzle with unknown operators on its cages of two or more cells: many
+    /// solutions, many failures.
+    fn ambiguous(n: usize, seed: u64) -> Puzzle {
+        let (mut p, _) = crate::bench::random::puzzle(n, seed);
+        for c in p.cages.iter_mut().filter(|c| c.cells.len() > 1) {
+            c.op = Op::Unknown;
+        }
+        p
+    }
+
+    /// Two solves of the same puzzle found the same solutions, the first each once.
+    fn same_solutions(a: &Solutions, b: &Solutions, what: &str) {
+        assert!(a.complete && b.complete && !a.grids.is_empty(), "{what}");
+        let set: std::collections::BTreeSet<&Grid> = a.grids.iter().collect();
+        assert_eq!(set.len(), a.grids.len(), "{what}: a grid came twice");
+        assert_eq!(set, b.grids.iter().collect(), "{what}");
+    }
+
+    /// Restarting after every failure (and so blocking every solution found before a restart)
+    /// gives the same solutions, each once, as never restarting; and the iterator, `solve` and
+    /// `count` agree.
+    #[test]
+    fn restarts_keep_the_solutions_exact() {
+        let mut restarted = 0;
+        for (n, seed) in [(4, 0), (5, 1), (5, 2), (6, 3), (6, 4), (6, 5)] {
+            let p = ambiguous(n, seed);
+            let mut eager = Solver::new(&p).unwrap();
+            eager.restart_unit = 1;
+            let mut never = Solver::new(&p).unwrap();
+            never.restart_unit = u64::MAX;
+            let a = eager.solve(None);
+            let b = never.solve(None);
+            same_solutions(&a, &b, &format!("{n}/{seed}"));
+            assert!(a.grids.iter().all(|g| p.is_solution(g)));
+            assert_eq!(eager.solutions().collect::<Vec<_>>(), a.grids);
+            let (count, stop, stats) = eager.count_with_stats(None);
+            assert_eq!((count, stop, stats), (a.grids.len() as u64, None, a.stats));
+            assert_eq!(b.stats.restarts, 0);
+            restarted += a.stats.restarts;
+        }
+        assert!(restarted > 10, "the restarts were exercised: {restarted}");
+    }
+
+    /// Line GAC and root probing, forced on small grids, keep the solutions exactly as without.
+    #[test]
+    fn strong_filtering_keeps_the_solutions_exact() {
+        for (n, seed) in [(4, 10), (5, 11), (5, 12), (6, 13), (6, 14), (7, 15)] {
+            let p = ambiguous(n, seed);
+            let mut strong = Solver::new(&p).unwrap();
+            strong.strong_from = 1;
+            let plain = Solver::new(&p).unwrap();
+            let a = strong.solve(None);
+            let b = plain.solve(None);
+            same_solutions(&a, &b, &format!("{n}/{seed}"));
+            assert_eq!(strong.solutions().collect::<Vec<_>>(), a.grids);
         }
     }
 
