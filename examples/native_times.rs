@@ -9,8 +9,8 @@
 
 use std::time::{Duration, Instant};
 
-use kenken::bench::random;
 use kenken::native::Solver;
+use kenken::random;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -4,7 +4,7 @@
 //! `cargo run --release --example random_puzzles -- SIZE [--seed S] [--count K]` (seed 0, 10
 //! puzzles by default).
 
-use kenken::bench::random;
+use kenken::random;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -14,7 +14,8 @@
 //! - `prolog` (feature `prolog`): `prolog/kenken.pl` in an embedded Scryer Prolog, and
 //!   `worker`, the child processes that bound its work.
 //! - [`render`]: grids drawn for a person; [`cage`]: which values a cage can hold;
-//!   [`rng`]: the seeded generator behind random puzzles.
+//!   [`rng`]: the seeded generator behind random puzzles; [`random`]: the random benchmark
+//!   puzzles (uniform Latin squares cut into cages).
 //!
 //! # Features
 //! Without default features the crate is the model, the notations and the native solver only.
@@ -53,6 +54,7 @@ pub mod native;
 #[cfg(feature = "prolog")]
 pub mod prolog;
 pub mod puzzle;
+pub mod random;
 pub mod render;
 pub mod rng;
 #[cfg(feature = "prolog")]

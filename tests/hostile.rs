@@ -34,10 +34,10 @@ fn file(name: &str, text: &str) -> String {
 fn deeply_nested_terms_are_refused_with_the_line() {
     let deep_pl = format!(
         "% a comment\nkenken_testcase(2, {}{}).\n",
-        "[".repeat(200_000),
-        "]".repeat(200_000)
+        "[".repeat(1_000_000),
+        "]".repeat(1_000_000)
     );
-    let deep_json = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep_json = format!("{}{}", "[".repeat(1_000_000), "]".repeat(1_000_000));
     let deep_cages = format!(
         "{{\"size\": 1, \"cages\": {}{}}}",
         "[".repeat(100_000),

@@ -7,8 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-use kenken::bench::random;
 use kenken::native::Solver;
+use kenken::random;
 use kenken::{Cage, Cell, Grid, Op, Puzzle};
 
 /// Whether `grid` is an `n`x`n` Latin square over `1..=n` meeting every cage of `p`.

@@ -8,7 +8,6 @@
 //! time.
 
 pub mod plot;
-pub mod random;
 pub mod report;
 
 use std::collections::BTreeSet;

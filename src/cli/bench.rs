@@ -63,7 +63,7 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
         if !(1..=64).contains(&n) {
             return Err(bad_input(format!("--random: size {n} is not in 1..64")));
         }
-        let puzzles = bench::random::puzzles(n, args.seed, args.count as usize)
+        let puzzles = kenken::random::puzzles(n, args.seed, args.count as usize)
             .into_iter()
             .map(|(puzzle, grid)| kenken::format::Entry {
                 puzzle,

@@ -1,5 +1,5 @@
 //! Solving as a person does: a ladder of deduction rules on pencil marks, from which come the
-//! difficulty grade of a puzzle ([`grade`]) and the explained steps of a hint ([`hint`]).
+//! difficulty grade of a puzzle ([`mod@grade`]) and the explained steps of a hint ([`hint`]).
 //!
 //! The levels follow Keen (Simon Tatham's collection), whose solver grades by the techniques it
 //! needs:

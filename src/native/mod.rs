@@ -908,7 +908,7 @@ mod tests {
     /// A generated puzzle with unknown operators on its cages of two or more cells: many
     /// solutions, many failures.
     fn ambiguous(n: usize, seed: u64) -> Puzzle {
-        let (mut p, _) = crate::bench::random::puzzle(n, seed);
+        let (mut p, _) = crate::random::puzzle(n, seed);
         for c in p.cages.iter_mut().filter(|c| c.cells.len() > 1) {
             c.op = Op::Unknown;
         }
