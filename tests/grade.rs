@@ -156,7 +156,11 @@ fn cli_grade_replaces_the_input_grade_and_sets_exit_codes() {
         .assert()
         .code(1)
         .stdout(predicates::str::contains("no_solution"));
-    let bad = write_temp("bad.jsonl", r#"{"size":2,"cages":[]}"#);
+    // Invalid (no two values of 1..2 make 9): refused, as every command refuses it.
+    let bad = write_temp(
+        "bad.jsonl",
+        r#"{"size":2,"cages":[{"op":"+","target":9,"cells":[[1,1],[1,2]]}]}"#,
+    );
     kenken()
         .args(["grade", bad.to_str().unwrap()])
         .assert()
