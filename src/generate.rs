@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use crate::logic::{Deducer, Level, LogicError};
 use crate::native::{Solver, Stop};
-use crate::puzzle::{Cage, Cell, Grid, Op, Puzzle, MAX_SIZE};
+use crate::puzzle::{neighbours, Cage, Cell, Grid, Op, Puzzle, MAX_SIZE};
 use crate::rng::Rng;
 
 /// What to generate.
@@ -369,19 +369,6 @@ fn augment(
         }
     }
     false
-}
-
-/// The orthogonal neighbours of a cell.
-fn neighbours(n: usize, c: usize) -> impl Iterator<Item = usize> {
-    let (r, col) = (c / n, c % n);
-    [
-        (r > 0).then(|| c - n),
-        (r + 1 < n).then(|| c + n),
-        (col > 0).then(|| c - 1),
-        (col + 1 < n).then(|| c + 1),
-    ]
-    .into_iter()
-    .flatten()
 }
 
 /// Cuts the grid into connected cages of at most `max_cage` cells, as Keen does: dominoes

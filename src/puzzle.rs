@@ -486,6 +486,19 @@ impl Puzzle {
     }
 }
 
+/// The orthogonal neighbours of cell `i` (row-major) of an `n`×`n` grid.
+pub(crate) fn neighbours(n: usize, i: usize) -> impl Iterator<Item = usize> {
+    let (r, c) = (i / n, i % n);
+    [
+        (r > 0).then(|| i - n),
+        (r + 1 < n).then(|| i + n),
+        (c > 0).then(|| i - 1),
+        (c + 1 < n).then(|| i + 1),
+    ]
+    .into_iter()
+    .flatten()
+}
+
 /// Whether `cells` form one orthogonally connected group.
 fn connected(cells: &[Cell]) -> bool {
     let mut seen = vec![false; cells.len()];

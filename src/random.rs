@@ -14,7 +14,7 @@
 //! - **The operators**: `=` for one cell; uniform over `+ - * /` for two (when `/` does not divide,
 //!   uniform over `+ - *` instead); `+` or `*` with probability 1/2 each for three or four.
 
-use crate::puzzle::{Cage, Cell, Grid, Op, Puzzle};
+use crate::puzzle::{neighbours, Cage, Cell, Grid, Op, Puzzle};
 use crate::rng::Rng;
 
 /// The random puzzle of side `n` (clamped to 1..=64) made from `seed`, named `random-{n}-{seed}`,
@@ -44,7 +44,7 @@ pub fn puzzle(n: usize, seed: u64) -> (Puzzle, Grid) {
         while cells.len() < size {
             free.clear();
             for &i in &cells {
-                for j in neighbours(i, n) {
+                for j in neighbours(n, i) {
                     if owner[j] == usize::MAX && !free.contains(&j) {
                         free.push(j);
                     }
@@ -166,18 +166,6 @@ impl Cube {
         self.add(r2, c2, s2, -1);
         self.improper = (self.at(r2, c2, s2) == -1).then_some((r2, c2, s2));
     }
-}
-
-fn neighbours(i: usize, n: usize) -> impl Iterator<Item = usize> {
-    let (r, c) = (i / n, i % n);
-    [
-        (r > 0).then(|| i - n),
-        (r + 1 < n).then(|| i + n),
-        (c > 0).then(|| i - 1),
-        (c + 1 < n).then(|| i + 1),
-    ]
-    .into_iter()
-    .flatten()
 }
 
 /// A cage over `cells` with an operator its values in `grid` meet.
