@@ -180,10 +180,32 @@ kk_consult(Fs) :-
 
 kk_consult_one(F) :-
     must_be(atom, F),
-    consult(F),
+    (   catch(consult(F), E, kk_consult_error(F, E))
+    ->  true
+    ;   format("% ~a was not loaded (the error above gives its line)~n", [F]),
+        fail
+    ),
     (   bb_get(kk_files, Files0) -> true ; Files0 = [] ),
     (   memberchk(F, Files0) -> Files = Files0 ; append(Files0, [F], Files) ),
     bb_put(kk_files, Files).
+
+kk_consult_error(F, error(syntax_error(S), _:L)) :-
+    integer(L),
+    !,
+    format("% ~a:~d: syntax error: ~q~n", [F, L, S]).
+kk_consult_error(_, E) :-
+    throw(E).
+
+% _Name variables are not shown (as in Scryer's and SWI's top levels).
+kk_visible([], []).
+kk_visible([Name = V | Bs0], Bs) :-
+    (   atom_chars(Name, ['_' | _]) -> Bs = Bs1 ; Bs = [Name = V | Bs1] ),
+    kk_visible(Bs0, Bs1).
+
+% kk_top_consult(+File, -R): consults File for the host, R = true or false (reported).
+kk_top_consult(F, R) :-
+    (   catch(kk_consult_one(F), E, (kk_top_ball(E, _), fail)) -> R = true ; R = false ),
+    flush_output.
 
 %% make: consults again every file consulted in this session.
 make :-
@@ -259,7 +281,8 @@ kk_top_run(Goal, VNs, Mode, Result) :-
 kk_top_next(batch(Limit), N, R) :-
     (   N >= Limit
     ->  write(' ;'), nl,
-        format("% stopped after ~d answer~a (--limit)~n", [N, ( N =:= 1 -> '' ; s )]),
+        (   N =:= 1 -> Plural = '' ; Plural = s ),
+        format("% stopped after ~d answer~a (--limit)~n", [N, Plural]),
         R = limit
     ;   write(' ;'), nl, fail
     ).
@@ -283,7 +306,8 @@ kk_top_next(ask(In, Out), _, R) :-
 kk_top_show(VNs) :-
     term_variables(VNs, Vs),
     copy_term(Vs, Vs, Gs),
-    kk_bindings(VNs, Bindings),
+    kk_bindings(VNs, Bindings0),
+    kk_visible(Bindings0, Bindings),
     term_variables(Bindings-Gs, All),
     kk_fresh_names(All, VNs, 0, Names),
     reverse(VNs, RVNs),

@@ -128,8 +128,14 @@ impl Toplevel {
 
     /// Consults `file` (reported and survived when it does not load).
     pub fn consult(&mut self, file: &Path) -> Result<TopResult, PrologError> {
-        let goal = format!("consult({}).", quote_atom(&file.to_string_lossy()));
-        self.run(&goal, &Mode::Batch(1))
+        let goal = format!(
+            "kk_top_consult({}, R).",
+            quote_atom(&file.to_string_lossy())
+        );
+        match self.one(&goal, "R")? {
+            Term::Atom(a) if a == "true" => Ok(TopResult::True),
+            _ => Ok(TopResult::False),
+        }
     }
 
     /// The session's state as a goal that restores it in a fresh engine.
@@ -140,8 +146,11 @@ impl Toplevel {
 
     /// Runs a state goal made by [`Toplevel::state`] (quietly: nothing is printed).
     fn restore(&mut self, state: &str) -> Result<(), PrologError> {
-        self.one(&format!("kk_top_restore({}, R).", quote(state)), "R")
-            .map(|_| ())
+        self.one(
+            &format!("kk_top_restore({}, R).", quote(&format!("{state} ."))),
+            "R",
+        )
+        .map(|_| ())
     }
 
     /// Runs a host goal that binds `var` once, deterministically.
@@ -264,6 +273,7 @@ pub enum Key {
 
 struct Running {
     child: Child,
+    pipes: [PathBuf; 2],
     to_child: std::fs::File,
     replies: Receiver<String>,
 }
@@ -316,7 +326,12 @@ impl TopProcess {
 
     fn spawn(&mut self) -> Result<(), PrologError> {
         let io = |e: std::io::Error| PrologError::Worker(e.to_string());
-        let (to, from) = (self.pipe("to-child")?, self.pipe("from-child")?);
+        // Fresh pipes for every child: a killed child's reader thread keeps its own.
+        let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
+        let (to, from) = (
+            self.pipe(&format!("to-child-{n}"))?,
+            self.pipe(&format!("from-child-{n}"))?,
+        );
         let env = serde_json::to_string(&ChildSetup {
             to_child: to.clone(),
             from_child: from.clone(),
@@ -355,6 +370,7 @@ impl TopProcess {
         });
         self.running = Some(Running {
             child,
+            pipes: [to, from],
             to_child,
             replies,
         });
@@ -418,6 +434,9 @@ impl TopProcess {
         if let Some(mut r) = self.running.take() {
             let _ = r.child.kill();
             let _ = r.child.wait();
+            for p in &r.pipes {
+                let _ = std::fs::remove_file(p);
+            }
         }
     }
 
