@@ -250,7 +250,6 @@ kk_restore(Files, Dyn) :-
 
 kk_restore_(N/A-Cs) :-
     functor(H, N, A),
-    dynamic(N/A),
     retractall(H),
     maplist(assertz, Cs).
 
