@@ -285,3 +285,25 @@ fn repl_consult_in_the_session_and_help() {
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
+
+#[test]
+fn repl_timeout_stops_the_goal_and_keeps_the_session() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--timeout", "1"]);
+    p.send_line("assertz(kept(2)).").unwrap();
+    p.exp_string("true.").unwrap();
+    p.send_line("length(L, N), N > 10000000.").unwrap();
+    p.exp_string("% timed out").unwrap();
+    p.send_line("kept(X).").unwrap();
+    p.exp_string("X = 2.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn query_timeout() {
+    assert_eq!(
+        query_with(&["--timeout", "1"], "length(L, N), N > 10000000."),
+        ("% timed out\n".into(), 3)
+    );
+}
