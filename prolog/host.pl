@@ -212,6 +212,12 @@ make :-
     (   bb_get(kk_files, Files) -> true ; Files = [] ),
     maplist(consult, Files).
 
+%% statistics: the CPU time used so far (the spec measures with statistics/0 or statistics/2;
+%  Scryer has only statistics(runtime, [Ms, unsupported]), from library(time)).
+statistics :-
+    statistics(runtime, [T | _]),
+    format("% ~3f s of CPU time~n", [T / 1000]).
+
 %% help: the top level's commands.
 help :-
     maplist(kk_help_line, [

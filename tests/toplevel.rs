@@ -148,6 +148,17 @@ fn query_spec_example_with_fd_set_vector_max() {
 }
 
 #[test]
+fn query_spec_timing_with_statistics() {
+    let (out, code) = query(&format!(
+        "statistics(runtime, [T0|_]), kenken(4, {SPEC_4X4_CAGES}, _T), \
+         statistics(runtime, [T1|_]), D is T1 - T0, D >= 0, statistics."
+    ));
+    assert!(out.contains("s of CPU time\n"), "{out}");
+    assert!(out.contains("D = "), "{out}");
+    assert_eq!(code, 0);
+}
+
+#[test]
 fn query_empty_puzzle() {
     assert_eq!(query("kenken(0, [], T)."), ("T = [].\n".into(), 0));
 }
