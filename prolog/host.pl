@@ -16,7 +16,9 @@
 :- use_module(library(iso_ext)).
 :- use_module(library(lists)).
 :- use_module(library(time)).
-:- use_module(library(clpz)).
+:- use_module(library(format)).
+:- use_module(library(error)).
+:- use_module(library(between)).
 
 kk_host_query(Chars, Limit, Max, Result, Inferences) :-
     '$inference_count'(I0),
@@ -114,3 +116,222 @@ kk_join([T], T).
 kk_join([T1, T2 | Ts], T) :-
     kk_join([T2 | Ts], Rest),
     append(T1, [',', '\n' | Rest], T).
+
+/*  kk_top(+Chars, +Mode, -Result) -- one goal of the top level (`kenken query`, `kenken repl`).
+
+    Parses Chars as a goal and runs it the way a Prolog top level does: each answer is printed
+    to user_output as it is found (so a goal's own output comes in order with its answers),
+    and the goal is asked for its next answer by backtracking into it, so its side effects
+    happen once per answer. Mode is
+      interactive     after each answer one key is read (get_single_char/1): ';', space, 'n',
+                      tab ask for the next answer, 'a' for all the rest, anything else stops;
+      batch(Limit)    every answer, separated by ' ;', at most Limit of them.
+    Result is true (an answer was shown), false, error (a syntax error or uncaught exception,
+    printed as Scryer prints it), limit (Limit answers shown, more may exist) or halt(Code)
+    (halt/0,1 was called, even inside ','/2, ;/2, ->/2, \+/1, call/1, findall/3 ...).
+    Nothing is left behind: no choice point, no exception.
+*/
+
+kk_top(Chars, Mode, Result) :-
+    (   catch(kk_top_(Chars, Mode, Result0), Ball, kk_top_ball(Ball, Result0))
+    ->  Result = Result0
+    ;   Result = error
+    ),
+    flush_output.
+
+kk_top_(Chars, Mode, Result) :-
+    catch(read_term_from_chars(Chars, Goal0, [variable_names(VNs)]), E, true),
+    (   nonvar(E) -> kk_top_ball(E, Result)
+    ;   var(Goal0) -> kk_top_ball(error(instantiation_error, toplevel), Result)
+    ;   kk_halts(Goal0, Goal),
+        kk_top_run(Goal, VNs, Mode, Result)
+    ).
+
+kk_top_ball(kk_halt(Code), halt(Code)) :- !.
+kk_top_ball(Ball, error) :-
+    write('   '),
+    write_term(Ball, [quoted(true), max_depth(20)]),
+    write('.'), nl.
+
+% kk_halts(+Goal0, -Goal): halt/0,1 in Goal0's control constructs become kk_halt exceptions,
+% so that the host ends the session (after saving what it must) instead of the engine.
+kk_halts(G, G) :- var(G), !.
+kk_halts(halt, throw(kk_halt(0))) :- !.
+kk_halts(halt(C), kk_halt_(C)) :- !.
+kk_halts((A, B), (A1, B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
+kk_halts((A ; B), (A1 ; B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
+kk_halts((A -> B), (A1 -> B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
+kk_halts(\+ A, \+ A1) :- !, kk_halts(A, A1).
+kk_halts(call(A), call(A1)) :- !, kk_halts(A, A1).
+kk_halts(once(A), once(A1)) :- !, kk_halts(A, A1).
+kk_halts(findall(T, A, L), findall(T, A1, L)) :- !, kk_halts(A, A1).
+kk_halts(forall(A, B), forall(A1, B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
+kk_halts(catch(A, E, B), catch(A1, E, kk_unless_halt(E, B1))) :- !, kk_halts(A, A1), kk_halts(B, B1).
+kk_halts([F | Fs], kk_consult([F | Fs])) :- !.
+kk_halts(consult(F), kk_consult(F)) :- !.
+kk_halts(G, G).
+
+% kk_consult(+Files): consults each file and remembers it for make/0 and for the replay after
+% an interrupt. A file that does not load is reported and the session goes on.
+kk_consult(Fs) :-
+    (   Fs = [_ | _] -> true ; Fs = [] -> true ; Fs1 = [Fs] ),
+    (   var(Fs1) -> Fs1 = Fs ; true ),
+    maplist(kk_consult_one, Fs1).
+
+kk_consult_one(F) :-
+    must_be(atom, F),
+    (   catch(consult(F), E, kk_consult_error(F, E))
+    ->  true
+    ;   format("% ~a was not loaded (the error above gives its line)~n", [F]),
+        fail
+    ),
+    (   bb_get(kk_files, Files0) -> true ; Files0 = [] ),
+    (   memberchk(F, Files0) -> Files = Files0 ; append(Files0, [F], Files) ),
+    bb_put(kk_files, Files).
+
+kk_consult_error(F, error(syntax_error(S), _:L)) :-
+    integer(L),
+    !,
+    format("% ~a:~d: syntax error: ~q~n", [F, L, S]).
+kk_consult_error(_, E) :-
+    throw(E).
+
+% _Name variables are not shown (as in Scryer's and SWI's top levels).
+kk_visible([], []).
+kk_visible([Name = V | Bs0], Bs) :-
+    (   atom_chars(Name, ['_' | _]) -> Bs = Bs1 ; Bs = [Name = V | Bs1] ),
+    kk_visible(Bs0, Bs1).
+
+% kk_top_consult(+File, -R): consults File for the host, R = true or false (reported).
+kk_top_consult(F, R) :-
+    (   catch(kk_consult_one(F), E, (kk_top_ball(E, _), fail)) -> R = true ; R = false ),
+    flush_output.
+
+%% make: consults again every file consulted in this session.
+make :-
+    (   bb_get(kk_files, Files) -> true ; Files = [] ),
+    maplist(consult, Files).
+
+%% statistics: the CPU time used so far (the spec measures with statistics/0 or statistics/2;
+%  Scryer has only statistics(runtime, [Ms, unsupported]), from library(time)).
+statistics :-
+    statistics(runtime, [T | _]),
+    format("% ~3f s of CPU time~n", [T / 1000]).
+
+%% help: the top level's commands.
+help :-
+    maplist(kk_help_line, [
+        "Goals end with a full stop (they may span lines).",
+        "After an answer: ; or space for the next one, a for all the rest, Enter or . to stop.",
+        "  consult(File). or [File].  load a Prolog file (again: reload it)",
+        "  make.                      consult again every file loaded in this session",
+        "  help.                      this text",
+        "  halt. or halt(Code).       leave (Ctrl-D too)",
+        "Ctrl-C stops the running goal; consulted files and dynamic clauses stay."
+    ]).
+
+kk_help_line(L) :- format("~s~n", [L]).
+
+% kk_state(-Chars): the session's state, as the goal that restores it in a fresh engine:
+% the files consulted, then every clause of every dynamic predicate of user.
+kk_state(Chars) :-
+    (   bb_get(kk_files, Files) -> true ; Files = [] ),
+    catch(findall(P-Cs, kk_dynamic(P, Cs), Dyn), _, Dyn = []),
+    write_term_to_chars(kk_restore(Files, Dyn), [quoted(true)], Chars).
+
+kk_dynamic(N/A, Cs) :-
+    current_predicate(user:N/A),
+    functor(H, N, A),
+    predicate_property(user:H, dynamic),
+    findall((H :- B), clause(H, B), Cs).
+
+kk_top_restore(Chars, R) :-
+    catch(( read_term_from_chars(Chars, G, []), call(G), R = true ), E, R = E),
+    !.
+kk_top_restore(_, false).
+
+kk_restore(Files, Dyn) :-
+    maplist(kk_consult_one, Files),
+    maplist(kk_restore_, Dyn).
+
+kk_restore_(N/A-Cs) :-
+    functor(H, N, A),
+    retractall(H),
+    maplist(assertz, Cs).
+
+kk_unless_halt(E, B) :-
+    (   E = kk_halt(_) -> throw(E) ; call(B) ).
+
+kk_halt_(C) :-
+    must_be(integer, C),
+    throw(kk_halt(C)).
+
+kk_top_run(Goal, VNs, Mode, Result) :-
+    bb_put(kk_top_count, 0),
+    bb_put(kk_top_all, false),
+    (   setup_call_cleanup(true, Goal, Det = true),
+        bb_get(kk_top_count, N0),
+        N is N0 + 1,
+        bb_put(kk_top_count, N),
+        kk_top_show(VNs),
+        (   Det == true -> write('.'), nl, R = true
+        ;   kk_top_next(Mode, N, R)
+        )
+    ->  Result = R
+    ;   write('false.'), nl, Result = false
+    ),
+    flush_output.
+
+% kk_top_next(+Mode, +N, -R): fails to ask the goal for its next answer; succeeds to stop.
+kk_top_next(batch(Limit), N, R) :-
+    (   N >= Limit
+    ->  write(' ;'), nl,
+        (   N =:= 1 -> Plural = '' ; Plural = s ),
+        format("% stopped after ~d answer~a (--limit)~n", [N, Plural]),
+        R = limit
+    ;   write(' ;'), nl, fail
+    ).
+kk_top_next(ask(In, Out), _, R) :-
+    (   bb_get(kk_top_all, true)
+    ->  write(' ;'), nl, fail
+    ;   write(' '), flush_output,
+        % the host reads one key and answers next, all or stop
+        open(Out, write, O), write(O, ask), nl(O), close(O),
+        open(In, read, I), read(I, Key), close(I),
+        (   Key == next
+        ->  write(';'), nl, fail
+        ;   Key == all
+        ->  write(';'), nl, bb_put(kk_top_all, true), fail
+        ;   write('.'), nl, R = true
+        )
+    ).
+
+% kk_top_show(+VNs): the answer, as Scryer's top level writes it (cyclic terms included),
+% written straight to user_output (no copy of a big answer is made).
+kk_top_show(VNs) :-
+    term_variables(VNs, Vs),
+    copy_term(Vs, Vs, Gs),
+    kk_bindings(VNs, Bindings0),
+    kk_visible(Bindings0, Bindings),
+    term_variables(Bindings-Gs, All),
+    kk_fresh_names(All, VNs, 0, Names),
+    reverse(VNs, RVNs),
+    append(RVNs, Names, AllVNs),
+    maplist(kk_binding_item, Bindings, BindingItems),
+    maplist(kk_goal_item, Gs, GoalItems),
+    append(BindingItems, GoalItems, Items),
+    (   Items == [] -> write(true)
+    ;   kk_top_items(Items, AllVNs)
+    ).
+
+kk_top_items([I], VNs) :- !, kk_top_item(I, VNs).
+kk_top_items([I | Is], VNs) :- kk_top_item(I, VNs), write(','), nl, kk_top_items(Is, VNs).
+
+kk_top_item(binding(N, V), VNs) :-
+    write(N), write(' = '),
+    (   acyclic_term(V) -> VNs1 = VNs
+    ;   % a cyclic value is written with its own name where it recurs: X = f(X)
+        VNs1 = VNs
+    ),
+    write_term(V, [quoted(true), variable_names(VNs1)]).
+kk_top_item(goal(G), VNs) :- write_term(G, [quoted(true), variable_names(VNs)]).

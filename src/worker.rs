@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The environment variable that names a child's role.
-const ROLE_VAR: &str = "KENKEN_WORKER";
+pub(crate) const ROLE_VAR: &str = "KENKEN_WORKER";
 /// The line a child prints once it is ready for requests.
 const READY: &str = "kenken-worker-ready";
 /// The prefix of every reply line (anything else a child prints is skipped).
@@ -47,7 +47,7 @@ pub fn init() {
     let served = std::thread::Builder::new()
         .name("kenken-worker".into())
         .stack_size(STACK)
-        .spawn(move || serve(&role));
+        .spawn(move || serve_role(&role));
     let code = match served.map(|t| t.join()) {
         Ok(Ok(Ok(()))) => 0,
         // The parent went away: nothing to report to anyone.
@@ -68,6 +68,24 @@ pub fn init() {
 pub fn set_program(program: PathBuf) {
     if let Ok(mut p) = PROGRAM.lock() {
         *p = Some(program);
+    }
+}
+
+/// Serves `role`: the interactive top level on its own pipes, any other role on standard input
+/// and output.
+fn serve_role(role: &str) -> std::io::Result<()> {
+    if role == "toplevel" {
+        return crate::prolog::toplevel::serve_child();
+    }
+    serve(role)
+}
+
+/// The program workers run: the one [`set_program`] named, or this one.
+pub(crate) fn program() -> Result<PathBuf, WorkerError> {
+    match PROGRAM.lock().ok().and_then(|p| p.clone()) {
+        Some(p) => Ok(p),
+        None => std::env::current_exe()
+            .map_err(|e| WorkerError::Io(format!("finding this program: {e}"))),
     }
 }
 
@@ -138,11 +156,7 @@ impl Worker {
                     .into(),
             ));
         }
-        let program = match PROGRAM.lock().ok().and_then(|p| p.clone()) {
-            Some(p) => p,
-            None => std::env::current_exe()
-                .map_err(|e| WorkerError::Io(format!("finding this program: {e}")))?,
-        };
+        let program = program()?;
         let mut child = Command::new(&program)
             .env(ROLE_VAR, &self.role)
             .stdin(Stdio::piped())

@@ -317,10 +317,10 @@ fn repl_answers_one_at_a_time() {
              ?- kenken(3,\n\
              |     [], T).\n\
              T = [[1,2,3],[2,3,1],[3,1,2]] ;\n\
-             T = [[1,2,3],[3,1,2],[2,3,1]] \n\
-             ?- foo(.\n   syntax error: error(syntax_error(incomplete_reduction),:(/(read_term_from_chars,3),0))\n\
+             T = [[1,2,3],[3,1,2],[2,3,1]] .\n\
+             ?- foo(.\n   error(syntax_error(incomplete_reduction),read_term_from_chars/3:0).\n\
              ?- member(X, [a]), X = b.\nfalse.\n\
-             ?- throw(oops).\n   error: oops\n\
+             ?- throw(oops).\n   oops.\n\
              ?- halt.\n",
         );
 }

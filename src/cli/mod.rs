@@ -74,25 +74,44 @@ enum Command {
         #[arg(long)]
         to: Notation,
     },
-    /// An interactive Prolog top level with kenken.pl loaded (line editing, history; `;` for the
-    /// next answer).
+    /// An interactive Prolog top level with kenken.pl loaded.
+    ///
+    /// After an answer, ';' or space asks the running goal for the next one, 'a' for all the
+    /// rest, Enter or '.' stops. Goals may span lines (they end with '. '); history is kept in
+    /// the user's data directory; 'help.' lists the commands. Ctrl-C (or --timeout) stops the
+    /// running goal, not the session: the files consulted and every clause of every dynamic
+    /// predicate, as they were after the last goal that ended, survive it (the engine is
+    /// restarted and given them back); other global state (flags, operators, bb_put/2 values)
+    /// does not.
     Repl {
-        /// Bound on inferences per query.
-        #[arg(long, default_value_t = kenken::prolog::DEFAULT_INFERENCE_LIMIT)]
-        inferences: u64,
+        /// Prolog files to consult at the start.
+        files: Vec<PathBuf>,
+        /// Start without kenken.pl (only Scryer's builtins and the top level's commands).
+        #[arg(long)]
+        no_kenken: bool,
+        /// Wall-clock bound on each goal, in seconds (the goal is stopped as by Ctrl-C).
+        #[arg(long, value_parser = seconds)]
+        timeout: Option<f64>,
     },
     /// Run the engines side by side on puzzle files and compare their times.
     Bench(bench::BenchArgs),
     /// Run a Prolog goal against kenken.pl and print the answers as a Prolog top level does.
+    ///
+    /// Every answer is printed, separated by ' ;', then 'false.' when the goal has no more.
+    /// Exit code: 0 answered, 1 false, 2 error (syntax error, uncaught exception), 3 the
+    /// --limit or the --timeout reached; halt(N) exits with N.
     Query {
         /// The goal, e.g. 'kenken(2, [], T).'
         goal: String,
         /// Print at most this many answers.
         #[arg(long, default_value_t = 10, value_parser = at_least_one)]
         limit: usize,
-        /// Bound on inferences per answer.
-        #[arg(long, default_value_t = kenken::prolog::DEFAULT_INFERENCE_LIMIT)]
-        inferences: u64,
+        /// A Prolog file to consult first (repeatable).
+        #[arg(long = "consult", value_name = "FILE")]
+        consult: Vec<PathBuf>,
+        /// Start without kenken.pl (only Scryer's builtins).
+        #[arg(long)]
+        no_kenken: bool,
         /// Wall-clock bound in seconds.
         #[arg(long, value_parser = seconds)]
         timeout: Option<f64>,
@@ -225,10 +244,26 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Query {
             goal,
             limit,
-            inferences,
+            consult,
+            no_kenken,
             timeout,
-        } => query::query(goal, limit, inferences, timeout),
-        Command::Repl { inferences } => query::repl(inferences),
+        } => query::query(
+            &goal,
+            limit,
+            kenken::prolog::toplevel::Setup { no_kenken, consult },
+            timeout,
+        ),
+        Command::Repl {
+            files,
+            no_kenken,
+            timeout,
+        } => query::repl(
+            kenken::prolog::toplevel::Setup {
+                no_kenken,
+                consult: files,
+            },
+            timeout,
+        ),
         Command::Convert { input, to } => {
             let entries = read_input(&input)?;
             let out = format::write_entries(&entries, to).map_err(|e| bad_input(e.to_string()))?;

@@ -1,68 +1,82 @@
 //! `kenken query GOAL` and `kenken repl`: Prolog goals against `kenken.pl`, answered the way a
-//! Prolog top level answers them.
+//! Prolog top level answers them (see [`kenken::prolog::toplevel`]).
 
-use std::io::{BufRead, IsTerminal, Write};
-use std::time::Duration;
+use std::io::{BufRead, IsTerminal, Read};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use rustyline::error::ReadlineError;
 use rustyline::DefaultEditor;
 
-use super::bad_input;
-use kenken::prolog::{query_in_worker, Answer, Outcome, Session, Status, TextOutcome};
+use kenken::prolog::toplevel::{Ended, Key, Mode, Setup, TopProcess, TopResult, Toplevel};
 
-/// How a query ended, as the top level says it, with the exit code `query` returns.
-fn ending(status: &Status, shown: usize) -> (Option<String>, i32) {
-    match status {
-        Status::Complete if shown == 0 => (Some("false.".into()), 1),
-        Status::Complete => (None, 0),
-        Status::AnswerLimit => (
-            Some(format!(
-                "% stopped after {} (--limit)",
-                super::count_of(shown as u64, "answer")
-            )),
-            0,
-        ),
-        Status::InferenceLimit => (Some("% inference limit reached".into()), 3),
-        Status::Exception(e) => (Some(format!("   error: {e}")), 1),
+/// The stack of the engine's thread: Scryer recurses deeply on big terms.
+const STACK: usize = 1 << 30;
+
+/// The exit code of a goal that ended with `r`.
+fn code(r: TopResult) -> i32 {
+    match r {
+        TopResult::True => 0,
+        TopResult::False => 1,
+        TopResult::Error => 2,
+        TopResult::Limit => 3,
+        TopResult::Halt(n) => n,
     }
 }
 
-/// `kenken query`: prints up to `limit` answers, separated by `;`. With a timeout the goal runs
-/// in a worker process, killed when the time is up.
-pub fn query(goal: String, limit: usize, inferences: u64, timeout: Option<f64>) -> Result<i32> {
-    let outcome = match timeout {
-        Some(t) => {
-            let t = Duration::from_secs_f64(t.max(0.0));
-            let Some(outcome) = query_in_worker(&goal, limit, inferences, Some(t))? else {
-                println!("% timed out");
-                return Ok(3);
-            };
-            outcome
-        }
-        // Scryer recurses deeply on big terms: run it on a roomy stack.
-        None => std::thread::Builder::new()
-            .name("kenken-query".into())
-            .stack_size(256 << 20)
-            .spawn(move || Session::new().query(&goal, limit, inferences))?
-            .join()
-            .map_err(|_| anyhow::anyhow!("the query stopped"))?
-            .map(TextOutcome::from)?,
-    };
-    match outcome {
-        TextOutcome::SyntaxError(e) => Err(bad_input(format!("syntax error: {e}"))),
-        TextOutcome::Answers { answers, status } => {
-            let n = answers.len();
-            for (i, a) in answers.iter().enumerate() {
-                let more = i + 1 < n || status == Status::AnswerLimit;
-                println!("{a}{}", if more { "\n;" } else { "." });
+/// `kenken query`: every answer, separated by ` ;`, at most `limit`. With a timeout the query
+/// runs in a child process (this program again, without the timeout), killed when time is up.
+pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Result<i32> {
+    if let Some(t) = timeout {
+        return query_bounded(goal, limit, &setup, Duration::from_secs_f64(t.max(0.0)));
+    }
+    let goal = goal.to_string();
+    std::thread::Builder::new()
+        .name("kenken-query".into())
+        .stack_size(STACK)
+        .spawn(move || -> Result<i32> {
+            let mut top = Toplevel::new(setup.no_kenken);
+            for f in &setup.consult {
+                if top.consult(f)? != TopResult::True {
+                    return Ok(2);
+                }
             }
-            let (line, code) = ending(&status, n);
-            if let Some(line) = line {
-                println!("{line}");
-            }
-            Ok(code)
+            Ok(code(top.run(&goal, &Mode::Batch(limit))?))
+        })?
+        .join()
+        .map_err(|_| anyhow::anyhow!("the query stopped"))?
+}
+
+fn query_bounded(goal: &str, limit: usize, setup: &Setup, timeout: Duration) -> Result<i32> {
+    let mut cmd = Command::new(std::env::current_exe()?);
+    cmd.args(["query", "--limit", &limit.to_string()]);
+    for f in &setup.consult {
+        cmd.arg("--consult").arg(f);
+    }
+    if setup.no_kenken {
+        cmd.arg("--no-kenken");
+    }
+    let mut child = cmd
+        .arg("--")
+        .arg(goal)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status.code().unwrap_or(2));
         }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            println!("% timed out");
+            return Ok(3);
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -70,27 +84,72 @@ pub fn query(goal: String, limit: usize, inferences: u64, timeout: Option<f64>) 
 /// input otherwise (so that a session can be scripted; the lines read are echoed).
 enum Lines {
     Editor(Box<DefaultEditor>),
-    Plain(std::io::StdinLock<'static>),
+    Plain {
+        input: std::io::StdinLock<'static>,
+        /// A line read as an answer's key that was a goal after all.
+        back: Option<String>,
+    },
+}
+
+/// What [`Lines::read`] got.
+enum Line {
+    Text(String),
+    /// Ctrl-C at the prompt.
+    Interrupted,
+    Eof,
 }
 
 impl Lines {
-    /// The next line, `None` at the end of input.
-    fn read(&mut self, prompt: &str) -> Result<Option<String>> {
+    fn read(&mut self, prompt: &str) -> Result<Line> {
         match self {
             Lines::Editor(ed) => match ed.readline(prompt) {
-                Ok(l) => Ok(Some(l)),
-                Err(ReadlineError::Interrupted) => Ok(Some(String::new())),
-                Err(ReadlineError::Eof) => Ok(None),
+                Ok(l) => Ok(Line::Text(l)),
+                Err(ReadlineError::Interrupted) => Ok(Line::Interrupted),
+                Err(ReadlineError::Eof) => Ok(Line::Eof),
                 Err(e) => Err(e.into()),
             },
-            Lines::Plain(input) => {
-                let mut l = String::new();
-                if input.read_line(&mut l)? == 0 {
-                    return Ok(None);
-                }
-                let l = l.trim_end_matches(['\n', '\r']).to_string();
+            Lines::Plain { input, back } => {
+                let l = match back.take() {
+                    Some(l) => l,
+                    None => {
+                        let mut l = String::new();
+                        if input.read_line(&mut l)? == 0 {
+                            return Ok(Line::Eof);
+                        }
+                        l.trim_end_matches(['\n', '\r']).to_string()
+                    }
+                };
                 println!("{prompt}{l}");
-                Ok(Some(l))
+                Ok(Line::Text(l))
+            }
+        }
+    }
+
+    /// The key that answers "next answer?": one key on a terminal (no Enter), a line otherwise.
+    fn key(&mut self) -> Key {
+        match self {
+            Lines::Editor(_) => terminal_key(),
+            Lines::Plain { input, back } => {
+                let mut l = String::new();
+                if input.read_line(&mut l).unwrap_or(0) == 0 {
+                    return Key::Stop;
+                }
+                let l = l.trim_end_matches(['\n', '\r']);
+                match l.trim() {
+                    ";" | "n" | "r" => Key::Next,
+                    "a" => Key::All,
+                    "" | "." => {
+                        if l.is_empty() || l.trim() == "." {
+                            Key::Stop
+                        } else {
+                            Key::Next
+                        }
+                    }
+                    _ => {
+                        *back = Some(l.to_string());
+                        Key::Stop
+                    }
+                }
             }
         }
     }
@@ -100,10 +159,45 @@ impl Lines {
             let _ = ed.add_history_entry(goal);
         }
     }
+
+    fn save(&mut self) {
+        if let (Lines::Editor(ed), Some(h)) = (self, history_file()) {
+            if let Some(d) = h.parent() {
+                let _ = std::fs::create_dir_all(d);
+            }
+            let _ = ed.save_history(&h);
+        }
+    }
 }
 
-fn history_file() -> Option<std::path::PathBuf> {
-    std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".kenken_history"))
+/// One key from the terminal, read with line buffering and echo off for that key only.
+fn terminal_key() -> Key {
+    let stty = |args: &[&str]| {
+        Command::new("stty")
+            .args(args)
+            .stdin(Stdio::inherit())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let saved = stty(&["-g"]);
+    stty(&["-icanon", "-echo", "min", "1"]);
+    let mut b = [0u8; 1];
+    let got = std::io::stdin().read(&mut b);
+    if let Some(s) = saved {
+        stty(&[&s]);
+    }
+    match (got, b[0]) {
+        (Ok(1), b';' | b' ' | b'n' | b'r' | b'\t') => Key::Next,
+        (Ok(1), b'a') => Key::All,
+        _ => Key::Stop,
+    }
+}
+
+/// The history file: `kenken/history` in the user's data directory.
+fn history_file() -> Option<PathBuf> {
+    dirs_next::data_dir().map(|d| d.join("kenken").join("history"))
 }
 
 /// Reads one goal, which may span lines, up to its final `.`; `None` at the end of input.
@@ -111,8 +205,14 @@ fn read_goal(lines: &mut Lines) -> Result<Option<String>> {
     let mut goal = String::new();
     let mut prompt = "?- ";
     loop {
-        let Some(line) = lines.read(prompt)? else {
-            return Ok(None);
+        let line = match lines.read(prompt)? {
+            Line::Text(l) => l,
+            Line::Interrupted => {
+                goal.clear();
+                prompt = "?- ";
+                continue;
+            }
+            Line::Eof => return Ok(None),
         };
         goal.push_str(&line);
         goal.push('\n');
@@ -124,20 +224,11 @@ fn read_goal(lines: &mut Lines) -> Result<Option<String>> {
     }
 }
 
-/// `kenken repl`: an interactive top level. After an answer, `;` (or `n`, space) asks for the next
-/// one and anything else stops. Answers are fetched in growing batches, re-running the goal when
-/// more are wanted, so no choice point is ever left open in the engine.
-pub fn repl(inferences: u64) -> Result<i32> {
-    // Scryer recurses deeply on big terms: give the engine a roomy stack.
-    std::thread::Builder::new()
-        .name("kenken-repl".into())
-        .stack_size(64 << 20)
-        .spawn(move || top_level(inferences))?
-        .join()
-        .map_err(|_| anyhow::anyhow!("the top level stopped"))?
-}
-
-fn top_level(inferences: u64) -> Result<i32> {
+/// `kenken repl`: an interactive top level whose engine runs in a child process, so that
+/// Ctrl-C and `timeout` stop a goal and not the session.
+pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
+    // Ctrl-C is for the engine (which it kills); this process goes on.
+    let _ = ctrlc::set_handler(|| {});
     let stdin = std::io::stdin();
     let mut lines = if stdin.is_terminal() {
         let mut ed = DefaultEditor::new()?;
@@ -145,72 +236,39 @@ fn top_level(inferences: u64) -> Result<i32> {
             let _ = ed.load_history(&h);
         }
         println!(
-            "kenken.pl is loaded (Scryer Prolog). Goals end with '.'; after an answer, ';' asks \
-             for the next one. halt. or Ctrl-D leaves."
+            "Scryer Prolog top level{}. Goals end with '.'; help. lists the commands; \
+             halt. or Ctrl-D leaves.",
+            if setup.no_kenken {
+                ""
+            } else {
+                " with kenken.pl"
+            }
         );
         Lines::Editor(Box::new(ed))
     } else {
-        Lines::Plain(stdin.lock())
+        Lines::Plain {
+            input: stdin.lock(),
+            back: None,
+        }
     };
-    let mut engine = Session::new();
+    let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
+    let mut top = TopProcess::start(setup)?;
+    let mut exit = 0;
     while let Some(goal) = read_goal(&mut lines)? {
         if goal.is_empty() {
             continue;
         }
         lines.remember(&goal);
-        if goal == "halt." {
-            break;
-        }
-        answer(&mut engine, &mut lines, &goal, inferences)?;
-    }
-    if let (Lines::Editor(ed), Some(h)) = (&mut lines, history_file()) {
-        let _ = ed.save_history(&h);
-    }
-    Ok(0)
-}
-
-/// Shows the answers of `goal` one at a time.
-fn answer(engine: &mut Session, lines: &mut Lines, goal: &str, inferences: u64) -> Result<()> {
-    let mut shown = 0;
-    let mut batch = 8;
-    loop {
-        let (answers, status): (Vec<Answer>, Status) =
-            match engine.query(goal, shown + batch, inferences)? {
-                Outcome::SyntaxError(e) => {
-                    println!("   syntax error: {e}");
-                    return Ok(());
-                }
-                Outcome::Answers { answers, status } => (answers, status),
-            };
-        let fresh = answers.len().saturating_sub(shown);
-        for (i, a) in answers.iter().enumerate().skip(shown) {
-            shown += 1;
-            let more = i + 1 < answers.len() || status == Status::AnswerLimit;
-            if !more {
-                println!("{}.", a.text);
+        match top.run(&goal, timeout, &mut |_| lines.key())? {
+            Ended::Done(TopResult::Halt(n)) => {
+                exit = n;
                 break;
             }
-            // The answer's last line is the prompt, so ';' is typed right after it.
-            let (head, last) = a.text.rsplit_once('\n').unwrap_or(("", &a.text));
-            if !head.is_empty() {
-                println!("{head}");
-            }
-            std::io::stdout().flush()?;
-            let reply = lines.read(&format!("{last} "))?.unwrap_or_default();
-            let next = matches!(reply.trim(), ";" | "n" | "r")
-                || (!reply.is_empty() && reply.trim().is_empty());
-            if !next {
-                return Ok(());
-            }
+            Ended::Done(_) => {}
+            Ended::Interrupted => println!("\n% interrupted"),
+            Ended::TimedOut => println!("\n% timed out"),
         }
-        if status != Status::AnswerLimit || fresh == 0 {
-            if let (Some(line), _) = ending(&status, shown) {
-                if status != Status::AnswerLimit {
-                    println!("{line}");
-                }
-            }
-            return Ok(());
-        }
-        batch *= 2;
     }
+    lines.save();
+    Ok(exit)
 }

@@ -7,6 +7,8 @@
 //! choice point) and returns one result term. Nothing a user types can panic the process or leave
 //! the machine broken.
 
+pub mod toplevel;
+
 use std::time::Duration;
 
 use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, Term};
@@ -130,7 +132,7 @@ pub struct Session {
 }
 
 /// Escapes `text` as a Prolog double-quoted string: only printable ASCII stays as is.
-fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     let mut s = String::with_capacity(text.len() + 2);
     s.push('"');
     for c in text.chars() {
@@ -171,7 +173,7 @@ pub fn term_text(t: &Term) -> String {
     }
 }
 
-fn chars_of(t: &Term) -> Option<String> {
+pub(crate) fn chars_of(t: &Term) -> Option<String> {
     // Text comes back as a String, a list of one-character atoms, or cons cells ending in either.
     let mut out = String::new();
     let mut cur = t;

@@ -1,0 +1,506 @@
+//! The Prolog top level behind `kenken query` and `kenken repl`.
+//!
+//! A [`Toplevel`] is one Scryer `Machine` whose `user_output` and `user_error` are the real
+//! standard output and error, running each goal through the Prolog-side loop `kk_top/3`
+//! (`prolog/host.pl`): answers are printed as they are found, in order with whatever the goal
+//! prints itself, and the next answer is asked of the goal that is already running (by
+//! backtracking into it), so side effects happen once per answer.
+//!
+//! Scryer cannot be interrupted from outside, so the interactive top level runs its engine in a
+//! child process, a [`TopProcess`]: the program itself started with `KENKEN_WORKER=toplevel`,
+//! sharing the terminal, and talking to its parent over two named pipes (requests one way;
+//! replies and "which key?" questions the other). Ctrl-C or a timeout kills that child; a fresh
+//! one is started and given the session's state back (the files consulted and every clause of
+//! every dynamic predicate, as they were after the last goal that ended).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, StreamConfig, Term};
+use serde::{Deserialize, Serialize};
+
+use super::{quote, PrologError, HOST_PL, KENKEN_PL};
+
+/// How a top-level goal ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TopResult {
+    /// At least one answer was shown.
+    True,
+    /// No answer: `false.` was shown.
+    False,
+    /// A syntax error or an uncaught exception (shown).
+    Error,
+    /// The answer limit was reached with more answers perhaps to come.
+    Limit,
+    /// `halt/0,1` was called with this exit code.
+    Halt(i32),
+}
+
+/// How the top level goes on after an answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Mode {
+    /// Every answer, at most this many, separated by ` ;`.
+    Batch(usize),
+    /// Ask: the Prolog side writes `ask` to the second path and reads `next.`, `all.` or
+    /// `stop.` from the first (two named pipes the host serves).
+    Ask(PathBuf, PathBuf),
+}
+
+/// What a top level starts with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setup {
+    /// Leave `kenken.pl` out (faster start, only Scryer's builtins and the top level).
+    pub no_kenken: bool,
+    /// Files to consult, in order.
+    pub consult: Vec<PathBuf>,
+}
+
+/// One engine answering top-level goals on the real standard streams.
+pub struct Toplevel {
+    machine: Machine,
+}
+
+impl Toplevel {
+    /// Starts an engine with the top level (and `kenken.pl` unless `no_kenken`).
+    pub fn new(no_kenken: bool) -> Toplevel {
+        // user_output is the real standard output, except while our own program loads (its
+        // loader's warnings are not the user's business).
+        let quiet = Arc::new(AtomicBool::new(true));
+        let loud = quiet.clone();
+        let out = OutputStreamConfig::callback(Box::new(move |buf| {
+            let bytes = std::mem::take(buf.get_mut());
+            buf.set_position(0);
+            if !loud.load(Ordering::Relaxed) {
+                let mut o = std::io::stdout().lock();
+                let _ = o.write_all(&bytes).and_then(|_| o.flush());
+            }
+        }));
+        let mut machine = MachineBuilder::default()
+            .with_streams(StreamConfig::stdio().with_user_output(out))
+            .build();
+        let program = if no_kenken {
+            HOST_PL.to_string()
+        } else {
+            format!("{KENKEN_PL}\n{HOST_PL}")
+        };
+        machine.consult_module_string("user", program);
+        // (flush what the loader wrote, quietly)
+        let _ = machine.run_query("flush_output.".to_string()).count();
+        quiet.store(false, Ordering::Relaxed);
+        Toplevel { machine }
+    }
+
+    /// Runs `goal` (Prolog text; a missing final `.` is added) in `mode`.
+    pub fn run(&mut self, goal: &str, mode: &Mode) -> Result<TopResult, PrologError> {
+        let mut text = goal.trim_end().to_string();
+        if !text.ends_with('.') || text.ends_with("..") {
+            text.push_str(" .");
+        } else {
+            text.push(' ');
+        }
+        let mode = match mode {
+            Mode::Batch(n) => format!("batch({})", (*n).max(1)),
+            Mode::Ask(i, o) => format!(
+                "ask({}, {})",
+                quote_atom(&i.to_string_lossy()),
+                quote_atom(&o.to_string_lossy())
+            ),
+        };
+        let r = self.one(&format!("kk_top({}, {mode}, R).", quote(&text)), "R")?;
+        match &r {
+            Term::Atom(a) if a == "true" => Ok(TopResult::True),
+            Term::Atom(a) if a == "false" => Ok(TopResult::False),
+            Term::Atom(a) if a == "error" => Ok(TopResult::Error),
+            Term::Atom(a) if a == "limit" => Ok(TopResult::Limit),
+            Term::Compound(h, args) if h == "halt" && args.len() == 1 => match &args[0] {
+                Term::Integer(i) => Ok(TopResult::Halt(i.to_string().parse().unwrap_or(2))),
+                _ => Ok(TopResult::Error),
+            },
+            _ => Err(PrologError::Protocol(super::term_text(&r))),
+        }
+    }
+
+    /// Consults `file` (reported and survived when it does not load).
+    pub fn consult(&mut self, file: &Path) -> Result<TopResult, PrologError> {
+        let goal = format!(
+            "kk_top_consult({}, R).",
+            quote_atom(&file.to_string_lossy())
+        );
+        match self.one(&goal, "R")? {
+            Term::Atom(a) if a == "true" => Ok(TopResult::True),
+            _ => Ok(TopResult::False),
+        }
+    }
+
+    /// The session's state as a goal that restores it in a fresh engine.
+    pub fn state(&mut self) -> Result<String, PrologError> {
+        let t = self.one("kk_state(S).", "S")?;
+        super::chars_of(&t).ok_or_else(|| PrologError::Protocol(super::term_text(&t)))
+    }
+
+    /// Runs a state goal made by [`Toplevel::state`] (quietly: nothing is printed).
+    fn restore(&mut self, state: &str) -> Result<(), PrologError> {
+        self.one(
+            &format!("kk_top_restore({}, R).", quote(&format!("{state} ."))),
+            "R",
+        )
+        .map(|_| ())
+    }
+
+    /// Runs a host goal that binds `var` once, deterministically.
+    fn one(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
+        let mut found = None;
+        for a in self.machine.run_query(query.to_string()) {
+            match a {
+                Ok(LeafAnswer::LeafAnswer { bindings, .. }) => {
+                    if let Some(r) = bindings.get(var) {
+                        found.get_or_insert(r.clone());
+                    }
+                }
+                Ok(LeafAnswer::False) | Ok(LeafAnswer::True) => {}
+                Ok(LeafAnswer::Exception(e)) | Err(e) => {
+                    return Err(PrologError::Protocol(super::term_text(&e)))
+                }
+            }
+        }
+        found.ok_or_else(|| PrologError::Protocol(format!("{query} failed")))
+    }
+}
+
+/// `text` as a quoted Prolog atom.
+fn quote_atom(text: &str) -> String {
+    let mut s = String::from("'");
+    for c in text.chars() {
+        match c {
+            '\'' | '\\' => {
+                s.push('\\');
+                s.push(c);
+            }
+            c => s.push(c),
+        }
+    }
+    s.push('\'');
+    s
+}
+
+/// The environment variable that gives the child top level its two pipes and setup.
+const TOP_VAR: &str = "KENKEN_TOPLEVEL";
+
+#[derive(Serialize, Deserialize)]
+struct ChildSetup {
+    to_child: PathBuf,
+    from_child: PathBuf,
+    setup: Setup,
+}
+
+#[derive(Serialize, Deserialize)]
+enum Request {
+    Goal(String, bool),
+    Restore(String),
+}
+
+#[derive(Serialize, Deserialize)]
+enum Reply {
+    Ready,
+    Done(TopResult, Option<String>),
+    Failed(String),
+}
+
+/// The `toplevel` worker role: serves a [`TopProcess`] parent until it goes away.
+pub(crate) fn serve_child() -> std::io::Result<()> {
+    let setup: ChildSetup = serde_json::from_str(&std::env::var(TOP_VAR).unwrap_or_default())
+        .map_err(std::io::Error::other)?;
+    let requests = BufReader::new(std::fs::File::open(&setup.to_child)?);
+    let mut replies = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&setup.from_child)?;
+    let mut send = |r: &Reply| -> std::io::Result<()> {
+        let line = serde_json::to_string(r).map_err(std::io::Error::other)?;
+        writeln!(replies, "{line}")?;
+        replies.flush()
+    };
+    let mut top = Toplevel::new(setup.setup.no_kenken);
+    for f in &setup.setup.consult {
+        let _ = top.consult(f);
+    }
+    send(&Reply::Ready)?;
+    let ask = Mode::Ask(setup.to_child.clone(), setup.from_child.clone());
+    for line in requests.lines() {
+        let line = line?;
+        let reply = match serde_json::from_str::<Request>(&line) {
+            Ok(Request::Goal(g, keep_state)) => match top.run(&g, &ask) {
+                Ok(r) => Reply::Done(r, if keep_state { top.state().ok() } else { None }),
+                Err(e) => Reply::Failed(e.to_string()),
+            },
+            Ok(Request::Restore(g)) => match top.restore(&g) {
+                Ok(()) => Reply::Done(TopResult::True, None),
+                Err(e) => Reply::Failed(e.to_string()),
+            },
+            Err(e) => Reply::Failed(e.to_string()),
+        };
+        send(&reply)?;
+    }
+    Ok(())
+}
+
+/// How a goal sent to a [`TopProcess`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The goal ended by itself.
+    Done(TopResult),
+    /// Ctrl-C stopped it (the engine was restarted with the session's state).
+    Interrupted,
+    /// The timeout stopped it (the engine was restarted with the session's state).
+    TimedOut,
+}
+
+/// What the host answers when the top level asks what to do after an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    /// The next answer.
+    Next,
+    /// All the remaining answers.
+    All,
+    /// No more answers.
+    Stop,
+}
+
+struct Running {
+    child: Child,
+    pipes: [PathBuf; 2],
+    to_child: std::fs::File,
+    replies: Receiver<String>,
+}
+
+/// A top level in a killable child process that keeps its session across interrupts.
+pub struct TopProcess {
+    setup: Setup,
+    dir: PathBuf,
+    running: Option<Running>,
+    /// The session's state after the last goal that ended, replayed after a kill.
+    state: Option<String>,
+}
+
+static NEXT_DIR: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl TopProcess {
+    /// Starts the child (and waits until its engine is ready).
+    pub fn start(setup: Setup) -> Result<TopProcess, PrologError> {
+        let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("kenken-top-{}-{n}", std::process::id()));
+        let io = |e: std::io::Error| PrologError::Worker(e.to_string());
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        let mut p = TopProcess {
+            setup,
+            dir,
+            running: None,
+            state: None,
+        };
+        p.spawn()?;
+        Ok(p)
+    }
+
+    fn pipe(&self, name: &str) -> Result<PathBuf, PrologError> {
+        let path = self.dir.join(name);
+        if !path.exists() {
+            let ok = Command::new("mkfifo")
+                .arg(&path)
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
+            if !ok {
+                return Err(PrologError::Worker(format!(
+                    "cannot make the pipe {}",
+                    path.display()
+                )));
+            }
+        }
+        Ok(path)
+    }
+
+    fn spawn(&mut self) -> Result<(), PrologError> {
+        let io = |e: std::io::Error| PrologError::Worker(e.to_string());
+        // Fresh pipes for every child: a killed child's reader thread keeps its own.
+        let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
+        let (to, from) = (
+            self.pipe(&format!("to-child-{n}"))?,
+            self.pipe(&format!("from-child-{n}"))?,
+        );
+        let env = serde_json::to_string(&ChildSetup {
+            to_child: to.clone(),
+            from_child: from.clone(),
+            setup: self.setup.clone(),
+        })
+        .map_err(|e| PrologError::Worker(e.to_string()))?;
+        let program = crate::worker::program().map_err(|e| PrologError::Worker(e.to_string()))?;
+        let child = Command::new(program)
+            .env(crate::worker::ROLE_VAR, "toplevel")
+            .env(TOP_VAR, env)
+            .stdin(Stdio::inherit())
+            .stdout(Stdio::inherit())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(io)?;
+        // Both ends of both pipes stay open here for the child's whole life (a read end of
+        // its own for the requests keeps the child's writes to it from failing).
+        let to_child = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&to)
+            .map_err(io)?;
+        let from_child = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&from)
+            .map_err(io)?;
+        let (tx, replies) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(from_child).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        self.running = Some(Running {
+            child,
+            pipes: [to, from],
+            to_child,
+            replies,
+        });
+        match self.wait(None, &mut |_| Key::Stop)? {
+            Some(Reply::Ready) => Ok(()),
+            _ => Err(PrologError::Worker("the top level did not start".into())),
+        }
+    }
+
+    /// Waits for the child's next reply, answering its questions with `key`; `None` when the
+    /// child died (killed by Ctrl-C) or `deadline` passed (then it is killed).
+    fn wait(
+        &mut self,
+        deadline: Option<Instant>,
+        key: &mut dyn FnMut(&mut Self) -> Key,
+    ) -> Result<Option<Reply>, PrologError> {
+        loop {
+            let Some(r) = self.running.as_mut() else {
+                return Ok(None);
+            };
+            let got = match deadline {
+                Some(d) => r
+                    .replies
+                    .recv_timeout(d.saturating_duration_since(Instant::now())),
+                None => r.replies.recv_timeout(Duration::from_millis(100)),
+            };
+            match got {
+                Ok(line) if line == "ask" => {
+                    let k = key(self);
+                    let word = match k {
+                        Key::Next => "next.",
+                        Key::All => "all.",
+                        Key::Stop => "stop.",
+                    };
+                    if let Some(r) = self.running.as_mut() {
+                        let _ = writeln!(r.to_child, "{word}").and_then(|_| r.to_child.flush());
+                    }
+                }
+                Ok(line) => {
+                    return serde_json::from_str(&line)
+                        .map(Some)
+                        .map_err(|e| PrologError::Protocol(format!("{e}: {line}")))
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    let dead = matches!(r.child.try_wait(), Ok(Some(_)));
+                    let late = deadline.is_some_and(|d| Instant::now() >= d);
+                    if dead || late {
+                        self.kill();
+                        return Ok(None);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.kill();
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut r) = self.running.take() {
+            let _ = r.child.kill();
+            let _ = r.child.wait();
+            for p in &r.pipes {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+
+    /// Runs `goal`, answering the child's "next answer?" questions with `key`, within
+    /// `timeout`. After an interrupt or a timeout a fresh engine gets the session's state back.
+    pub fn run(
+        &mut self,
+        goal: &str,
+        timeout: Option<Duration>,
+        key: &mut dyn FnMut(&mut Self) -> Key,
+    ) -> Result<Ended, PrologError> {
+        if self.running.is_none() {
+            self.restart()?;
+        }
+        let line = serde_json::to_string(&Request::Goal(goal.to_string(), true))
+            .map_err(|e| PrologError::Worker(e.to_string()))?;
+        if let Some(r) = self.running.as_mut() {
+            writeln!(r.to_child, "{line}")
+                .and_then(|_| r.to_child.flush())
+                .map_err(|e| PrologError::Worker(e.to_string()))?;
+        }
+        let deadline = timeout.map(|t| Instant::now() + t);
+        match self.wait(deadline, key)? {
+            Some(Reply::Done(r, state)) => {
+                if state.is_some() {
+                    self.state = state;
+                }
+                Ok(Ended::Done(r))
+            }
+            Some(Reply::Failed(e)) => Err(PrologError::Protocol(e)),
+            Some(Reply::Ready) => Err(PrologError::Protocol("ready".into())),
+            None => {
+                let late = deadline.is_some_and(|d| Instant::now() >= d);
+                self.restart()?;
+                Ok(if late {
+                    Ended::TimedOut
+                } else {
+                    Ended::Interrupted
+                })
+            }
+        }
+    }
+
+    /// A fresh child, given the session's state back.
+    fn restart(&mut self) -> Result<(), PrologError> {
+        self.kill();
+        self.spawn()?;
+        if let Some(state) = self.state.clone() {
+            let line = serde_json::to_string(&Request::Restore(state))
+                .map_err(|e| PrologError::Worker(e.to_string()))?;
+            if let Some(r) = self.running.as_mut() {
+                writeln!(r.to_child, "{line}")
+                    .and_then(|_| r.to_child.flush())
+                    .map_err(|e| PrologError::Worker(e.to_string()))?;
+            }
+            let _ = self.wait(None, &mut |_| Key::Stop)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for TopProcess {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
