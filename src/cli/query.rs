@@ -197,7 +197,7 @@ fn terminal_key() -> Key {
 
 /// The history file: `kenken/history` in the user's data directory.
 fn history_file() -> Option<PathBuf> {
-    dirs_next::data_dir().map(|d| d.join("kenken").join("history"))
+    dirs::data_dir().map(|d| d.join("kenken").join("history"))
 }
 
 /// Reads one goal, which may span lines, up to its final `.`; `None` at the end of input.
