@@ -12,7 +12,9 @@
 //!   `plain_kenken/3` in this thread, and the same in a killable worker process.
 //! - [`native`]: the native solver (candidate bitsets, cage tables, propagation, search).
 //! - `prolog` (feature `prolog`): `prolog/kenken.pl` in an embedded Scryer Prolog, and
-//!   `worker`, the child processes that bound its work.
+//!   `worker`, the child processes that bound its work; `judge` (feature `prolog`): anyone's
+//!   `kenken.pl` (GNU Prolog dialect too) run on the spec's examples and random puzzles and
+//!   compared with the native solver.
 //! - [`render`]: grids drawn for a person; [`cage`]: which values a cage can hold;
 //!   [`rng`]: the seeded generator behind random puzzles; [`random`]: the random benchmark
 //!   puzzles (uniform Latin squares cut into cages).
@@ -49,6 +51,8 @@ pub mod cage;
 pub mod engine;
 pub mod format;
 pub mod generate;
+#[cfg(feature = "prolog")]
+pub mod judge;
 pub mod logic;
 pub mod native;
 #[cfg(feature = "prolog")]

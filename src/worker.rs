@@ -208,6 +208,11 @@ impl Worker {
         Ok(self.running.insert(running))
     }
 
+    /// Whether a child runs (it stops after a timeout or a crash).
+    pub(crate) fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
     /// Stops the child, if one runs.
     pub(crate) fn stop(&mut self) {
         if let Some(mut r) = self.running.take() {

@@ -17,6 +17,7 @@ mod cage;
 mod generate;
 mod grade;
 mod hint;
+mod judge;
 mod query;
 mod solve;
 
@@ -122,6 +123,16 @@ enum Command {
     Grade(grade::GradeArgs),
     /// The next deduction in words, or every step to the solution.
     Hint(hint::HintArgs),
+    /// Check anyone's kenken.pl (GNU Prolog dialect too) against the spec and the native
+    /// solver.
+    ///
+    /// The file is loaded in a Prolog engine of its own (not with our kenken.pl). Each case
+    /// runs in a killable process under --timeout and is compared with every answer the native
+    /// solver finds: the set (missing and extra grids), duplicates, the spec's order (row by
+    /// row, smallest first) and the count. Verdicts: pass, wrong, order, duplicate, timeout,
+    /// skipped, error, halted, crashed. Exit code: 0 every case passes, 1 a case fails, 2 the
+    /// file cannot be loaded (its syntax errors are listed by line) or usage, 3 only timeouts.
+    Judge(judge::JudgeArgs),
 }
 
 /// `n` and the noun, singular or plural as `n` asks: `1 solution`, `2 solutions`.
@@ -273,6 +284,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Generate(args) => generate::run(args),
         Command::Grade(args) => grade::run(args),
         Command::Hint(args) => hint::run(args),
+        Command::Judge(args) => judge::run(args),
     }
 }
 

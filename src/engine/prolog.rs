@@ -218,6 +218,9 @@ pub(crate) fn serve_worker(role: &str) -> Option<Handler> {
     if role == "query" {
         return Some(crate::prolog::query_worker());
     }
+    if role == crate::judge::SCRYER_ROLE {
+        return Some(crate::judge::scryer_worker());
+    }
     let kind = EngineKind::ALL
         .into_iter()
         .find(|&k| self::role(k) == role)?;

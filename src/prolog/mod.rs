@@ -82,7 +82,7 @@ pub enum Outcome {
 }
 
 /// Which of the two solvers of `kenken.pl` to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Predicate {
     /// `kenken/3` (CLP(FD)).
     Fd,

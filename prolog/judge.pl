@@ -1,0 +1,160 @@
+/*  judge.pl -- loads and runs a judged kenken.pl for `kenken judge` (not part of the homework
+    contract).
+
+    Consulted into `user` of a fresh engine before the judged file (after the GNU Prolog layer,
+    gnu.pl, for a GNU-dialect file), with no other library: every name here starts with kk_judge_,
+    so the judged file's own predicates (transpose/2, member/2, ...) cannot clash with it, and it
+    uses no library predicate a judged file could redefine.
+
+    kk_judge_load(+FileChars, -Result)
+      Reads the file term by term first (running the op/3, use_module/1,2, ensure_loaded/1 and
+      set_prolog_flag/2 directives it meets, so the file's own operators parse), to find every
+      syntax error with its line; then consults it. Result is
+        loaded                 the file is loaded;
+        syntax_errors(Es)      Es: the first errors, each error(Line, MessageChars);
+        error(MessageChars)    it could not be opened or consulted.
+    kk_judge_solve(+CaseChars, +N, +Max, -Result)
+      CaseChars is the text of kk_case(T, Goal): Goal is run in user and, for each answer, T is
+      checked to be an N x N grid of small integers (acyclic, proper lists) before it leaves the
+      engine. At most Max answers are collected, leaving no choice point. Result is
+        answers(As, Status)    As: grid(T) or bad(TextChars) per answer, in order; Status is
+                               complete, limit (more than Max answers), halted(Code) (the goal
+                               called halt/0,1), unsupported(Text) (it called a GNU built-in
+                               the layer lacks, Text names it as Name/Arity), or exception(TextChars).
+*/
+
+:- use_module(library(charsio)).
+:- use_module(library(iso_ext)).
+
+% halt/0,1 in the judged file's clauses end its case, not the engine: the engine embedded in
+% a library cannot stop its process cleanly.
+goal_expansion(halt, throw(kk_judge_halt(0))).
+goal_expansion(halt(Code), throw(kk_judge_halt(Code))).
+
+% At most this many syntax errors are reported (reading resumes after each one).
+kk_judge_max_errors(10).
+
+kk_judge_load(FileText, Result) :-
+    % the GNU layer reads double-quoted text as codes, as GNU Prolog does
+    (   FileText = [C | _], integer(C) -> atom_codes(File, FileText)
+    ;   atom_chars(File, FileText)
+    ),
+    catch(kk_judge_syntax(File, Errors), E, (kk_judge_text(E, T), Errors = failed(T))),
+    (   Errors = failed(T) -> Result = error(T)
+    ;   Errors = [_ | _] -> Result = syntax_errors(Errors)
+    ;   catch(consult(File), E2, true),
+        % the judged file is read; the host's queries are read with Scryer's flag
+        set_prolog_flag(double_quotes, chars),
+        (   var(E2) -> Result = loaded
+        ;   kk_judge_text(E2, T2), Result = error(T2)
+        )
+    ).
+
+% kk_judge_syntax(+File, -Errors): the file's syntax errors, each error(Line, Message).
+kk_judge_syntax(File, Errors) :-
+    setup_call_cleanup(open(File, read, S),
+                       ( kk_judge_max_errors(Max), kk_judge_read_all(S, Max, Errors) ),
+                       close(S)).
+
+kk_judge_read_all(S, Left, Errors) :-
+    catch(read_term(S, Term, []), E, true),
+    (   nonvar(E)
+    ->  kk_judge_syntax_error(E, Error),
+        Errors = [Error | Errors1],
+        Left1 is Left - 1,
+        (   Left1 =:= 0 -> Errors1 = []
+        ;   kk_judge_read_all(S, Left1, Errors1)
+        )
+    ;   Term == end_of_file
+    ->  Errors = []
+    ;   kk_judge_directive(Term),
+        kk_judge_read_all(S, Left, Errors)
+    ).
+
+kk_judge_syntax_error(error(syntax_error(What), _:Line), error(Line, Text)) :-
+    integer(Line),
+    !,
+    kk_judge_text(What, Text).
+kk_judge_syntax_error(E, error(0, Text)) :-
+    kk_judge_text(E, Text).
+
+% The directives that change how the rest of the file is read are run while reading it.
+kk_judge_directive(Term) :-
+    (   nonvar(Term), Term = (:- D), nonvar(D), kk_judge_reading_directive(D)
+    ->  catch(call(D), _, true)
+    ;   true
+    ).
+
+kk_judge_reading_directive(op(_, _, _)).
+kk_judge_reading_directive(use_module(_)).
+kk_judge_reading_directive(use_module(_, _)).
+kk_judge_reading_directive(ensure_loaded(_)).
+kk_judge_reading_directive(set_prolog_flag(double_quotes, _)).
+
+kk_judge_solve(CaseChars, N, Max, answers(As, Status)) :-
+    read_term_from_chars(CaseChars, kk_case(T, Goal), []),
+    Max1 is Max + 1,
+    catch(( findall(A, kk_judge_nth(Goal, T, N, Max1, A), As0), Status0 = done ),
+          Ball,
+          ( As0 = [], kk_judge_ball(Ball, Status0) )),
+    (   Status0 == done
+    ->  kk_judge_take(As0, Max, As, Status)
+    ;   As = As0, Status = Status0
+    ).
+
+kk_judge_nth(Goal, T, N, Max1, A) :-
+    call_nth(user:Goal, K),
+    kk_judge_answer(T, N, A),
+    (   K >= Max1 -> ! ; true ).
+
+% kk_judge_take(+As0, +Max, -As, -Status): at most Max answers; limit when there were more.
+kk_judge_take([], _, [], complete).
+kk_judge_take([A | As0], Max, As, Status) :-
+    (   Max =:= 0
+    ->  As = [], Status = limit
+    ;   As = [A | As1],
+        Max1 is Max - 1,
+        kk_judge_take(As0, Max1, As1, Status)
+    ).
+
+kk_judge_ball(kk_judge_halt(Code), halted(Code)) :- !.
+kk_judge_ball(error(existence_error(procedure, PI), _), unsupported(Text)) :-
+    catch(user:kk_gnu_unsupported(PI), _, fail),
+    !,
+    kk_judge_text(PI, Text).
+kk_judge_ball(Ball, exception(Text)) :-
+    kk_judge_text(Ball, Text).
+
+% kk_judge_answer(+T, +N, -A): grid(T) when T is an N x N grid of integers in 0..1000000.
+kk_judge_answer(T, N, A) :-
+    (   acyclic_term(T), kk_judge_rows(T, N, N)
+    ->  A = grid(T)
+    ;   acyclic_term(T)
+    ->  kk_judge_text(T, Text), A = bad(Text)
+    ;   A = bad("a cyclic term")
+    ).
+
+kk_judge_rows(Rows, K, N) :-
+    (   K =:= 0
+    ->  Rows == []
+    ;   nonvar(Rows), Rows = [Row | Rows1],
+        kk_judge_row(Row, N),
+        K1 is K - 1,
+        kk_judge_rows(Rows1, K1, N)
+    ).
+
+kk_judge_row(Row, K) :-
+    (   K =:= 0
+    ->  Row == []
+    ;   nonvar(Row), Row = [X | Row1],
+        integer(X), X >= 0, X =< 1000000,
+        K1 is K - 1,
+        kk_judge_row(Row1, K1)
+    ).
+
+% A term as a short text (deep or long terms are cut with ...).
+kk_judge_text(Term, Chars) :-
+    (   acyclic_term(Term)
+    ->  write_term_to_chars(Term, [quoted(true), max_depth(12)], Chars)
+    ;   Chars = "a cyclic term"
+    ).

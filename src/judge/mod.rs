@@ -1,0 +1,446 @@
+//! `kenken judge`: anyone's `kenken.pl` checked against the spec and the native solver.
+//!
+//! A judged file is loaded in an engine of its own (without our `kenken.pl`): the embedded Scryer
+//! Prolog with, for a file written for GNU Prolog, a compatibility layer (`prolog/gnu.pl`), or
+//! the real GNU Prolog when it is installed. Each [`Case`] (a goal binding `T` and every answer
+//! it must give, in the spec's order, from the native solver) runs under a wall-clock limit in a
+//! killable process, and gets a [`Verdict`]: a looping, halting or crashing solution costs only
+//! its case. Once a predicate times out on a size, its larger cases are skipped.
+//!
+//! ```no_run
+//! use kenken::judge::{judge, Config};
+//! kenken::worker::init();
+//! let judgement = judge(std::path::Path::new("kenken.pl"), &Config::default(), |_| {}).unwrap();
+//! println!("{} cases, {} passed", judgement.cases.len(), judgement.count(kenken::judge::Verdict::Pass));
+//! ```
+
+mod dialect;
+pub mod gprolog;
+mod scryer;
+pub mod suite;
+mod verdict;
+
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+pub use dialect::{detect, Dialect};
+pub(crate) use scryer::{worker as scryer_worker, ROLE as SCRYER_ROLE};
+pub use suite::Case;
+pub use verdict::{Answer, CaseReport, End, Run, Verdict};
+
+use crate::format::Entry;
+use crate::prolog::Predicate;
+
+/// The least time allowed for loading the judged file (its engine's start-up included).
+pub(crate) const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The Prolog system a judged file runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum System {
+    /// The embedded Scryer Prolog (with the GNU layer for a GNU-dialect file).
+    Scryer,
+    /// The real GNU Prolog (`gprolog` on the `PATH`).
+    Gprolog,
+}
+
+impl System {
+    /// The system's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            System::Scryer => "scryer",
+            System::Gprolog => "gprolog",
+        }
+    }
+}
+
+/// Which cases to run.
+#[derive(Debug, Clone)]
+pub enum Suite {
+    /// The spec's examples, as the spec writes them.
+    Spec,
+    /// The spec's examples, edge cases of the spec's terms and random puzzles of sizes 1 to the
+    /// maximum size.
+    Standard,
+    /// The puzzles of a file.
+    Puzzles(Vec<Entry>),
+}
+
+/// How to judge.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The Prolog system; `None`: GNU Prolog for a GNU-dialect file when `gprolog` is installed,
+    /// else Scryer.
+    pub system: Option<System>,
+    /// The dialect; `None`: detected from the file.
+    pub dialect: Option<Dialect>,
+    /// The predicates judged.
+    pub predicates: Vec<Predicate>,
+    /// The cases.
+    pub suite: Suite,
+    /// The largest grid run; `None`: 7 under Scryer, 9 under GNU Prolog.
+    pub max_size: Option<usize>,
+    /// Wall-clock limit per case (and for loading the file).
+    pub timeout: Duration,
+    /// Cases run at once, each in an engine of its own.
+    pub jobs: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            system: None,
+            dialect: None,
+            predicates: vec![Predicate::Fd, Predicate::Plain],
+            suite: Suite::Standard,
+            max_size: None,
+            timeout: Duration::from_secs(30),
+            jobs: 1,
+        }
+    }
+}
+
+/// Why a file could not be judged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JudgeError {
+    /// The file has syntax errors: (line, message) each; the first one's line is exact.
+    #[error("{}", syntax_text(.file, .errors))]
+    Syntax {
+        /// The file.
+        file: String,
+        /// The errors found, by line.
+        errors: Vec<(usize, String)>,
+    },
+    /// The file could not be loaded.
+    #[error("{file}: cannot be loaded: {why}")]
+    Load {
+        /// The file.
+        file: String,
+        /// Why.
+        why: String,
+    },
+    /// GNU Prolog was asked for and is not installed.
+    #[error("gprolog is not installed (or not on the PATH): install GNU Prolog, or judge with --prolog scryer")]
+    NoGprolog,
+    /// Reading the file or writing scratch files failed.
+    #[error("{0}")]
+    Io(String),
+}
+
+fn syntax_text(file: &str, errors: &[(usize, String)]) -> String {
+    // Only the first error's line is sure: after an error Scryer's reader may count lines short.
+    let Some((line, message)) = errors.first() else {
+        return format!("{file}: syntax error");
+    };
+    let more = match errors.len() {
+        1 => String::new(),
+        2 => " (and 1 more syntax error after it)".to_string(),
+        n => format!(" (and {} more syntax errors after it)", n - 1),
+    };
+    format!("{file}:{line}: syntax error: {message}{more}")
+}
+
+/// A file that loaded: what it printed to `user_error` meanwhile (warnings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    /// The loader's and the file's warnings.
+    pub warnings: String,
+}
+
+/// Runs a judged file's cases: one engine, loaded once (and again after a kill).
+pub(crate) trait Backend: Send {
+    /// Loads the file; fails with its syntax errors or why it does not load.
+    fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError>;
+    /// Runs one case, asking for at most `max` answers, within `timeout`.
+    fn run(&mut self, case: &Case, max: usize, timeout: Duration) -> Run;
+}
+
+/// The outcome of judging a file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Judgement {
+    /// The file judged.
+    pub file: String,
+    /// The Prolog system the file ran in.
+    pub system: System,
+    /// The file's dialect.
+    pub dialect: Dialect,
+    /// Whether the dialect was detected (not chosen).
+    pub dialect_detected: bool,
+    /// The largest grid run.
+    pub max_size: usize,
+    /// The suite: `spec`, `standard`, or the puzzles' file.
+    pub suite: String,
+    /// What the loader and the file wrote to `user_error` while loading.
+    pub warnings: String,
+    /// Every case, in the order run.
+    pub cases: Vec<CaseReport>,
+    /// Things a reader should know (what was left out and why).
+    pub notes: Vec<String>,
+    /// Wall-clock time of the whole judgement, in seconds.
+    pub elapsed_s: f64,
+}
+
+impl Judgement {
+    /// How many cases got `verdict`.
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.cases.iter().filter(|c| c.verdict == verdict).count()
+    }
+
+    /// The exit code: 0 every case passes, 1 a case fails, 3 only timeouts (or skips).
+    pub fn exit_code(&self) -> i32 {
+        if self.cases.iter().any(|c| c.verdict.is_failure()) {
+            1
+        } else if self.cases.iter().all(|c| c.verdict == Verdict::Pass) {
+            0
+        } else {
+            3
+        }
+    }
+
+    /// The summary line: counts per verdict.
+    pub fn summary(&self) -> String {
+        let counts: Vec<String> = Verdict::ALL
+            .iter()
+            .map(|&v| (v, self.count(v)))
+            .filter(|&(_, n)| n > 0)
+            .map(|(v, n)| format!("{n} {v}"))
+            .collect();
+        format!(
+            "{}: {}: {} ({:.1} s, {}, {} dialect)",
+            self.file,
+            verdict::plural(self.cases.len(), "case"),
+            if counts.is_empty() {
+                "none run".to_string()
+            } else {
+                counts.join(", ")
+            },
+            self.elapsed_s,
+            self.system.name(),
+            self.dialect.name()
+        )
+    }
+
+    /// `plain_kenken/3`'s time beside `kenken/3`'s on the cases both passed, as a sentence.
+    pub fn plain_vs_fd(&self) -> Option<String> {
+        let time = |p: Predicate| -> HashMap<&str, f64> {
+            self.cases
+                .iter()
+                .filter(|c| c.predicate == p.name() && c.verdict == Verdict::Pass)
+                .filter_map(|c| Some((c.case.as_str(), c.elapsed_ms?)))
+                .collect()
+        };
+        let (fd, plain) = (time(Predicate::Fd), time(Predicate::Plain));
+        let both: Vec<(&str, f64, f64)> = plain
+            .iter()
+            .filter_map(|(name, &p)| Some((*name, fd.get(name).copied()?, p)))
+            .collect();
+        if both.is_empty() {
+            return None;
+        }
+        let fd_total: f64 = both.iter().map(|b| b.1).sum();
+        let plain_total: f64 = both.iter().map(|b| b.2).sum();
+        let n = both.len();
+        if fd_total.min(plain_total) < 1.0 {
+            return Some(format!(
+                "on the {n} cases both passed, plain_kenken/3 took {plain_total:.1} ms in all \
+                 and kenken/3 {fd_total:.1} ms (too short to compare)"
+            ));
+        }
+        let (faster, slower, ratio) = if plain_total <= fd_total {
+            ("plain_kenken/3", "kenken/3", fd_total / plain_total)
+        } else {
+            ("kenken/3", "plain_kenken/3", plain_total / fd_total)
+        };
+        Some(format!(
+            "on the {n} cases both passed, plain_kenken/3 took {plain_total:.1} ms in all and \
+             kenken/3 {fd_total:.1} ms: {faster} is {ratio:.1} times as fast as {slower}"
+        ))
+    }
+}
+
+/// Judges `file` as `config` says, calling `on_case` as each case is judged (in the order they
+/// finish). Fails when the file cannot be loaded (syntax errors name file and line).
+pub fn judge(
+    file: &Path,
+    config: &Config,
+    mut on_case: impl FnMut(&CaseReport) + Send,
+) -> Result<Judgement, JudgeError> {
+    let start = Instant::now();
+    let text = std::fs::read(file)
+        .map_err(|e| JudgeError::Io(format!("{}: cannot be read: {e}", file.display())))?;
+    let (dialect, dialect_detected) = match config.dialect {
+        Some(d) => (d, false),
+        None => (detect(&String::from_utf8_lossy(&text)), true),
+    };
+    let system = match config.system {
+        Some(System::Gprolog) if !gprolog::available() => return Err(JudgeError::NoGprolog),
+        Some(s) => s,
+        None if dialect == Dialect::Gnu && gprolog::available() => System::Gprolog,
+        None => System::Scryer,
+    };
+    let absolute = std::path::absolute(file)
+        .map_err(|e| JudgeError::Io(format!("{}: {e}", file.display())))?;
+    let max_size = config.max_size.unwrap_or(match system {
+        System::Scryer => 7,
+        System::Gprolog => 9,
+    });
+    let mut notes = Vec::new();
+    let items = match &config.suite {
+        Suite::Spec => suite::spec_items(),
+        Suite::Standard => {
+            let mut items = suite::spec_items();
+            items.extend(suite::edge_items());
+            items.extend(suite::random_items(max_size));
+            items
+        }
+        Suite::Puzzles(entries) => entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| suite::Item {
+                name: e
+                    .puzzle
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("puzzle {} (line {})", i + 1, e.line)),
+                puzzle: e.puzzle.clone(),
+                given: Vec::new(),
+            })
+            .collect(),
+    };
+    let wanted = items.len();
+    let items: Vec<_> = items
+        .into_iter()
+        .filter(|i| i.puzzle.size <= max_size)
+        .collect();
+    if items.len() < wanted {
+        notes.push(format!(
+            "{} puzzles larger than {max_size}x{max_size} left out (--max-size)",
+            wanted - items.len()
+        ));
+    }
+    let cases = suite::cases(&items, &config.predicates);
+    if items.len() * config.predicates.len() > cases.len() {
+        if config.predicates.contains(&Predicate::Plain) {
+            notes.push(format!(
+                "plain_kenken/3 is run on grids up to {0}x{0} (plain enumeration of larger \
+                 ones may take hours)",
+                suite::PLAIN_MAX_SIZE
+            ));
+        }
+        let unlisted = items
+            .iter()
+            .filter(|i| suite::expected(&i.puzzle).is_none())
+            .count();
+        if unlisted > 0 {
+            notes.push(format!(
+                "{unlisted} puzzles left out: invalid, or more than {} answers",
+                suite::MAX_EXPECTED
+            ));
+        }
+    }
+    let open = |_: usize| -> Result<Box<dyn Backend>, JudgeError> {
+        Ok(match system {
+            System::Scryer => Box::new(scryer::ScryerBackend::new(&absolute, dialect)),
+            System::Gprolog => Box::new(gprolog::GprologBackend::new(&absolute)?),
+        })
+    };
+    let mut first = open(0)?;
+    let loaded = first.load(config.timeout.max(LOAD_TIMEOUT))?;
+    let jobs = config.jobs.clamp(1, cases.len().max(1));
+    let mut backends = vec![first];
+    for i in 1..jobs {
+        backends.push(open(i)?);
+    }
+    let reports = run_cases(&cases, backends, config.timeout, &mut on_case);
+    let skipped = reports
+        .iter()
+        .filter(|r| r.verdict == Verdict::Skipped)
+        .count();
+    if skipped > 0 {
+        notes.push(format!(
+            "{skipped} cases skipped: their predicate timed out on a smaller grid"
+        ));
+    }
+    Ok(Judgement {
+        file: file.display().to_string(),
+        system,
+        dialect,
+        dialect_detected,
+        max_size,
+        suite: match &config.suite {
+            Suite::Spec => "spec".into(),
+            Suite::Standard => "standard".into(),
+            Suite::Puzzles(_) => "puzzles".into(),
+        },
+        warnings: loaded.warnings,
+        cases: reports,
+        notes,
+        elapsed_s: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Runs `cases` on the backends (one thread each), skipping a predicate's cases larger than one
+/// it timed out on. Reports come back in the cases' order.
+fn run_cases(
+    cases: &[Case],
+    backends: Vec<Box<dyn Backend>>,
+    timeout: Duration,
+    on_case: &mut (dyn FnMut(&CaseReport) + Send),
+) -> Vec<CaseReport> {
+    struct Shared<'a> {
+        queue: VecDeque<usize>,
+        /// Per predicate, the smallest size that timed out.
+        timed_out: HashMap<Predicate, usize>,
+        reports: Vec<Option<CaseReport>>,
+        on_case: &'a mut (dyn FnMut(&CaseReport) + Send),
+    }
+    let shared = Mutex::new(Shared {
+        queue: (0..cases.len()).collect(),
+        timed_out: HashMap::new(),
+        reports: vec![None; cases.len()],
+        on_case,
+    });
+    std::thread::scope(|scope| {
+        for mut backend in backends {
+            let shared = &shared;
+            scope.spawn(move || loop {
+                let (i, skip) = {
+                    let Ok(mut s) = shared.lock() else { return };
+                    let Some(i) = s.queue.pop_front() else { return };
+                    let c = &cases[i];
+                    let skip = s
+                        .timed_out
+                        .get(&c.predicate)
+                        .filter(|&&n| c.size > n)
+                        .map(|&n| format!("{}/3 timed out on a {n}x{n} grid", c.predicate.name()));
+                    (i, skip)
+                };
+                let c = &cases[i];
+                let report = match skip {
+                    Some(why) => CaseReport::skipped(c, why),
+                    None => {
+                        let run = backend.run(c, verdict::answers_wanted(c), timeout);
+                        verdict::judge(c, &run)
+                    }
+                };
+                let Ok(mut s) = shared.lock() else { return };
+                if report.verdict == Verdict::Timeout {
+                    let n = s.timed_out.entry(c.predicate).or_insert(c.size);
+                    *n = (*n).min(c.size);
+                }
+                (s.on_case)(&report);
+                s.reports[i] = Some(report);
+            });
+        }
+    });
+    let reports = shared.into_inner().map(|s| s.reports).unwrap_or_default();
+    reports
+        .into_iter()
+        .zip(cases)
+        .map(|(r, c)| r.unwrap_or_else(|| CaseReport::skipped(c, "not run".into())))
+        .collect()
+}

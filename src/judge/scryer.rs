@@ -1,0 +1,446 @@
+//! The Scryer backend: the judged file in an embedded Scryer Prolog of its own, in a worker
+//! process ([`crate::worker`], role `judge`) that is killed when a case's time is up and started
+//! again (the file loaded again) for the next case.
+//!
+//! The engine has `prolog/judge.pl` (loading with syntax errors by line, `halt` turned into an
+//! exception, bounded and checked answers) and, for a GNU-dialect file, the GNU Prolog layer
+//! `prolog/gnu.pl`; not our `kenken.pl`.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, StreamConfig, Term};
+use serde::{Deserialize, Serialize};
+
+use super::verdict::{Answer, End, Run};
+use super::{Backend, Dialect, JudgeError, Loaded};
+use crate::prolog::{chars_of, quote, term_text, term_to_grid};
+use crate::worker::Worker;
+
+/// The judge's Prolog side.
+pub const JUDGE_PL: &str = include_str!("../../prolog/judge.pl");
+/// The GNU Prolog compatibility layer.
+pub const GNU_PL: &str = include_str!("../../prolog/gnu.pl");
+
+/// The worker role that serves the judge.
+pub(crate) const ROLE: &str = "judge";
+
+/// At most this much of what the judged file writes to `user_error` while loading is kept.
+const MAX_WARNINGS: usize = 4096;
+
+#[derive(Serialize, Deserialize)]
+enum Request {
+    Load {
+        file: PathBuf,
+        dialect: Dialect,
+    },
+    Solve {
+        case: String,
+        size: usize,
+        max: usize,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
+enum WireAnswer {
+    Grid(Vec<Vec<u32>>),
+    Bad(String),
+}
+
+#[derive(Serialize, Deserialize)]
+enum WireEnd {
+    Complete,
+    Limit,
+    Exception(String),
+    Unsupported(String),
+    Halted(i64),
+}
+
+#[derive(Serialize, Deserialize)]
+enum Reply {
+    Loaded {
+        warnings: String,
+    },
+    SyntaxErrors(Vec<(u64, String)>),
+    LoadFailed(String),
+    Answers {
+        answers: Vec<WireAnswer>,
+        end: WireEnd,
+        elapsed_ms: f64,
+    },
+    Failed(String),
+}
+
+/// A judged file in Scryer, one worker process at a time.
+pub(crate) struct ScryerBackend {
+    file: PathBuf,
+    dialect: Dialect,
+    worker: Worker,
+}
+
+impl ScryerBackend {
+    /// The backend for `file` (not started yet).
+    pub(crate) fn new(file: &Path, dialect: Dialect) -> ScryerBackend {
+        ScryerBackend {
+            file: file.to_path_buf(),
+            dialect,
+            worker: Worker::new(ROLE),
+        }
+    }
+
+    fn request(&mut self, r: &Request, timeout: Duration) -> Result<Option<Reply>, String> {
+        let line = serde_json::to_string(r).map_err(|e| e.to_string())?;
+        match self.worker.request(&line, Some(timeout)) {
+            Err(e) => Err(e.to_string()),
+            Ok(None) => Ok(None),
+            Ok(Some(reply)) => serde_json::from_str(&reply)
+                .map(Some)
+                .map_err(|e| format!("bad reply from the judge's worker: {e}")),
+        }
+    }
+}
+
+impl Backend for ScryerBackend {
+    fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError> {
+        let file = self.file.display().to_string();
+        let load = Request::Load {
+            file: self.file.clone(),
+            dialect: self.dialect,
+        };
+        match self.request(&load, timeout) {
+            Ok(Some(Reply::Loaded { warnings })) => Ok(Loaded { warnings }),
+            Ok(Some(Reply::SyntaxErrors(errors))) => {
+                self.worker.stop();
+                Err(JudgeError::Syntax {
+                    file,
+                    errors: errors.into_iter().map(|(l, m)| (l as usize, m)).collect(),
+                })
+            }
+            Ok(Some(Reply::LoadFailed(why))) | Ok(Some(Reply::Failed(why))) => {
+                self.worker.stop();
+                Err(JudgeError::Load { file, why })
+            }
+            Ok(Some(Reply::Answers { .. })) => Err(JudgeError::Load {
+                file,
+                why: "the judge's worker answered out of turn".into(),
+            }),
+            Ok(None) => Err(JudgeError::Load {
+                file,
+                why: format!(
+                    "loading did not end within {} s (does a directive loop?)",
+                    timeout.as_secs_f64()
+                ),
+            }),
+            Err(why) => Err(JudgeError::Load { file, why }),
+        }
+    }
+
+    fn run(&mut self, case: &super::suite::Case, max: usize, timeout: Duration) -> Run {
+        let crashed = |why: String| Run {
+            answers: Vec::new(),
+            end: End::Crashed(why),
+            elapsed: Duration::ZERO,
+        };
+        if !self.worker.is_running() {
+            // a fresh worker after a timeout or a crash: the file was loaded fine before
+            if let Err(e) = self.load(super::LOAD_TIMEOUT.max(timeout)) {
+                return crashed(format!("loading the file again failed: {e}"));
+            }
+        }
+        let solve = Request::Solve {
+            case: format!("kk_case(T, ({})).", case.goal),
+            size: case.size,
+            max,
+        };
+        match self.request(&solve, timeout) {
+            Ok(None) => Run {
+                answers: Vec::new(),
+                end: End::Timeout,
+                elapsed: timeout,
+            },
+            Ok(Some(Reply::Answers {
+                answers,
+                end,
+                elapsed_ms,
+            })) => Run {
+                answers: answers
+                    .into_iter()
+                    .map(|a| match a {
+                        WireAnswer::Grid(g) => Answer::Grid(g),
+                        WireAnswer::Bad(t) => Answer::Bad(t),
+                    })
+                    .collect(),
+                end: match end {
+                    WireEnd::Complete => End::Complete,
+                    WireEnd::Limit => End::Limit,
+                    WireEnd::Exception(e) => End::Exception(e),
+                    WireEnd::Unsupported(pi) => End::Unsupported(pi),
+                    WireEnd::Halted(c) => End::Halted(c),
+                },
+                elapsed: Duration::from_secs_f64(elapsed_ms.max(0.0) / 1000.0),
+            },
+            Ok(Some(Reply::Failed(why))) => {
+                self.worker.stop();
+                crashed(why)
+            }
+            Ok(Some(_)) => {
+                self.worker.stop();
+                crashed("the judge's worker answered out of turn".into())
+            }
+            Err(why) => crashed(why),
+        }
+    }
+}
+
+/// A sink for an engine's output stream that keeps at most `keep` bytes (none when 0).
+fn sink(kept: Arc<Mutex<Vec<u8>>>, keep: usize) -> OutputStreamConfig {
+    OutputStreamConfig::callback(Box::new(move |buf: &mut Cursor<Vec<u8>>| {
+        let bytes = std::mem::take(buf.get_mut());
+        buf.set_position(0);
+        if let Ok(mut k) = kept.lock() {
+            let room = keep.saturating_sub(k.len());
+            k.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        }
+    }))
+}
+
+/// The engine of a judge worker.
+struct Judged {
+    machine: Machine,
+    warnings: Arc<Mutex<Vec<u8>>>,
+}
+
+/// Runs `query` (text that parses) and returns its binding of `R`.
+fn result_of(machine: &mut Machine, query: String) -> Result<Term, String> {
+    let mut result = None;
+    for a in machine.run_query(query) {
+        match a {
+            Ok(LeafAnswer::LeafAnswer { bindings, .. }) => {
+                if let Some(r) = bindings.get("R") {
+                    result.get_or_insert(r.clone());
+                }
+            }
+            Ok(LeafAnswer::False) | Ok(LeafAnswer::True) => {}
+            Ok(LeafAnswer::Exception(e)) | Err(e) => {
+                return Err(format!("the judge's wrapper failed: {}", term_text(&e)))
+            }
+        }
+    }
+    result.ok_or_else(|| "the judge's wrapper failed".to_string())
+}
+
+fn load(file: &Path, dialect: Dialect) -> (Option<Judged>, Reply) {
+    let warnings = Arc::new(Mutex::new(Vec::new()));
+    let streams = StreamConfig::in_memory()
+        .with_user_output(sink(Arc::new(Mutex::new(Vec::new())), 0))
+        .with_user_error(sink(warnings.clone(), MAX_WARNINGS));
+    let mut machine = MachineBuilder::default().with_streams(streams).build();
+    let program = match dialect {
+        Dialect::Gnu => format!("{JUDGE_PL}\n{GNU_PL}"),
+        Dialect::Scryer => JUDGE_PL.to_string(),
+    };
+    machine.consult_module_string("user", program);
+    if let Ok(mut w) = warnings.lock() {
+        w.clear();
+    }
+    let query = format!("kk_judge_load({}, R).", quote(&file.display().to_string()));
+    let r = match result_of(&mut machine, query) {
+        Ok(r) => r,
+        Err(e) => return (None, Reply::LoadFailed(e)),
+    };
+    let reply = match &r {
+        Term::Atom(a) if a == "loaded" => {
+            let text = warnings
+                .lock()
+                .map(|w| String::from_utf8_lossy(&w).into_owned())
+                .unwrap_or_default();
+            return (
+                Some(Judged { machine, warnings }),
+                Reply::Loaded { warnings: text },
+            );
+        }
+        Term::Compound(f, args) if f == "syntax_errors" && args.len() == 1 => {
+            let errors = list(&args[0])
+                .iter()
+                .filter_map(|e| match e {
+                    Term::Compound(f, a) if f == "error" && a.len() == 2 => {
+                        let line = match &a[0] {
+                            Term::Integer(i) => i.to_string().parse().unwrap_or(0),
+                            _ => 0,
+                        };
+                        Some((line, chars_of(&a[1]).unwrap_or_else(|| term_text(&a[1]))))
+                    }
+                    _ => None,
+                })
+                .collect();
+            Reply::SyntaxErrors(errors)
+        }
+        Term::Compound(f, args) if f == "error" && args.len() == 1 => {
+            Reply::LoadFailed(chars_of(&args[0]).unwrap_or_else(|| term_text(&args[0])))
+        }
+        other => Reply::LoadFailed(format!("unexpected load result {}", term_text(other))),
+    };
+    (None, reply)
+}
+
+fn list(t: &Term) -> &[Term] {
+    match t {
+        Term::List(items) => items,
+        _ => &[],
+    }
+}
+
+fn solve(judged: &mut Judged, case: &str, size: usize, max: usize) -> Reply {
+    let query = format!("kk_judge_solve({}, {size}, {max}, R).", quote(case));
+    let start = Instant::now();
+    let r = match result_of(&mut judged.machine, query) {
+        Ok(r) => r,
+        Err(e) => return Reply::Failed(e),
+    };
+    let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let bad = || Reply::Failed(format!("unexpected answer {}", term_text(&r)));
+    let Term::Compound(f, args) = &r else {
+        return bad();
+    };
+    if f != "answers" || args.len() != 2 {
+        return bad();
+    }
+    let mut answers = Vec::new();
+    for a in list(&args[0]) {
+        answers.push(match a {
+            Term::Compound(f, g) if f == "grid" && g.len() == 1 => {
+                match term_to_grid(&g[0], size) {
+                    Ok(grid) => WireAnswer::Grid(grid),
+                    Err(_) => WireAnswer::Bad(term_text(&g[0])),
+                }
+            }
+            Term::Compound(f, t) if f == "bad" && t.len() == 1 => {
+                WireAnswer::Bad(chars_of(&t[0]).unwrap_or_else(|| term_text(&t[0])))
+            }
+            _ => return bad(),
+        });
+    }
+    let text = |t: &Term| chars_of(t).unwrap_or_else(|| term_text(t));
+    let end = match &args[1] {
+        Term::Atom(a) if a == "complete" => WireEnd::Complete,
+        Term::Atom(a) if a == "limit" => WireEnd::Limit,
+        Term::Compound(f, a) if f == "halted" && a.len() == 1 => WireEnd::Halted(match &a[0] {
+            Term::Integer(i) => i.to_string().parse().unwrap_or(0),
+            _ => 0,
+        }),
+        Term::Compound(f, a) if f == "unsupported" && a.len() == 1 => {
+            WireEnd::Unsupported(text(&a[0]))
+        }
+        Term::Compound(f, a) if f == "exception" && a.len() == 1 => WireEnd::Exception(text(&a[0])),
+        _ => return bad(),
+    };
+    Reply::Answers {
+        answers,
+        end,
+        elapsed_ms,
+    }
+}
+
+/// The request handler of the `judge` worker role: a `Load` first, then `Solve`s.
+pub(crate) fn worker() -> crate::engine::Handler {
+    let mut judged: Option<Judged> = None;
+    Box::new(move |line: &str| {
+        let reply = match serde_json::from_str::<Request>(line) {
+            Err(e) => Reply::Failed(format!("bad request: {e}")),
+            Ok(Request::Load { file, dialect }) => {
+                let (j, reply) = load(&file, dialect);
+                judged = j;
+                reply
+            }
+            Ok(Request::Solve { case, size, max }) => match judged.as_mut() {
+                Some(j) => {
+                    if let Ok(mut w) = j.warnings.lock() {
+                        w.clear();
+                    }
+                    solve(j, &case, size, max)
+                }
+                None => Reply::Failed("no file is loaded".into()),
+            },
+        };
+        serde_json::to_string(&reply).unwrap_or_else(|_| r#"{"Failed":"unwritable reply"}"#.into())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `f` on a thread with the stack a worker has (Scryer recurses deeply).
+    fn big_stack(f: impl FnOnce() + Send + 'static) {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(f)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn the_gnu_layer_gives_what_gnu_prolog_gives() {
+        big_stack(|| {
+            let file = Path::new(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/judge/gnu_layer_checks.pl"
+            ));
+            let (judged, reply) = load(file, Dialect::Gnu);
+            assert!(matches!(reply, Reply::Loaded { .. }));
+            let mut judged = judged.unwrap();
+            // (a grid of size 0 is [], the only answer when every check holds)
+            match solve(&mut judged, "kk_case(T, (kk_checks_pass, T = [])).", 0, 2) {
+                Reply::Answers { answers, end, .. } => {
+                    assert!(matches!(end, WireEnd::Complete));
+                    assert_eq!(answers.len(), 1, "a check of gnu_layer_checks.pl fails");
+                }
+                _ => panic!("no answers"),
+            }
+        });
+    }
+
+    #[test]
+    fn halt_and_bad_answers_are_reported_not_obeyed() {
+        big_stack(|| {
+            let dir =
+                std::env::temp_dir().join(format!("kenken-judge-test-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = dir.join("k.pl");
+            std::fs::write(
+                &file,
+                "kenken(_, _, _) :- halt(4).\nplain_kenken(_, _, T) :- T = f(T).\n\
+                 p(T) :- T = [[1, _]].\n",
+            )
+            .unwrap();
+            let (judged, _) = load(&file, Dialect::Scryer);
+            let mut judged = judged.unwrap();
+            let reply = solve(&mut judged, "kk_case(T, kenken(1, [], T)).", 1, 4);
+            assert!(matches!(
+                reply,
+                Reply::Answers {
+                    end: WireEnd::Halted(4),
+                    ..
+                }
+            ));
+            let reply = solve(&mut judged, "kk_case(T, plain_kenken(1, [], T)).", 1, 4);
+            match reply {
+                Reply::Answers { answers, .. } => {
+                    assert!(matches!(&answers[..], [WireAnswer::Bad(t)] if t == "a cyclic term"))
+                }
+                _ => panic!("no answers"),
+            }
+            let reply = solve(&mut judged, "kk_case(T, p(T)).", 1, 4);
+            match reply {
+                Reply::Answers { answers, .. } => {
+                    assert!(matches!(&answers[..], [WireAnswer::Bad(t)] if t.starts_with("[[1,")))
+                }
+                _ => panic!("no answers"),
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        });
+    }
+}

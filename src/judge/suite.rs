@@ -1,0 +1,337 @@
+//! The cases a judged file is run on: the spec's examples as written, edge cases of the spec's
+//! terms, random puzzles of every size, or the puzzles of a file; each with every expected
+//! answer in the spec's order, from the native solver.
+
+use crate::format::prolog::cage_text;
+use crate::native::Solver;
+use crate::prolog::Predicate;
+use crate::puzzle::{Cage, Cell, Grid, Op, Puzzle};
+
+/// The largest number of answers a case may expect (a puzzle with more is left out of a suite).
+pub const MAX_EXPECTED: usize = 1000;
+
+/// The largest side `plain_kenken/3` is run on: plain enumeration of bigger grids may take
+/// hours even when it is right.
+pub const PLAIN_MAX_SIZE: usize = 4;
+
+/// One query the judged file answers: a goal binding `T`, and every answer it must give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// What the case is, for the report.
+    pub name: String,
+    /// The predicate under test.
+    pub predicate: Predicate,
+    /// The grid's side.
+    pub size: usize,
+    /// The goal, Prolog text without the final `.`, binding the variable `T`.
+    pub goal: String,
+    /// Every answer `T` must take, in the spec's order (row by row, lexicographic).
+    pub expected: Vec<Grid>,
+}
+
+/// A puzzle and what to call it, before it is made into cases.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// What the case is, for the report.
+    pub name: String,
+    /// The puzzle.
+    pub puzzle: Puzzle,
+    /// Rows of `T` given in the query (`None`: a variable), as in the spec's "T may contain
+    /// logical variables".
+    pub given: Vec<Option<Vec<u32>>>,
+}
+
+impl Item {
+    fn new(name: impl Into<String>, puzzle: Puzzle) -> Item {
+        Item {
+            name: name.into(),
+            puzzle,
+            given: Vec::new(),
+        }
+    }
+}
+
+/// The spec's 6x6 testcase.
+fn spec_6x6() -> Puzzle {
+    let c = Cell::new;
+    let cages = vec![
+        Cage::new(Op::Add, 11, vec![c(1, 1), c(2, 1)]),
+        Cage::new(Op::Div, 2, vec![c(1, 2), c(1, 3)]),
+        Cage::new(Op::Mul, 20, vec![c(1, 4), c(2, 4)]),
+        Cage::new(Op::Mul, 6, vec![c(1, 5), c(1, 6), c(2, 6), c(3, 6)]),
+        Cage::new(Op::Sub, 3, vec![c(2, 2), c(2, 3)]),
+        Cage::new(Op::Div, 3, vec![c(2, 5), c(3, 5)]),
+        Cage::new(Op::Mul, 240, vec![c(3, 1), c(3, 2), c(4, 1), c(4, 2)]),
+        Cage::new(Op::Mul, 6, vec![c(3, 3), c(3, 4)]),
+        Cage::new(Op::Mul, 6, vec![c(4, 3), c(5, 3)]),
+        Cage::new(Op::Add, 7, vec![c(4, 4), c(5, 4), c(5, 5)]),
+        Cage::new(Op::Mul, 30, vec![c(4, 5), c(4, 6)]),
+        Cage::new(Op::Mul, 6, vec![c(5, 1), c(5, 2)]),
+        Cage::new(Op::Add, 9, vec![c(5, 6), c(6, 6)]),
+        Cage::new(Op::Add, 8, vec![c(6, 1), c(6, 2), c(6, 3)]),
+        Cage::new(Op::Div, 2, vec![c(6, 4), c(6, 5)]),
+    ];
+    Puzzle::new(6, cages)
+}
+
+/// The spec's 4x4 example with six answers; `sub` is the difference of its two `-` cages (the
+/// spec's is 1).
+fn spec_4x4(sub: u64) -> Puzzle {
+    let c = Cell::new;
+    let cages = vec![
+        Cage::new(Op::Add, 6, vec![c(1, 1), c(1, 2), c(2, 1)]),
+        Cage::new(
+            Op::Mul,
+            96,
+            vec![c(1, 3), c(1, 4), c(2, 2), c(2, 3), c(2, 4)],
+        ),
+        Cage::new(Op::Sub, sub, vec![c(3, 1), c(3, 2)]),
+        Cage::new(Op::Sub, sub, vec![c(4, 1), c(4, 2)]),
+        Cage::new(Op::Add, 8, vec![c(3, 3), c(4, 3), c(4, 4)]),
+        Cage::new(Op::Mul, 2, vec![c(3, 4)]),
+    ];
+    Puzzle::new(4, cages)
+}
+
+/// The spec's examples, as the spec writes them.
+pub fn spec_items() -> Vec<Item> {
+    let mut partly = Item::new("spec 4x4, T partly given", spec_4x4(1));
+    partly.given = vec![None, Some(vec![3, 4, 2, 1]), None, None];
+    vec![
+        Item::new("spec: kenken(1, [], T)", Puzzle::new(1, Vec::new())),
+        Item::new("spec: kenken(2, [], T)", Puzzle::new(2, Vec::new())),
+        Item::new("spec: kenken(3, [], T)", Puzzle::new(3, Vec::new())),
+        Item::new("spec: kenken(4, [], T)", Puzzle::new(4, Vec::new())),
+        Item::new("spec 4x4 example (six answers)", spec_4x4(1)),
+        partly,
+        Item::new("spec 4x4 made unsatisfiable", spec_4x4(3)),
+        Item::new("spec 6x6 testcase", spec_6x6()),
+    ]
+}
+
+/// Cases at the edges of the spec's terms: N = 0, a difference of 0 and a quotient of 1 (cells
+/// in different rows and columns may be equal), squares listed in any order, one-square `*`.
+pub fn edge_items() -> Vec<Item> {
+    let c = Cell::new;
+    vec![
+        Item::new("N = 0", Puzzle::new(0, Vec::new())),
+        Item::new(
+            "difference 0, quotient 1",
+            Puzzle::new(
+                3,
+                vec![
+                    Cage::new(Op::Sub, 0, vec![c(1, 1), c(2, 2)]),
+                    Cage::new(Op::Div, 1, vec![c(1, 2), c(2, 3)]),
+                ],
+            ),
+        ),
+        Item::new(
+            "squares in any order, one-square *",
+            Puzzle::new(
+                4,
+                vec![
+                    Cage::new(Op::Sub, 3, vec![c(2, 1), c(1, 1)]),
+                    Cage::new(Op::Div, 2, vec![c(4, 4), c(3, 4)]),
+                    Cage::new(Op::Mul, 3, vec![c(2, 3)]),
+                    Cage::new(Op::Add, 7, vec![c(4, 2), c(3, 2), c(3, 3)]),
+                ],
+            ),
+        ),
+    ]
+}
+
+/// Random puzzles (uniform Latin squares cut into cages of one to four squares), two of each
+/// side from 1 to `max_size`, with at most [`MAX_EXPECTED`] answers each.
+pub fn random_items(max_size: usize) -> Vec<Item> {
+    let mut items = Vec::new();
+    for n in 1..=max_size {
+        let mut seed = 1;
+        let mut found = 0;
+        while found < 2 && seed < 50 {
+            let (p, _) = crate::random::puzzle(n, seed);
+            seed += 1;
+            if n > 1 && expected(&p).is_none() {
+                continue;
+            }
+            found += 1;
+            items.push(Item::new(format!("random {n}x{n} seed {}", seed - 1), p));
+        }
+    }
+    items
+}
+
+/// Every solution of `p` in the spec's order; `None` when there are more than
+/// [`MAX_EXPECTED`] or the puzzle is invalid.
+pub fn expected(p: &Puzzle) -> Option<Vec<Grid>> {
+    if p.size == 0 {
+        return p.cages.is_empty().then(|| vec![Vec::new()]);
+    }
+    let solutions = Solver::new(p).ok()?.solve(Some(MAX_EXPECTED + 1));
+    if !solutions.complete || solutions.grids.len() > MAX_EXPECTED {
+        return None;
+    }
+    let mut grids = solutions.grids;
+    grids.sort();
+    Some(grids)
+}
+
+/// The goal that asks `predicate` to solve `item`.
+pub fn goal(item: &Item, predicate: Predicate) -> String {
+    let cages: Vec<String> = item.puzzle.cages.iter().map(cage_text).collect();
+    let call = format!(
+        "{}({}, [{}], T)",
+        predicate.name(),
+        item.puzzle.size,
+        cages.join(", ")
+    );
+    if item.given.iter().all(Option::is_none) {
+        return call;
+    }
+    let rows: Vec<String> = item
+        .given
+        .iter()
+        .map(|r| match r {
+            Some(r) => format!(
+                "[{}]",
+                r.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+            ),
+            None => "_".into(),
+        })
+        .collect();
+    format!("T = [{}], {call}", rows.join(","))
+}
+
+/// The cases of `items` for `predicates` (plain enumeration only up to [`PLAIN_MAX_SIZE`]),
+/// smallest first for each predicate. Items whose answers cannot be listed are left out.
+pub fn cases(items: &[Item], predicates: &[Predicate]) -> Vec<Case> {
+    let mut out = Vec::new();
+    for &predicate in predicates {
+        let mut these: Vec<Case> = items
+            .iter()
+            .filter(|i| predicate == Predicate::Fd || i.puzzle.size <= PLAIN_MAX_SIZE)
+            .filter_map(|i| {
+                let mut expected = expected(&i.puzzle)?;
+                expected.retain(|g| {
+                    i.given
+                        .iter()
+                        .zip(g)
+                        .all(|(given, row)| given.as_ref().is_none_or(|r| r == row))
+                });
+                Some(Case {
+                    name: i.name.clone(),
+                    predicate,
+                    size: i.puzzle.size,
+                    goal: goal(i, predicate),
+                    expected,
+                })
+            })
+            .collect();
+        these.sort_by_key(|c| c.size);
+        out.extend(these);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case<'a>(cases: &'a [Case], name: &str) -> &'a Case {
+        cases.iter().find(|c| c.name == name).unwrap()
+    }
+
+    #[test]
+    fn the_spec_examples_expect_what_the_spec_says() {
+        let cases = cases(&spec_items(), &[Predicate::Fd]);
+        let counts: Vec<usize> = (1..=4)
+            .map(|n| {
+                case(&cases, &format!("spec: kenken({n}, [], T)"))
+                    .expected
+                    .len()
+            })
+            .collect();
+        assert_eq!(counts, vec![1, 2, 12, 576]);
+        assert_eq!(
+            case(&cases, "spec: kenken(2, [], T)").expected,
+            vec![vec![vec![1, 2], vec![2, 1]], vec![vec![2, 1], vec![1, 2]]]
+        );
+        let six = &case(&cases, "spec 4x4 example (six answers)").expected;
+        let text: Vec<String> = six.iter().map(|g| format!("{g:?}")).collect();
+        assert_eq!(
+            text.join("\n").replace(' ', ""),
+            "[[1,2,3,4],[3,4,2,1],[4,3,1,2],[2,1,4,3]]\n\
+             [[1,2,4,3],[3,4,2,1],[4,3,1,2],[2,1,3,4]]\n\
+             [[2,1,3,4],[3,4,2,1],[4,3,1,2],[1,2,4,3]]\n\
+             [[2,1,4,3],[3,4,2,1],[4,3,1,2],[1,2,3,4]]\n\
+             [[3,1,2,4],[2,4,3,1],[4,3,1,2],[1,2,4,3]]\n\
+             [[3,2,4,1],[1,4,2,3],[4,3,1,2],[2,1,3,4]]"
+        );
+        assert_eq!(
+            case(&cases, "spec 6x6 testcase").expected,
+            vec![vec![
+                vec![5, 6, 3, 4, 1, 2],
+                vec![6, 1, 4, 5, 2, 3],
+                vec![4, 5, 2, 3, 6, 1],
+                vec![3, 4, 1, 2, 5, 6],
+                vec![2, 3, 6, 1, 4, 5],
+                vec![1, 2, 5, 6, 3, 4],
+            ]]
+        );
+        let partly = case(&cases, "spec 4x4, T partly given");
+        assert_eq!(partly.expected, six[..4].to_vec());
+        assert!(partly
+            .goal
+            .starts_with("T = [_,[3,4,2,1],_,_], kenken(4, ["));
+        assert!(case(&cases, "spec 4x4 made unsatisfiable")
+            .expected
+            .is_empty());
+    }
+
+    #[test]
+    fn goals_use_the_spec_terms() {
+        let cases = cases(&spec_items(), &[Predicate::Plain]);
+        assert_eq!(
+            case(&cases, "spec 4x4 example (six answers)").goal,
+            "plain_kenken(4, [+(6, [[1|1], [1|2], [2|1]]), *(96, [[1|3], [1|4], [2|2], [2|3], \
+             [2|4]]), -(1, [3|1], [3|2]), -(1, [4|1], [4|2]), +(8, [[3|3], [4|3], [4|4]]), \
+             *(2, [[3|4]])], T)"
+        );
+        // plain_kenken/3 is not asked for the 6x6
+        assert!(cases.iter().all(|c| c.size <= PLAIN_MAX_SIZE));
+    }
+
+    #[test]
+    fn edge_cases_have_the_answers_a_brute_force_gives() {
+        let cases = cases(&edge_items(), &[Predicate::Fd]);
+        assert_eq!(case(&cases, "N = 0").expected, vec![Vec::<Vec<u32>>::new()]);
+        // 3x3 Latin squares with T11 = T22 and T12 = T23, counted by brute force
+        let n = (0..3u32.pow(9))
+            .map(|k| {
+                (0..3)
+                    .map(|r| (0..3).map(|c| k / 3u32.pow(r * 3 + c) % 3 + 1).collect())
+                    .collect::<Grid>()
+            })
+            .filter(|g| {
+                (0..3).all(|i| {
+                    let mut row: Vec<u32> = g[i].clone();
+                    let mut col: Vec<u32> = (0..3).map(|r| g[r][i]).collect();
+                    row.sort();
+                    col.sort();
+                    row == [1, 2, 3] && col == [1, 2, 3]
+                })
+            })
+            .filter(|g| g[0][0] == g[1][1] && g[0][1] == g[1][2])
+            .count();
+        let zero = case(&cases, "difference 0, quotient 1");
+        assert_eq!(zero.expected.len(), n);
+        assert!(n > 1);
+    }
+
+    #[test]
+    fn random_items_cover_every_size_twice() {
+        let items = random_items(6);
+        for n in 1..=6 {
+            assert_eq!(items.iter().filter(|i| i.puzzle.size == n).count(), 2);
+        }
+    }
+}

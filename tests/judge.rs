@@ -1,0 +1,356 @@
+//! `kenken judge`: verdicts and exit codes on judged files written as students write them
+//! (tests/data/judge/README.md says what each one is), under the embedded Scryer Prolog with the
+//! GNU layer, and under the real GNU Prolog when it is installed.
+
+use std::collections::BTreeMap;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/judge/");
+
+fn fixture(name: &str) -> String {
+    format!("{DIR}{name}")
+}
+
+/// The judgement as JSON lines: (case, predicate) -> verdict, the summary, the exit code.
+struct Judged {
+    verdicts: BTreeMap<(String, String), String>,
+    details: BTreeMap<(String, String), String>,
+    summary: Value,
+    code: i32,
+}
+
+impl Judged {
+    fn verdict(&self, case: &str, predicate: &str) -> &str {
+        self.verdicts
+            .get(&(case.to_string(), predicate.to_string()))
+            .unwrap_or_else(|| panic!("no case {case} for {predicate}: {:?}", self.verdicts))
+    }
+
+    fn detail(&self, case: &str, predicate: &str) -> &str {
+        &self.details[&(case.to_string(), predicate.to_string())]
+    }
+
+    fn count(&self, verdict: &str) -> usize {
+        self.verdicts.values().filter(|v| *v == verdict).count()
+    }
+}
+
+fn judge(file: &str, args: &[&str]) -> Judged {
+    let out = Command::cargo_bin("kenken")
+        .unwrap()
+        .args(["judge", file, "--output", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut verdicts = BTreeMap::new();
+    let mut details = BTreeMap::new();
+    let mut summary = Value::Null;
+    for line in stdout.lines() {
+        let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        if let Some(s) = v.get("summary") {
+            summary = s.clone();
+            continue;
+        }
+        let key = (
+            v["case"].as_str().unwrap().to_string(),
+            v["predicate"].as_str().unwrap().to_string(),
+        );
+        verdicts.insert(key.clone(), v["verdict"].as_str().unwrap().to_string());
+        details.insert(key, v["detail"].as_str().unwrap().to_string());
+    }
+    Judged {
+        verdicts,
+        details,
+        summary,
+        code: out.status.code().unwrap(),
+    }
+}
+
+/// The spec's cases, kenken/3 only, under Scryer, with time enough for a busy machine.
+const SPEC_KENKEN_SCRYER: &[&str] = &[
+    "--suite",
+    "spec",
+    "--prolog",
+    "scryer",
+    "--predicates",
+    "kenken",
+    "--timeout",
+    "120",
+];
+
+const SPEC_CASES: [&str; 8] = [
+    "spec: kenken(1, [], T)",
+    "spec: kenken(2, [], T)",
+    "spec: kenken(3, [], T)",
+    "spec: kenken(4, [], T)",
+    "spec 4x4 example (six answers)",
+    "spec 4x4, T partly given",
+    "spec 4x4 made unsatisfiable",
+    "spec 6x6 testcase",
+];
+
+#[test]
+fn our_kenken_pl_passes_the_spec_suite() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/prolog/kenken.pl");
+    let j = judge(
+        file,
+        &["--suite", "spec", "--prolog", "scryer", "--timeout", "120"],
+    );
+    assert_eq!(j.code, 0, "{:?}", j.verdicts);
+    assert_eq!(j.count("pass"), 8 + 7, "{:?}", j.verdicts); // plain_kenken/3: no 6x6
+    assert_eq!(j.summary["dialect"], "scryer");
+    assert_eq!(j.summary["prolog"], "scryer");
+    assert_eq!(j.summary["exit_code"], 0);
+}
+
+#[test]
+fn a_correct_clpz_file_passes_the_standard_suite() {
+    let j = judge(
+        &fixture("clpz_correct.pl"),
+        &[
+            "--max-size",
+            "5",
+            "--prolog",
+            "scryer",
+            "--timeout",
+            "120",
+            "--jobs",
+            "2",
+        ],
+    );
+    assert_eq!(j.code, 0, "{:?}", j.verdicts);
+    // (the 6x6 testcase is larger than --max-size)
+    for case in &SPEC_CASES[..7] {
+        assert_eq!(j.verdict(case, "kenken"), "pass");
+    }
+    assert!(!j
+        .verdicts
+        .contains_key(&("spec 6x6 testcase".into(), "kenken".into())));
+    for case in ["N = 0", "difference 0, quotient 1", "random 5x5 seed 1"] {
+        assert_eq!(j.verdict(case, "kenken"), "pass");
+    }
+    // plain enumeration only up to 4x4
+    assert!(j
+        .verdicts
+        .keys()
+        .all(|(c, p)| p != "plain_kenken" || !c.contains("5x5")));
+    assert_eq!(j.verdict("random 4x4 seed 1", "plain_kenken"), "pass");
+    assert_eq!(j.summary["dialect"], "scryer");
+}
+
+#[test]
+fn a_correct_gnu_file_passes_under_the_gnu_layer() {
+    let j = judge(&fixture("gnu_correct.pl"), SPEC_KENKEN_SCRYER);
+    assert_eq!(j.code, 0, "{:?}", j.verdicts);
+    assert_eq!(j.count("pass"), 8);
+    assert_eq!(j.summary["dialect"], "gnu");
+    assert_eq!(j.summary["dialect_detected"], true);
+}
+
+#[test]
+fn largest_value_first_is_the_wrong_order() {
+    let j = judge(&fixture("largest_first.pl"), SPEC_KENKEN_SCRYER);
+    assert_eq!(j.code, 1);
+    for case in ["spec: kenken(2, [], T)", "spec 4x4 example (six answers)"] {
+        assert_eq!(j.verdict(case, "kenken"), "order");
+    }
+    // one answer or none: no order to get wrong
+    for case in [
+        "spec: kenken(1, [], T)",
+        "spec 6x6 testcase",
+        "spec 4x4 made unsatisfiable",
+    ] {
+        assert_eq!(j.verdict(case, "kenken"), "pass");
+    }
+    assert!(j
+        .detail("spec 4x4 example (six answers)", "kenken")
+        .contains("answer 1 is [[3,2,4,1],[1,4,2,3],[4,3,1,2],[2,1,3,4]]"));
+}
+
+#[test]
+fn a_missing_answer_is_wrong_and_shown() {
+    let j = judge(&fixture("missing_answer.pl"), SPEC_KENKEN_SCRYER);
+    assert_eq!(j.code, 1);
+    assert_eq!(
+        j.verdict("spec 4x4 example (six answers)", "kenken"),
+        "wrong"
+    );
+    assert!(j
+        .detail("spec 4x4 example (six answers)", "kenken")
+        .starts_with("3 of 6 expected; 3 answers missing, e.g. [["));
+    assert_eq!(j.verdict("spec: kenken(4, [], T)", "kenken"), "pass");
+}
+
+#[test]
+fn repeated_answers_are_duplicates() {
+    let j = judge(
+        &fixture("repeats.pl"),
+        &[
+            "--max-size",
+            "3",
+            "--prolog",
+            "scryer",
+            "--predicates",
+            "kenken",
+            "--timeout",
+            "120",
+        ],
+    );
+    assert_eq!(j.code, 1);
+    assert_eq!(j.verdict("difference 0, quotient 1", "kenken"), "duplicate");
+    assert!(j
+        .detail("difference 0, quotient 1", "kenken")
+        .contains("given more than once"));
+    assert_eq!(j.verdict("spec: kenken(3, [], T)", "kenken"), "pass");
+}
+
+#[test]
+fn a_looping_file_times_out_and_its_larger_cases_are_skipped() {
+    let j = judge(
+        &fixture("loops.pl"),
+        &["--suite", "spec", "--prolog", "scryer", "--timeout", "1"],
+    );
+    assert_eq!(j.code, 3, "{:?}", j.details);
+    assert_eq!(j.verdict("spec: kenken(1, [], T)", "kenken"), "pass");
+    assert_eq!(j.verdict("spec: kenken(2, [], T)", "kenken"), "timeout");
+    assert_eq!(j.verdict("spec 6x6 testcase", "kenken"), "skipped");
+    assert_eq!(
+        j.detail("spec 6x6 testcase", "kenken"),
+        "kenken/3 timed out on a 2x2 grid"
+    );
+    assert_eq!(j.count("timeout"), 2); // one per predicate
+}
+
+#[test]
+fn a_halting_file_costs_only_its_cases() {
+    let j = judge(&fixture("halts.pl"), SPEC_KENKEN_SCRYER);
+    assert_eq!(j.code, 1);
+    assert_eq!(j.verdict("spec 6x6 testcase", "kenken"), "halted");
+    assert_eq!(
+        j.detail("spec 6x6 testcase", "kenken"),
+        "called halt (exit code 0)"
+    );
+    // no answer, no halt: the unsatisfiable puzzle passes
+    assert_eq!(j.verdict("spec 4x4 made unsatisfiable", "kenken"), "pass");
+}
+
+#[test]
+fn a_syntax_error_names_file_and_line() {
+    for system in ["scryer", "gprolog"] {
+        if system == "gprolog" && !gprolog() {
+            continue;
+        }
+        Command::cargo_bin("kenken")
+            .unwrap()
+            .args(["judge", &fixture("syntax_error.pl"), "--prolog", system])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(
+                "syntax_error.pl:12: syntax error: ",
+            ));
+    }
+}
+
+#[test]
+fn an_unsupported_gnu_builtin_is_named() {
+    let j = judge(&fixture("unsupported.pl"), SPEC_KENKEN_SCRYER);
+    assert_eq!(j.code, 1);
+    assert_eq!(j.verdict("spec 6x6 testcase", "kenken"), "error");
+    assert_eq!(
+        j.detail("spec 6x6 testcase", "kenken"),
+        "uses fd_minimize/2, which judge does not support"
+    );
+}
+
+#[test]
+fn the_table_says_what_ran_and_a_puzzle_file_is_a_suite() {
+    Command::cargo_bin("kenken")
+        .unwrap()
+        .args([
+            "judge",
+            &fixture("clpz_correct.pl"),
+            "--suite",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/examples/spec-6x6.pl"),
+            "--prolog",
+            "scryer",
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "under scryer (scryer dialect, detected); ",
+        ))
+        .stdout(predicate::str::contains(
+            "examples/spec-6x6.pl suite, cases up to 7x7",
+        ))
+        .stdout(predicate::str::contains(
+            "clpz_correct.pl: 1 case: 1 pass (",
+        ))
+        .stdout(predicate::str::contains(
+            "plain_kenken/3 is run on grids up to 4x4",
+        ));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    Command::cargo_bin("kenken")
+        .unwrap()
+        .args(["judge", "/nonexistent/kenken.pl"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "/nonexistent/kenken.pl: cannot be read",
+        ));
+}
+
+fn gprolog() -> bool {
+    let there = std::process::Command::new("gprolog")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !there {
+        eprintln!("gprolog is not installed: the GNU Prolog backend is not tested");
+    }
+    there
+}
+
+#[test]
+fn under_gnu_prolog_the_same_verdicts() {
+    if !gprolog() {
+        return;
+    }
+    let j = judge(
+        &fixture("gnu_correct.pl"),
+        &["--max-size", "6", "--prolog", "gprolog"],
+    );
+    assert_eq!(j.code, 0, "{:?}", j.verdicts);
+    assert_eq!(j.summary["prolog"], "gprolog");
+    let j = judge(
+        &fixture("halts.pl"),
+        &["--suite", "spec", "--prolog", "gprolog"],
+    );
+    assert_eq!(j.verdict("spec 6x6 testcase", "kenken"), "halted");
+    let j = judge(
+        &fixture("loops.pl"),
+        &["--suite", "spec", "--prolog", "gprolog", "--timeout", "5"],
+    );
+    assert_eq!(j.verdict("spec: kenken(2, [], T)", "kenken"), "crashed");
+    assert!(j
+        .detail("spec: kenken(2, [], T)", "kenken")
+        .contains("stack overflow"));
+    let j = judge(
+        &fixture("largest_first.pl"),
+        &["--suite", "spec", "--prolog", "gprolog"],
+    );
+    assert_eq!(
+        j.verdict("spec 4x4 example (six answers)", "kenken"),
+        "order"
+    );
+    // a GNU-dialect file runs under gprolog unless told otherwise
+    let j = judge(&fixture("gnu_correct.pl"), &["--suite", "spec"]);
+    assert_eq!(j.summary["prolog"], "gprolog");
+}
