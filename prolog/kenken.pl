@@ -376,7 +376,7 @@ plain_kenken(N, C, T) :-
     append(T, Cells),
     maplist(plain_cage_(T, N), C, Cages),
     plain_checks_(Cages, N, Checks),
-    numlist(1, N, Ds),
+    findall(D, between(1, N, D), Ds),   % (numlist(1, 0, _) fails: N = 0 has Ds = [])
     length(Above, N),
     maplist(=([]), Above),
     plain_rows_(T, Ds, Above, 1, Checks).

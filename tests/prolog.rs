@@ -27,6 +27,21 @@ const SPEC_4X4: [&str; 6] = [
 ];
 
 #[test]
+fn the_empty_grid_for_both_predicates() {
+    // Regression: plain_kenken(0, [], T) failed (numlist(1, 0, _) fails); `kenken judge
+    // prolog/kenken.pl` found it.
+    let mut e = Session::new();
+    for pred in ["kenken", "plain_kenken"] {
+        let (a, s) = texts(&mut e, &format!("{pred}(0, [], T)."), 10);
+        assert_eq!(
+            (a, s),
+            (vec!["T = []".to_string()], Status::Complete),
+            "{pred}"
+        );
+    }
+}
+
+#[test]
 fn spec_examples_for_both_predicates() {
     let mut e = Session::new();
     for pred in ["kenken", "plain_kenken"] {
