@@ -19,7 +19,6 @@
 :- use_module(library(format)).
 :- use_module(library(error)).
 :- use_module(library(between)).
-:- use_module(library(files)).
 
 kk_host_query(Chars, Limit, Max, Result, Inferences) :-
     '$inference_count'(I0),
@@ -225,11 +224,15 @@ kk_consult_error(F, E) :-
         format("% ~a was not loaded: ~s~n", [Name, Cs])
     ).
 
+% (not library(files): loading it would slow every start)
+kk_readable(F) :-
+    catch(open(F, read, S), _, fail),
+    close(S).
+
 % kk_source_name(+F, -Name): the file F names, as consult/1 finds it (F or F.pl).
 kk_source_name(F, Name) :-
     (   atom_concat(_, '.pl', F) -> Name = F
-    ;   atom_concat(F, '.pl', F1), atom_chars(F, Cs), atom_chars(F1, Cs1),
-        \+ file_exists(Cs), file_exists(Cs1)
+    ;   atom_concat(F, '.pl', F1), \+ kk_readable(F), kk_readable(F1)
     ->  Name = F1
     ;   Name = F
     ).
