@@ -172,29 +172,70 @@ kk_halts(consult(F), kk_consult(F)) :- !.
 kk_halts(G, G).
 
 % kk_consult(+Files): consults each file and remembers it for make/0 and for the replay after
-% an interrupt. A file that does not load is reported and the session goes on.
+% an interrupt. A file that does not load is reported on one line (its name, the line of its
+% first syntax error) and the session goes on; it is remembered all the same, so that make/0
+% loads it once it is fixed.
 kk_consult(Fs) :-
     (   Fs = [_ | _] -> true ; Fs = [] -> true ; Fs1 = [Fs] ),
     (   var(Fs1) -> Fs1 = Fs ; true ),
-    maplist(kk_consult_one, Fs1).
+    foldl(kk_consult_next, Fs1, true, Ok),
+    Ok == true.
+
+kk_consult_next(F, Ok0, Ok) :-
+    (   kk_consult_one(F) -> Ok = Ok0 ; Ok = false ).
+
+% Scryer's loader prints a load error itself and fails, unless '$toplevel':started holds
+% (Scryer's own top level asserts it): then the error is thrown, with its line, to us. (It is
+% asserted at the first consult: asserting it while host.pl loads breaks the engine.)
+kk_loader_throws :-
+    (   clause('$toplevel':started, _) -> true ; assertz('$toplevel':started) ).
 
 kk_consult_one(F) :-
     must_be(atom, F),
-    (   catch(consult(F), E, kk_consult_error(F, E))
-    ->  true
-    ;   format("% ~a was not loaded (the error above gives its line)~n", [F]),
+    kk_loader_throws,
+    catch(( consult(F) -> R = true ; R = false ), E, R = error(E)),
+    (   R == true -> kk_remember(F)
+    ;   R = error(error(existence_error(source_sink, _), _))
+    ->  format("% ~a: no such file~n", [F]),
         fail
-    ),
+    ;   R = error(E), kk_unopened(E) -> throw(E)
+    ;   kk_remember(F),
+        (   R = error(E) -> kk_consult_error(F, E) ; format("% ~a was not loaded~n", [F]) ),
+        fail
+    ).
+
+kk_remember(F) :-
     (   bb_get(kk_files, Files0) -> true ; Files0 = [] ),
     (   memberchk(F, Files0) -> Files = Files0 ; append(Files0, [F], Files) ),
     bb_put(kk_files, Files).
 
-kk_consult_error(F, error(syntax_error(S), _:L)) :-
-    integer(L),
-    !,
-    format("% ~a:~d: syntax error: ~q~n", [F, L, S]).
-kk_consult_error(_, E) :-
-    throw(E).
+% kk_unopened(+E): E says the file could not be opened (it is then not remembered).
+kk_unopened(error(permission_error(_, source_sink, _), _)).
+kk_unopened(error(type_error(_, _), _)).
+kk_unopened(error(instantiation_error, _)).
+
+kk_consult_error(F, E) :-
+    kk_source_name(F, Name),
+    (   E = error(syntax_error(S), _:L), integer(L)
+    ->  format("% ~a:~d: syntax error: ~q~n", [Name, L, S])
+    ;   E = error(syntax_error(S), _)
+    ->  format("% ~a: syntax error: ~q~n", [Name, S])
+    ;   write_term_to_chars(E, [quoted(true), max_depth(20)], Cs),
+        format("% ~a was not loaded: ~s~n", [Name, Cs])
+    ).
+
+% (not library(files): loading it would slow every start)
+kk_readable(F) :-
+    catch(open(F, read, S), _, fail),
+    close(S).
+
+% kk_source_name(+F, -Name): the file F names, as consult/1 finds it (F or F.pl).
+kk_source_name(F, Name) :-
+    (   atom_concat(_, '.pl', F) -> Name = F
+    ;   atom_concat(F, '.pl', F1), \+ kk_readable(F), kk_readable(F1)
+    ->  Name = F1
+    ;   Name = F
+    ).
 
 % _Name variables are not shown (as in Scryer's and SWI's top levels).
 kk_visible([], []).
@@ -210,7 +251,10 @@ kk_top_consult(F, R) :-
 %% make: consults again every file consulted in this session.
 make :-
     (   bb_get(kk_files, Files) -> true ; Files = [] ),
-    maplist(consult, Files).
+    maplist(kk_make_one, Files).
+
+kk_make_one(F) :-
+    (   catch(kk_consult_one(F), E, (kk_top_ball(E, _), fail)) -> true ; true ).
 
 %% statistics: the CPU time used so far (the spec measures with statistics/0 or statistics/2;
 %  Scryer has only statistics(runtime, [Ms, unsupported]), from library(time)).
@@ -241,6 +285,7 @@ kk_state(Chars) :-
 
 kk_dynamic(N/A, Cs) :-
     current_predicate(user:N/A),
+    N \== '$kk_goal',
     functor(H, N, A),
     predicate_property(user:H, dynamic),
     findall((H :- B), clause(H, B), Cs).
@@ -251,8 +296,14 @@ kk_top_restore(Chars, R) :-
 kk_top_restore(_, false).
 
 kk_restore(Files, Dyn) :-
-    maplist(kk_consult_one, Files),
+    maplist(kk_restore_file, Files),
     maplist(kk_restore_, Dyn).
+
+% (quietly: a file that did not load said so when it was consulted)
+kk_restore_file(F) :-
+    kk_remember(F),
+    kk_loader_throws,
+    (   catch(consult(F), _, fail) -> true ; true ).
 
 kk_restore_(N/A-Cs) :-
     functor(H, N, A),
@@ -269,7 +320,8 @@ kk_halt_(C) :-
 kk_top_run(Goal, VNs, Mode, Result) :-
     bb_put(kk_top_count, 0),
     bb_put(kk_top_all, false),
-    (   setup_call_cleanup(true, Goal, Det = true),
+    kk_top_callable(Goal, Call),
+    (   setup_call_cleanup(true, Call, Det = true),
         bb_get(kk_top_count, N0),
         N is N0 + 1,
         bb_put(kk_top_count, N),
@@ -281,6 +333,35 @@ kk_top_run(Goal, VNs, Mode, Result) :-
     ;   write('false.'), nl, Result = false
     ),
     flush_output.
+
+% kk_top_callable(+Goal, -Call): what runs Goal. A goal of many control constructs (a
+% conjunction 100,000 long) becomes the body of a clause, compiled once: call/1 expands it
+% level by level, in minutes.
+kk_top_callable(Goal, Call) :-
+    (   kk_control_count(Goal, 0, N), N > 1000
+    ->  term_variables(Goal, Vs),
+        retractall('$kk_goal'(_)),
+        assertz(('$kk_goal'(Vs) :- Goal)),
+        Call = '$kk_goal'(Vs)
+    ;   Call = Goal
+    ).
+
+% kk_control_count(+Goal, +N0, -N): N0 plus the control constructs of Goal, counting stops
+% past 1000.
+kk_control_count(G, N0, N) :-
+    (   N0 > 1000 -> N = N0
+    ;   var(G) -> N = N0
+    ;   kk_control(G, As)
+    ->  N1 is N0 + 1,
+        foldl(kk_control_count, As, N1, N)
+    ;   N = N0
+    ).
+
+kk_control((A, B), [A, B]).
+kk_control((A ; B), [A, B]).
+kk_control((A -> B), [A, B]).
+kk_control(\+ A, [A]).
+kk_control(call(A), [A]).
 
 % kk_top_next(+Mode, +N, -R): fails to ask the goal for its next answer; succeeds to stop.
 kk_top_next(batch(Limit), N, R) :-
@@ -313,7 +394,7 @@ kk_top_show(VNs) :-
     copy_term(Vs, Vs, Gs),
     kk_bindings(VNs, Bindings0),
     kk_visible(Bindings0, Bindings),
-    term_variables(Bindings-Gs, All),
+    kk_shown_variables(Bindings, Gs, All),
     kk_fresh_names(All, VNs, 0, Names),
     reverse(VNs, RVNs),
     append(RVNs, Names, AllVNs),
@@ -324,14 +405,75 @@ kk_top_show(VNs) :-
     ;   kk_top_items(Items, AllVNs)
     ).
 
-kk_top_items([I], VNs) :- !, kk_top_item(I, VNs).
-kk_top_items([I | Is], VNs) :- kk_top_item(I, VNs), write(','), nl, kk_top_items(Is, VNs).
+% kk_shown_variables(+Bindings, +Goals, -Vars): the variables the answer shows, which get
+% names _A, _B, ...: with a depth limit, only those within it (as Scryer's top level does; a
+% list of 200,000 fresh variables is not named in full).
+kk_shown_variables(Bindings, Gs, All) :-
+    kk_answer_options([], Os),
+    (   kk_last_depth(Os, D), D > 0
+    ->  D1 is D + 2,
+        maplist(kk_binding_value, Bindings, Vs0),
+        append(Vs0, Gs, Ts),
+        maplist(kk_vars_within(D1), Ts, Vss),
+        append(Vss, Vs),
+        term_variables(Vs, All)
+    ;   term_variables(Bindings-Gs, All)
+    ).
 
-kk_top_item(binding(N, V), VNs) :-
+kk_binding_value(_ = V, V).
+
+kk_vars_within(D, T, Vs) :- '$toplevel':term_variables_under_max_depth(T, D, Vs).
+
+kk_last_depth(Os, D) :-
+    reverse(Os, ROs),
+    memberchk(max_depth(D), ROs),
+    integer(D).
+
+kk_top_items([I], VNs) :- !, kk_top_item(I, VNs, last).
+kk_top_items([I | Is], VNs) :-
+    kk_top_item(I, VNs, more), write(','), nl, kk_top_items(Is, VNs).
+
+% As Scryer's top level writes an answer (toplevel.pl, write_goal/3): at most 20 levels deep
+% (a longer list ends in ...|...], a deeper term in ...), unless the flag
+% answer_write_options says otherwise (set_prolog_flag(answer_write_options, [max_depth(0)])
+% shows whole answers); a list of characters as "text" when double_quotes is chars; an
+% operator value in brackets, X = (a:-b).
+kk_top_item(binding(N, V), VNs, Last) :-
     write(N), write(' = '),
-    (   acyclic_term(V) -> VNs1 = VNs
-    ;   % a cyclic value is written with its own name where it recurs: X = f(X)
-        VNs1 = VNs
+    kk_answer_options(VNs, Os),
+    (   kk_needs_bracketing(V, =)
+    ->  write('('), write_term(V, Os), write(')')
+    ;   write_term(V, Os),
+        (   Last == last, kk_trailing_period_is_ambiguous(V) -> write(' ') ; true )
+    ).
+kk_top_item(goal(G), VNs, _) :-
+    kk_answer_options(VNs, Os),
+    write_term(G, Os).
+
+kk_answer_options(VNs, [quoted(true), variable_names(VNs), max_depth(20), double_quotes(DQ) | Os]) :-
+    (   current_prolog_flag(double_quotes, chars) -> DQ = true ; DQ = false ),
+    (   catch(current_prolog_flag(answer_write_options, Os), _, fail) -> true ; Os = [] ).
+
+kk_needs_bracketing(Value, Op) :-
+    nonvar(Value),
+    functor(Value, F, Arity),
+    atom(F),
+    current_op(FPrec, FSpec, F),
+    current_op(EqPrec, EqSpec, Op),
+    kk_arity_specifier(Arity, FSpec),
+    (   Arity =:= 0
+    ;   EqPrec < FPrec
+    ;   EqPrec =:= FPrec, memberchk(EqSpec, [fx, xfx, yfx])
     ),
-    write_term(V, [quoted(true), variable_names(VNs1)]).
-kk_top_item(goal(G), VNs) :- write_term(G, [quoted(true), variable_names(VNs)]).
+    !.
+
+kk_arity_specifier(0, _).
+kk_arity_specifier(1, S) :- atom_chars(S, [_, _]).
+kk_arity_specifier(2, S) :- atom_chars(S, [_, _, _]).
+
+kk_trailing_period_is_ambiguous(Value) :-
+    atom(Value),
+    atom_chars(Value, Cs),
+    Cs \== ['.'],
+    append(_, [C], Cs),
+    memberchk(C, [#, $, &, *, +, -, ., /, :, <, =, >, ?, @, ^, ~, \]).

@@ -604,3 +604,52 @@ fn a_cage_question_too_big_to_answer_is_bounded() {
         .assert()
         .code(2);
 }
+
+/// Goals nested 100,000 deep, a conjunction 100,000 long and answers nested 1,000,000 deep
+/// through the repl (the lines read from standard input): each is answered, the session goes
+/// on and ends normally.
+#[test]
+fn the_repl_answers_deeply_nested_goals() {
+    let nest = file(
+        "nest.pl",
+        "nest(0, a) :- !.\nnest(N, f(T)) :- N1 is N-1, nest(N1, T).\n",
+    );
+    let f20 = format!("{}...{}", "f(".repeat(20), ")".repeat(20));
+    let input = format!(
+        "X = {}a{}.\n{}X = 1{}.\n{}, Y = 2.\n['{nest}'].\nnest(1000000, T).\n\
+         use_module(library(lambda)).\n\
+         length(L, 200000), foldl(\\X^A^f(A)^true, L, a, T), L = [_|_].\n\
+         foldl([X,A,f(A)]>>true, [1], a, T).\nhalt(5).\n",
+        "f(".repeat(100_000),
+        ")".repeat(100_000),
+        "(".repeat(100_000),
+        ")".repeat(100_000),
+        vec!["true"; 100_000].join(","),
+    );
+    let out = kenken()
+        .args(["repl", "--no-kenken"])
+        .write_stdin(input)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let answers: Vec<&str> = said.lines().filter(|l| !l.starts_with("?- ")).collect();
+    assert_eq!(
+        answers,
+        [
+            format!("X = {f20}."),
+            "X = 1.".into(),
+            "Y = 2.".into(),
+            "true.".into(),
+            format!("T = {f20}."),
+            "true.".into(),
+            "L = [_A,_B,_C,_D,_E,_F,_G,_H,_I,_J,_K,_L,_M,_N,_O,_P,_Q,_R,_S,_T|...],".into(),
+            format!("T = {f20}."),
+            // (Scryer 0.10 has no library(yall))
+            "   error(existence_error(procedure,(>>)/5),(>>)/5).".into(),
+        ],
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(5));
+}

@@ -27,6 +27,18 @@ use serde::{Deserialize, Serialize};
 
 use super::{quote, PrologError, HOST_PL, KENKEN_PL};
 
+/// The `$toplevel` module the engine is built with, instead of Scryer's own `toplevel.pl`
+/// (whose REPL is not used here): building an engine then skips compiling the libraries that
+/// REPL needs (lambda, si, os, ...), a fifth of a cold start. What Scryer itself looks up in
+/// `$toplevel` is kept: `started/0` (dynamic; see `kk_loader_throws` in `host.pl`), and
+/// `term_variables_under_max_depth/3`, which `host.pl` uses to name an answer's variables.
+const TOPLEVEL_MODULE: &str = "\
+:- module('$toplevel', []).
+:- dynamic(started/0).
+term_variables_under_max_depth(Term, MaxDepth, Vars) :-
+    '$term_variables_under_max_depth'(Term, MaxDepth, Vars).
+";
+
 /// How a top-level goal ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TopResult {
@@ -83,6 +95,7 @@ impl Toplevel {
         }));
         let mut machine = MachineBuilder::default()
             .with_streams(StreamConfig::stdio().with_user_output(out))
+            .with_toplevel(TOPLEVEL_MODULE)
             .build();
         let program = if no_kenken {
             HOST_PL.to_string()
