@@ -263,8 +263,9 @@ fn bench_timeout_bounds_every_engine() {
         assert_eq!(r["status"], "timeout", "{r}");
         assert!(r["time_ms"].is_null());
     }
-    // 4 solves of at most 0.1 s each, plus engine start-ups (a few tenths of a second each).
-    assert!(elapsed < 0.4 + 20.0, "took {elapsed} s");
+    // 4 solves of at most 0.1 s each, plus an engine start-up after each timeout (about a
+    // second each, several on a busy machine): a guard against a hang, not a speed figure.
+    assert!(elapsed < 0.4 + 120.0, "took {elapsed} s");
 }
 
 #[test]
