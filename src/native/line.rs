@@ -47,12 +47,21 @@ pub(super) fn all_different(
     for j in 0..n {
         reach[value_of[j] as usize] = d[j];
     }
-    for k in 0..n {
-        let (bk, rk) = (1u64 << k, reach[k]);
-        for r in reach.iter_mut().take(n) {
-            if *r & bk != 0 {
-                *r |= rk;
-            }
+    // A value matched to a fixed cell leads nowhere else: it cannot be on a path between two
+    // others, so only the values of open cells are intermediates. The inner loop has no branch,
+    // so it vectorises.
+    let mut open = 0u64;
+    for j in 0..n {
+        if d[j] & (d[j] - 1) != 0 {
+            open |= 1 << value_of[j];
+        }
+    }
+    while open != 0 {
+        let k = open.trailing_zeros();
+        open &= open - 1;
+        let rk = reach[k as usize];
+        for r in reach[..n].iter_mut() {
+            *r |= rk & ((*r >> k) & 1).wrapping_neg();
         }
     }
     for j in 0..n {
