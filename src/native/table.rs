@@ -6,6 +6,7 @@
 //! recomputed from the cells' candidates, so nothing has to be undone on backtracking).
 
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::puzzle::Op;
 
@@ -51,6 +52,10 @@ pub(super) struct Table {
     lines: Vec<(usize, u64)>,
     /// Whether `data` holds the values per line.
     line_values: bool,
+    /// Per (position, value), the word of `live` where [`Table::filter`] last found a tuple
+    /// supporting it ("residual support": looked at first next time). Only a hint, shared by
+    /// every search on the table, hence atomic.
+    residues: Vec<AtomicU32>,
 }
 
 /// Tables up to this many tuples also keep each tuple's values per line.
@@ -127,6 +132,11 @@ impl Table {
             data,
             lines,
             line_values,
+            residues: if words > 1 {
+                (0..k * n).map(|_| AtomicU32::new(0)).collect()
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -237,7 +247,13 @@ impl Table {
         for (p, &c) in cells.iter().enumerate() {
             let mut supported = 0;
             for v in values(doms[c] & self.present(p)) {
-                if live.iter().zip(self.mask(p, v)).any(|(l, m)| l & m != 0) {
+                let mask = self.mask(p, v);
+                let residue = &self.residues[p * self.n + v - 1];
+                let w = residue.load(Ordering::Relaxed) as usize;
+                if live[w] & mask[w] != 0 {
+                    supported |= bit(v);
+                } else if let Some(w) = live.iter().zip(mask).position(|(l, m)| l & m != 0) {
+                    residue.store(w as u32, Ordering::Relaxed);
                     supported |= bit(v);
                 }
             }
