@@ -1,70 +1,39 @@
-/*  host.pl -- the Rust host's safe query wrapper (not part of the homework contract).
+/*  host.pl -- the Rust host's Prolog side (not part of the homework contract): the top level
+    (kk_top/3, below) and what host_query.pl's kk_host_query/5 shares with it.
 
-    kk_host_query(+Chars, +InferenceLimit, +MaxAnswers, -Result, -Inferences)
-      Parses Chars as a goal (read_term_from_chars/3 inside catch/3), runs it with at most
-      InferenceLimit inferences per answer and collects at most MaxAnswers answers, leaving no
-      choice point behind. Result is one of
-        syntax_error(E)        Chars is not a goal;
-        answers(As, Status)    As: list of a(Bindings, Text), Bindings a list of Name=Value
-                               (residual constraints in Text, recovered with copy_term/3), Text
-                               the answer as a top level prints it (chars); Status is complete,
-                               answer_limit, inference_limit or exception(E, Text).
-      Inferences is the number of inferences the query took.
+    Libraries: iso_ext, lists and error are loaded with the engine, so importing them costs
+    nothing. charsio, format, time and between are not: loading them was half the CPU time of a
+    cold `kenken query --no-kenken true.`, so they are loaded when first needed
+    (kk_need_libraries/1): the host asks for those whose predicates a goal names before running
+    it (src/prolog/toplevel.rs), and all of them are loaded before a file is consulted (it may
+    call format/2 ...). With kenken.pl they are all imported at once, as before (ALL_LIBRARIES in
+    src/prolog/mod.rs). host.pl itself does without them (write/1 rather than format/2,
+    read_term_from_chars/3 from the builtin under it).
 */
 
-:- use_module(library(charsio)).
 :- use_module(library(iso_ext)).
 :- use_module(library(lists)).
-:- use_module(library(time)).
-:- use_module(library(format)).
 :- use_module(library(error)).
-:- use_module(library(between)).
 
-kk_host_query(Chars, Limit, Max, Result, Inferences) :-
-    '$inference_count'(I0),
-    kk_host_query_(Chars, Limit, Max, Result),
-    '$inference_count'(I1),
-    Inferences is I1 - I0.
+% kk_need_libraries(+Ls): the libraries Ls (of charsio, format, time, between) are loaded and
+% imported into user (once each: their predicates are then callable from the top level, and
+% format/2,3 are expanded as library(format) does in the goals and files that follow).
+kk_need_libraries(Ls) :- maplist(kk_need_library, Ls).
 
-kk_host_query_(Chars, Limit, Max, Result) :-
-    catch(read_term_from_chars(Chars, Goal, [variable_names(VNs)]), E, true),
-    (   nonvar(E) -> Result = syntax_error(E)
-    ;   var(Goal) -> Result = syntax_error(goal_is_a_variable)
-    ;   kk_collect(Goal, VNs, Limit, Max, Result)
+kk_need_library(L) :-
+    atom_concat(kk_library_, L, Key),
+    (   bb_get(Key, true) -> true
+    ;   use_module(library(L)), bb_put(Key, true)
     ).
 
-kk_collect(Goal, VNs, Limit, Max, answers(As, Status)) :-
-    Max1 is Max + 1,
-    catch(findall(A-R, kk_nth(Goal, VNs, Limit, Max1, A, R), Pairs), E, Pairs = [x-exception(E)]),
-    kk_status(Pairs, Max1, As, Status).
+kk_all_libraries :- kk_need_libraries([charsio, format, time, between]).
 
-kk_nth(Goal, VNs, Limit, Max1, A, R) :-
-    call_nth(call_with_inference_limit(catch(Goal, E, true), Limit, R0), K),
-    (   nonvar(E) -> R = exception(E), A = none, !
-    ;   R0 == inference_limit_exceeded -> R = R0, A = none, !
-    ;   R = answer, kk_answer(VNs, A),
-        ( K >= Max1 -> ! ; true )
-    ).
-
-kk_status([], _, [], complete).
-kk_status([A-R | Rest], Max1, As, Status) :-
-    (   R = exception(E) -> As = [], kk_text(E, [], T), Status = exception(E, T)
-    ;   R == inference_limit_exceeded -> As = [], Status = inference_limit
-    ;   Rest == [] -> As = [A], Status = complete
-    ;   Max1 =:= 2 -> As = [A], Status = answer_limit
-    ;   As = [A | As1], Max2 is Max1 - 1, kk_status(Rest, Max2, As1, Status)
-    ).
-
-kk_answer(VNs, a(Bindings, Text)) :-
-    term_variables(VNs, Vs),
-    copy_term(Vs, Vs, Gs),          % residual goals, over the query's own variables
-    kk_bindings(VNs, Bindings0),
-    copy_term(Bindings0, Bindings, _),
-    term_variables(Bindings0-Gs, All),
-    kk_fresh_names(All, VNs, 0, Names),
-    reverse(VNs, RVNs),             % X = Y is shown as X = Y: a variable takes its last name
-    append(RVNs, Names, AllVNs),
-    kk_answer_text(Bindings0, Gs, AllVNs, Text).
+% kk_read_goal(+Chars, -Goal, -VNs): read_term_from_chars/3 of library(charsio), without it.
+kk_read_goal(Chars, Goal, VNs) :-
+    builtins:parse_read_term_options([variable_names(VNs0)], [S, VNs0, Vs], read_term_from_chars/3),
+    '$read_term_from_chars'(Chars, Goal0, S, Vs, VNs0),
+    Goal = Goal0,
+    VNs = VNs0.
 
 % kk_fresh_names(+Vars, +VNs, +K, -Names): names _A, _B, ... for the variables without one.
 kk_fresh_names([], _, _, []).
@@ -90,32 +59,8 @@ kk_bindings([Name=Value | Rest], Bs) :-
     ),
     kk_bindings(Rest, Bs1).
 
-kk_answer_text(Bindings, Gs, VNs, Text) :-
-    % (not findall/3: it would copy the variables and lose their names)
-    maplist(kk_binding_item, Bindings, BindingItems),
-    maplist(kk_goal_item, Gs, GoalItems),
-    append(BindingItems, GoalItems, Items),
-    (   Items == [] -> Text = "true"
-    ;   maplist(kk_item_text(VNs), Items, Texts),
-        kk_join(Texts, Text)
-    ).
-
 kk_binding_item(N=V, binding(N, V)).
 kk_goal_item(G, goal(G)).
-
-kk_item_text(VNs, binding(N, V), T) :-
-    kk_text(V, VNs, VT),
-    atom_chars(N, NC),
-    append(NC, [' ', '=', ' ' | VT], T).
-kk_item_text(VNs, goal(G), T) :- kk_text(G, VNs, T).
-
-kk_text(Term, VNs, Chars) :-
-    write_term_to_chars(Term, [quoted(true), variable_names(VNs)], Chars).
-
-kk_join([T], T).
-kk_join([T1, T2 | Ts], T) :-
-    kk_join([T2 | Ts], Rest),
-    append(T1, [',', '\n' | Rest], T).
 
 /*  kk_top(+Chars, +Mode, -Result) -- one goal of the top level (`kenken query`, `kenken repl`).
 
@@ -140,7 +85,7 @@ kk_top(Chars, Mode, Result) :-
     flush_output.
 
 kk_top_(Chars, Mode, Result) :-
-    catch(read_term_from_chars(Chars, Goal0, [variable_names(VNs)]), E, true),
+    catch(kk_read_goal(Chars, Goal0, VNs), E, true),
     (   nonvar(E) -> kk_top_ball(E, Result)
     ;   var(Goal0) -> kk_top_ball(error(instantiation_error, toplevel), Result)
     ;   kk_halts(Goal0, Goal),
@@ -192,15 +137,16 @@ kk_loader_throws :-
 
 kk_consult_one(F) :-
     must_be(atom, F),
+    kk_all_libraries,
     kk_loader_throws,
     catch(( consult(F) -> R = true ; R = false ), E, R = error(E)),
     (   R == true -> kk_remember(F)
     ;   R = error(error(existence_error(source_sink, _), _))
-    ->  format("% ~a: no such file~n", [F]),
+    ->  write('% '), write(F), write(': no such file'), nl,
         fail
     ;   R = error(E), kk_unopened(E) -> throw(E)
     ;   kk_remember(F),
-        (   R = error(E) -> kk_consult_error(F, E) ; format("% ~a was not loaded~n", [F]) ),
+        (   R = error(E) -> kk_consult_error(F, E) ; write('% '), write(F), write(' was not loaded'), nl ),
         fail
     ).
 
@@ -216,13 +162,14 @@ kk_unopened(error(instantiation_error, _)).
 
 kk_consult_error(F, E) :-
     kk_source_name(F, Name),
+    write('% '), write(Name),
     (   E = error(syntax_error(S), _:L), integer(L)
-    ->  format("% ~a:~d: syntax error: ~q~n", [Name, L, S])
+    ->  write(':'), write(L), write(': syntax error: '), writeq(S)
     ;   E = error(syntax_error(S), _)
-    ->  format("% ~a: syntax error: ~q~n", [Name, S])
-    ;   write_term_to_chars(E, [quoted(true), max_depth(20)], Cs),
-        format("% ~a was not loaded: ~s~n", [Name, Cs])
-    ).
+    ->  write(': syntax error: '), writeq(S)
+    ;   write(' was not loaded: '), write_term(E, [quoted(true), max_depth(20)])
+    ),
+    nl.
 
 % (not library(files): loading it would slow every start)
 kk_readable(F) :-
@@ -257,10 +204,16 @@ kk_make_one(F) :-
     (   catch(kk_consult_one(F), E, (kk_top_ball(E, _), fail)) -> true ; true ).
 
 %% statistics: the CPU time used so far (the spec measures with statistics/0 or statistics/2;
-%  Scryer has only statistics(runtime, [Ms, unsupported]), from library(time)).
+%  Scryer has only statistics(runtime, [Ms, unsupported]), from library(time), which reads
+%  '$cpu_now'/1 as this does), written as format("% ~3f s of CPU time~n", [Ms / 1000]) would.
 statistics :-
-    statistics(runtime, [T | _]),
-    format("% ~3f s of CPU time~n", [T / 1000]).
+    '$cpu_now'(T),
+    Ms is round(T * 1000),
+    S is Ms // 1000,
+    F is Ms mod 1000,
+    write('% '), write(S), write('.'),
+    (   F < 10 -> write('00') ; F < 100 -> write('0') ; true ),
+    write(F), write(' s of CPU time'), nl.
 
 %% help: the top level's commands.
 help :-
@@ -274,11 +227,12 @@ help :-
         "Ctrl-C stops the running goal; consulted files and dynamic clauses stay."
     ]).
 
-kk_help_line(L) :- format("~s~n", [L]).
+kk_help_line(L) :- atom_chars(A, L), write(A), nl.
 
 % kk_state(-Chars): the session's state, as the goal that restores it in a fresh engine:
 % the files consulted, then every clause of every dynamic predicate of user.
 kk_state(Chars) :-
+    kk_need_library(charsio),
     (   bb_get(kk_files, Files) -> true ; Files = [] ),
     catch(findall(P-Cs, kk_dynamic(P, Cs), Dyn), _, Dyn = []),
     write_term_to_chars(kk_restore(Files, Dyn), [quoted(true)], Chars).
@@ -291,7 +245,7 @@ kk_dynamic(N/A, Cs) :-
     findall((H :- B), clause(H, B), Cs).
 
 kk_top_restore(Chars, R) :-
-    catch(( read_term_from_chars(Chars, G, []), call(G), R = true ), E, R = E),
+    catch(( kk_read_goal(Chars, G, _), call(G), R = true ), E, R = E),
     !.
 kk_top_restore(_, false).
 
@@ -301,6 +255,7 @@ kk_restore(Files, Dyn) :-
 
 % (quietly: a file that did not load said so when it was consulted)
 kk_restore_file(F) :-
+    kk_all_libraries,
     kk_remember(F),
     kk_loader_throws,
     (   catch(consult(F), _, fail) -> true ; true ).
@@ -368,7 +323,8 @@ kk_top_next(batch(Limit), N, R) :-
     (   N >= Limit
     ->  write(' ;'), nl,
         (   N =:= 1 -> Plural = '' ; Plural = s ),
-        format("% stopped after ~d answer~a (--limit)~n", [N, Plural]),
+        write('% stopped after '), write(N), write(' answer'), write(Plural),
+        write(' (--limit)'), nl,
         R = limit
     ;   write(' ;'), nl, fail
     ).

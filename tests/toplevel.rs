@@ -220,6 +220,69 @@ fn query_consults_user_files_and_starts_without_kenken() {
     assert_eq!(code, 2);
 }
 
+/// Without kenken.pl, library(charsio), format, time and between are loaded only when a goal
+/// names one of their predicates (or a file is consulted): each must still work as the first
+/// goal of a fresh engine, and from a consulted file that does not load them itself.
+#[test]
+fn query_without_kenken_loads_libraries_when_a_goal_needs_them() {
+    let nk = &["--no-kenken"];
+    let (out, code) = query_with(nk, "statistics.");
+    assert!(
+        out.starts_with("% ") && out.ends_with(" s of CPU time\ntrue.\n"),
+        "{out}"
+    );
+    assert_eq!(code, 0);
+    let (out, code) = query_with(nk, "statistics(runtime, [T|_]), T > 0.");
+    assert!(out.starts_with("T = "), "{out}");
+    assert_eq!(code, 0);
+    assert_eq!(
+        query_with(nk, "format(\"~a~n\", [x])."),
+        ("x\ntrue.\n".into(), 0)
+    );
+    assert_eq!(
+        query_with(nk, "maplist(format(\"~a-\"), [[a], [b]]), nl."),
+        ("a-b-\ntrue.\n".into(), 0)
+    );
+    assert_eq!(
+        query_with(nk, "between(1, 2, X)."),
+        ("X = 1 ;\nX = 2.\n".into(), 0)
+    );
+    assert_eq!(
+        query_with(nk, "numlist(1, 3, L), append(L, [4], M), member(4, M)."),
+        ("L = [1,2,3],\nM = [1,2,3,4].\n".into(), 0)
+    );
+    assert_eq!(
+        query_with(
+            nk,
+            "write_term_to_chars(f(x), [], Cs), read_term_from_chars(\"g(Y).\", T, [])."
+        ),
+        ("Cs = \"f(x)\",\nT = g(_A).\n".into(), 0)
+    );
+    let (out, code) = query_with(nk, "time(true).");
+    assert!(
+        out.starts_with("% CPU time: ") && out.ends_with("true.\n"),
+        "{out}"
+    );
+    assert_eq!(code, 0);
+    let dir = tempdir();
+    let file = dir.join("fmt.pl");
+    std::fs::write(
+        &file,
+        "p(X) :- format(\"p ~a~n\", [X]), between(1, 2, Y), Y > 1, \
+         write_term_to_chars(Y, [], Cs), atom_chars(A, Cs), write(A), nl.\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    assert_eq!(
+        query_with(&["--no-kenken", "--consult", f], "p(x)."),
+        ("p x\n2\ntrue.\n".into(), 0)
+    );
+    assert_eq!(
+        query_with(nk, &format!("consult('{f}'), p(y).")),
+        ("p y\n2\ntrue.\n".into(), 0)
+    );
+}
+
 fn tempdir() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);

@@ -1,7 +1,7 @@
 //! The embedded Scryer Prolog engine running `prolog/kenken.pl`: a [`Session`] answers goals.
 //!
-//! Every query goes through the Prolog-side wrapper `kk_host_query/5` (`prolog/host.pl`): the goal
-//! travels as an escaped string, so `Machine::run_query` always receives text that parses; the
+//! Every query goes through the Prolog-side wrapper `kk_host_query/5` (`prolog/host_query.pl`):
+//! the goal travels as an escaped string, so `Machine::run_query` always receives text that parses; the
 //! wrapper parses it with `read_term_from_chars/3` inside `catch/3`, bounds the work with
 //! `call_with_inference_limit/3`, collects a bounded number of answers with `findall/3` (leaving no
 //! choice point) and returns one result term. Nothing a user types can panic the process or leave
@@ -19,8 +19,19 @@ use crate::puzzle::{Grid, Op, Puzzle};
 
 /// The homework contract, compiled into the binary.
 pub const KENKEN_PL: &str = include_str!("../../prolog/kenken.pl");
-/// The host's query wrapper.
+/// The host's Prolog side: the top level and what the query wrapper shares with it.
 pub const HOST_PL: &str = include_str!("../../prolog/host.pl");
+/// The host's query wrapper (`kk_host_query/5`), loaded after [`HOST_PL`] by a [`Session`].
+pub const HOST_QUERY_PL: &str = include_str!("../../prolog/host_query.pl");
+/// What follows `host.pl` when `kenken.pl` is loaded too: the libraries `host.pl` otherwise
+/// loads only when a goal needs them (`kk_need_libraries/1`), imported at once as before
+/// (`kenken.pl` has loaded most of them already), so that every goal finds them.
+pub const ALL_LIBRARIES: &str = "
+:- use_module(library(charsio)).
+:- use_module(library(time)).
+:- use_module(library(format)).
+:- use_module(library(between)).
+";
 
 /// Default bound on inferences per answer.
 pub const DEFAULT_INFERENCE_LIMIT: u64 = 2_000_000_000;
@@ -273,7 +284,10 @@ impl Session {
     /// Starts a machine and consults `kenken.pl` and the host wrapper (about 0.3 s).
     pub fn new() -> Session {
         let mut machine = MachineBuilder::default().build();
-        machine.consult_module_string("user", format!("{KENKEN_PL}\n{HOST_PL}"));
+        machine.consult_module_string(
+            "user",
+            format!("{KENKEN_PL}\n{HOST_PL}\n{HOST_QUERY_PL}{ALL_LIBRARIES}"),
+        );
         Session {
             machine,
             last_inferences: None,

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, StreamConfig, Term};
 use serde::{Deserialize, Serialize};
 
-use super::{quote, PrologError, HOST_PL, KENKEN_PL};
+use super::{quote, PrologError, ALL_LIBRARIES, HOST_PL, KENKEN_PL};
 
 /// The `$toplevel` module the engine is built with, instead of Scryer's own `toplevel.pl`
 /// (whose REPL is not used here): building an engine then skips compiling the libraries that
@@ -100,7 +100,7 @@ impl Toplevel {
         let program = if no_kenken {
             HOST_PL.to_string()
         } else {
-            format!("{KENKEN_PL}\n{HOST_PL}")
+            format!("{KENKEN_PL}\n{HOST_PL}{ALL_LIBRARIES}")
         };
         machine.consult_module_string("user", program);
         // (flush what the loader wrote, quietly)
@@ -116,6 +116,13 @@ impl Toplevel {
             text.push_str(" .");
         } else {
             text.push(' ');
+        }
+        let libraries = lazy_libraries(&text);
+        if !libraries.is_empty() {
+            self.one(
+                &format!("kk_need_libraries([{}]), R = true.", libraries.join(", ")),
+                "R",
+            )?;
         }
         let mode = match mode {
             Mode::Batch(n) => format!("batch({})", (*n).max(1)),
@@ -184,6 +191,68 @@ impl Toplevel {
         }
         found.ok_or_else(|| PrologError::Protocol(format!("{query} failed")))
     }
+}
+
+/// The libraries `host.pl` loads only when needed (`kk_need_libraries/1`), with the names of
+/// the predicates each exports (Scryer 0.10.0's `library(charsio)`, `format`, `time`,
+/// `between`; `format_//2` and `format_time//2` as `format_` and `format_time`).
+const LAZY_LIBRARIES: &[(&str, &[&str])] = &[
+    (
+        "charsio",
+        &[
+            "char_type",
+            "chars_utf8bytes",
+            "get_single_char",
+            "get_n_chars",
+            "get_line_to_chars",
+            "read_from_chars",
+            "read_term_from_chars",
+            "write_term_to_chars",
+            "chars_base64",
+        ],
+    ),
+    (
+        "format",
+        &[
+            "format_",
+            "format",
+            "portray_clause_",
+            "portray_clause",
+            "listing",
+        ],
+    ),
+    (
+        "time",
+        &[
+            "max_sleep_time",
+            "sleep",
+            "time",
+            "current_time",
+            "format_time",
+            "statistics",
+        ],
+    ),
+    (
+        "between",
+        &["between", "gen_int", "gen_nat", "numlist", "repeat"],
+    ),
+];
+
+/// The lazy libraries whose predicates `goal` names: a word of its text (letters, digits and
+/// `_`, quoted or not, in a comment or a string too: loading one library too many does no
+/// harm) that one of them exports. A goal that builds a predicate's name (`atom_concat(for,
+/// mat, F), call(F, ...)`) is not seen: calling the predicate is an existence error until a
+/// goal names it or a file is consulted (which loads them all).
+fn lazy_libraries(goal: &str) -> Vec<&'static str> {
+    let words: std::collections::HashSet<&str> = goal
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    LAZY_LIBRARIES
+        .iter()
+        .filter(|(_, names)| names.iter().any(|n| words.contains(n)))
+        .map(|(lib, _)| *lib)
+        .collect()
 }
 
 /// `text` as a quoted Prolog atom.
