@@ -163,6 +163,48 @@ fn a_correct_gnu_file_passes_under_the_gnu_layer() {
 }
 
 #[test]
+fn clauses_gnu_prolog_ignores_are_ignored_under_the_gnu_layer() {
+    // a clause for a GNU built-in, and a clause of a predicate defined earlier in the file
+    let j = judge(&fixture("ignored_clauses.pl"), SPEC_KENKEN_SCRYER);
+    assert_eq!(j.code, 0, "{:?}", j.verdicts);
+    assert_eq!(j.count("pass"), 8);
+    if gprolog() {
+        let j = judge(
+            &fixture("ignored_clauses.pl"),
+            &[
+                "--suite",
+                "spec",
+                "--predicates",
+                "kenken",
+                "--prolog",
+                "gprolog",
+            ],
+        );
+        assert_eq!(j.code, 0, "{:?}", j.verdicts);
+    }
+}
+
+#[test]
+fn a_loop_on_the_empty_grid_skips_nothing() {
+    let j = judge(
+        &fixture("loops_on_empty.pl"),
+        &[
+            "--prolog",
+            "scryer",
+            "--predicates",
+            "kenken",
+            "--max-size",
+            "2",
+            "--timeout",
+            "3",
+        ],
+    );
+    assert_eq!(j.verdict("N = 0", "kenken"), "timeout");
+    assert_eq!(j.verdict("spec: kenken(2, [], T)", "kenken"), "pass");
+    assert_eq!(j.count("skipped"), 0);
+}
+
+#[test]
 fn largest_value_first_is_the_wrong_order() {
     let j = judge(&fixture("largest_first.pl"), SPEC_KENKEN_SCRYER);
     assert_eq!(j.code, 1);

@@ -49,15 +49,19 @@ const CLP_WORDS: [&str; 7] = [
 ];
 
 /// The dialect of a Prolog text: GNU when it uses a GNU finite-domain built-in and loads no
-/// CLP(Z)/CLP(FD) library; Scryer when it loads one or uses its predicates without GNU's; GNU
+/// CLP(Z)/CLP(FD) library; Scryer when it loads one (a `:-` directive) or uses its predicates without GNU's; GNU
 /// (the homework's system) when it uses neither. Comments and quoted text are not read.
 pub fn detect(text: &str) -> Dialect {
     let words = words(text);
     let gnu = words.iter().any(|w| GNU_WORDS.contains(&w.as_str()));
     let clp = words.iter().any(|w| CLP_WORDS.contains(&w.as_str()));
-    let loads_clp = words
-        .windows(2)
-        .any(|w| w[0] == "library" && (w[1] == "clpz" || w[1] == "clpfd"));
+    // only a directive loads it: `use_module(library(clpfd)).` as a clause is a fact
+    let loads_clp = words.windows(4).any(|w| {
+        w[0] == ":-"
+            && (w[1] == "use_module" || w[1] == "ensure_loaded")
+            && w[2] == "library"
+            && (w[3] == "clpz" || w[3] == "clpfd")
+    });
     match (gnu, clp) {
         _ if loads_clp => Dialect::Scryer,
         (false, true) => Dialect::Scryer,
@@ -85,6 +89,10 @@ fn words(text: &str) -> Vec<String> {
                 if let Some('\\' | '\'') = chars.next() {
                     chars.next();
                 }
+            }
+            ':' if chars.peek() == Some(&'-') => {
+                chars.next();
+                out.push(":-".to_string());
             }
             '%' => {
                 for d in chars.by_ref() {
@@ -152,6 +160,15 @@ mod tests {
             Dialect::Gnu
         );
         assert_eq!(detect("p(1)."), Dialect::Gnu);
+        // a use_module fact (not a directive) loads nothing: GNU Prolog reads it as a clause
+        assert_eq!(
+            detect("use_module(library(clpfd)).\nk(L) :- fd_domain(L, 1, 4), label(L)."),
+            Dialect::Gnu
+        );
+        assert_eq!(
+            detect(":-use_module(library(clpfd)).\nk(L) :- fd_domain(L, 1, 4), label(L)."),
+            Dialect::Scryer
+        );
         // 0'c character codes are not quotes that run on
         assert_eq!(detect("p(0'a). q :- fd_labeling([])."), Dialect::Gnu);
     }

@@ -5,7 +5,7 @@
 //! the real GNU Prolog when it is installed. Each [`Case`] (a goal binding `T` and every answer
 //! it must give, in the spec's order, from the native solver) runs under a wall-clock limit in a
 //! killable process, and gets a [`Verdict`]: a looping, halting or crashing solution costs only
-//! its case. Once a predicate times out on a size, its larger cases are skipped.
+//! its case. Once a predicate times out on a size (N > 0), its larger cases are skipped.
 //!
 //! ```no_run
 //! use kenken::judge::{judge, Config};
@@ -428,7 +428,9 @@ fn run_cases(
                     }
                 };
                 let Ok(mut s) = shared.lock() else { return };
-                if report.verdict == Verdict::Timeout {
+                // a loop on the empty grid (N = 0, often on backtracking) says nothing of
+                // real grids: gprolog runs out of stack there, Scryer out of time
+                if report.verdict == Verdict::Timeout && c.size > 0 {
                     let n = s.timed_out.entry(c.predicate).or_insert(c.size);
                     *n = (*n).min(c.size);
                 }

@@ -34,6 +34,8 @@ check(L-delete([a,b,c,a],a,L), [[b,c]]).
 check(S-msort([b,a,b],S), [[a,b,b]]).
 check(X-nth(2,[a,b],X), [b]).
 check(X-(X = "ab"), [[97,98]]).
+check(x-fd_domain([],1,0), [x]).
+check(x-fd_domain(_,1,0), []).
 check(X-fd_labeling(X), error(error(instantiation_error,fd_labeling/2))).
 
 kk_checks :-
