@@ -6,10 +6,12 @@
     so the judged file's own predicates (transpose/2, member/2, ...) cannot clash with it, and it
     uses no library predicate a judged file could redefine.
 
-    kk_judge_load(+FileChars, -Result)
+    kk_judge_load(+FileChars, +LastLine, -Result)
       Reads the file term by term first (running the op/3, use_module/1,2, ensure_loaded/1 and
       set_prolog_flag/2 directives it meets, so the file's own operators parse), to find every
-      syntax error with its line; then consults it. Result is
+      syntax error with its line (an error reported after LastLine, the file's last line of
+      code, is dropped: Scryer 0.10's reader reports one when a block comment ends the file);
+      then consults it. Result is
         loaded                 the file is loaded;
         syntax_errors(Es)      Es: the first errors, each error(Line, MessageChars);
         error(MessageChars)    it could not be opened or consulted.
@@ -34,12 +36,13 @@ goal_expansion(halt(Code), throw(kk_judge_halt(Code))).
 % At most this many syntax errors are reported (reading resumes after each one).
 kk_judge_max_errors(10).
 
-kk_judge_load(FileText, Result) :-
+kk_judge_load(FileText, LastLine, Result) :-
     % the GNU layer reads double-quoted text as codes, as GNU Prolog does
     (   FileText = [C | _], integer(C) -> atom_codes(File, FileText)
     ;   atom_chars(File, FileText)
     ),
-    catch(kk_judge_syntax(File, Errors), E, (kk_judge_text(E, T), Errors = failed(T))),
+    catch(kk_judge_syntax(File, LastLine, Errors), E,
+          (kk_judge_text(E, T), Errors = failed(T))),
     (   Errors = failed(T) -> Result = error(T)
     ;   Errors = [_ | _] -> Result = syntax_errors(Errors)
     ;   catch(consult(File), E2, true),
@@ -50,11 +53,18 @@ kk_judge_load(FileText, Result) :-
         )
     ).
 
-% kk_judge_syntax(+File, -Errors): the file's syntax errors, each error(Line, Message).
-kk_judge_syntax(File, Errors) :-
+% kk_judge_syntax(+File, +LastLine, -Errors): the file's syntax errors up to LastLine, each
+% error(Line, Message).
+kk_judge_syntax(File, LastLine, Errors) :-
     setup_call_cleanup(open(File, read, S),
-                       ( kk_judge_max_errors(Max), kk_judge_read_all(S, Max, Errors) ),
-                       close(S)).
+                       ( kk_judge_max_errors(Max), kk_judge_read_all(S, Max, Errors0) ),
+                       close(S)),
+    kk_judge_up_to(Errors0, LastLine, Errors).
+
+kk_judge_up_to([], _, []).
+kk_judge_up_to([error(Line, M) | Es0], LastLine, Es) :-
+    (   Line > LastLine -> Es = Es1 ; Es = [error(Line, M) | Es1] ),
+    kk_judge_up_to(Es0, LastLine, Es1).
 
 kk_judge_read_all(S, Left, Errors) :-
     catch(read_term(S, Term, []), E, true),

@@ -310,6 +310,18 @@ fn a_syntax_error_names_file_and_line() {
 }
 
 #[test]
+fn a_file_ending_with_a_block_comment_loads() {
+    // Regression: Scryer's reader reported a syntax error after the last clause.
+    let j = judge(
+        &fixture("ends_with_comment.pl"),
+        &["--suite", "spec", "--prolog", "scryer", "--max-size", "1"],
+    );
+    assert_eq!(j.code, 0, "{:?}", j.details);
+    assert_eq!(j.verdict("spec: kenken(1, [], T)", "kenken"), "pass");
+    assert_eq!(j.verdict("spec: kenken(1, [], T)", "plain_kenken"), "pass");
+}
+
+#[test]
 fn an_unsupported_gnu_builtin_is_named() {
     let j = judge(&fixture("unsupported.pl"), SPEC_KENKEN_SCRYER);
     assert_eq!(j.code, 1);

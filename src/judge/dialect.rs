@@ -69,42 +69,78 @@ pub fn detect(text: &str) -> Dialect {
     }
 }
 
-/// The words (letters, digits, `_`) of `text` outside comments and quotes.
+/// The words (letters, digits, `_`, and `:-`) of `text` outside comments and quotes.
 fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    scan(text, |piece, _| match piece {
+        Piece::Word(w) => out.push(w),
+        Piece::Neck => out.push(":-".into()),
+        Piece::Other => {}
+    });
+    out
+}
+
+/// The last line (1-based) of `text` that holds anything but comments and white space; 0 when
+/// there is none. Scryer 0.10's reader reports a syntax error at the end of a file whose last
+/// clause is followed by a `/* ... */` comment: an error after this line is not one.
+pub fn last_code_line(text: &str) -> usize {
+    let mut last = 0;
+    scan(text, |_, line| last = line);
+    last
+}
+
+/// What the scanner sees outside comments.
+enum Piece {
+    /// A run of letters, digits and `_`.
+    Word(String),
+    /// `:-`.
+    Neck,
+    /// Any other character that is not white space (a quoted text counts once).
+    Other,
+}
+
+/// Calls `f` with each piece of `text` outside comments, and the line it ends on.
+fn scan(text: &str, mut f: impl FnMut(Piece, usize)) {
+    let mut line = 1;
     let mut word = String::new();
     let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
+    let next = |chars: &mut std::iter::Peekable<std::str::Chars>, line: &mut usize| {
+        let c = chars.next();
+        if c == Some('\n') {
+            *line += 1;
+        }
+        c
+    };
+    while let Some(c) = next(&mut chars, &mut line) {
         if c.is_alphanumeric() || c == '_' {
             word.push(c);
             continue;
         }
         let zero = word == "0";
         if !word.is_empty() {
-            out.push(std::mem::take(&mut word));
+            // (a word ends before c: on c's line unless c is the newline that ended it)
+            f(
+                Piece::Word(std::mem::take(&mut word)),
+                line - usize::from(c == '\n'),
+            );
         }
         match c {
             // 0'c is a character code, not a quote
             '\'' if zero => {
-                if let Some('\\' | '\'') = chars.next() {
-                    chars.next();
+                if let Some('\\' | '\'') = next(&mut chars, &mut line) {
+                    next(&mut chars, &mut line);
                 }
+                f(Piece::Other, line);
             }
             ':' if chars.peek() == Some(&'-') => {
-                chars.next();
-                out.push(":-".to_string());
+                next(&mut chars, &mut line);
+                f(Piece::Neck, line);
             }
-            '%' => {
-                for d in chars.by_ref() {
-                    if d == '\n' {
-                        break;
-                    }
-                }
-            }
+            '%' => while !matches!(next(&mut chars, &mut line), Some('\n') | None) {},
             '/' if chars.peek() == Some(&'*') => {
-                chars.next();
+                next(&mut chars, &mut line);
                 let mut star = false;
-                for d in chars.by_ref() {
+                while let Some(d) = next(&mut chars, &mut line) {
                     if star && d == '/' {
                         break;
                     }
@@ -113,7 +149,7 @@ fn words(text: &str) -> Vec<String> {
             }
             '"' | '\'' | '`' => {
                 let mut escaped = false;
-                for d in chars.by_ref() {
+                while let Some(d) = next(&mut chars, &mut line) {
                     if escaped {
                         escaped = false;
                     } else if d == '\\' {
@@ -122,19 +158,29 @@ fn words(text: &str) -> Vec<String> {
                         break;
                     }
                 }
+                f(Piece::Other, line);
             }
-            _ => {}
+            c if c.is_whitespace() => {}
+            _ => f(Piece::Other, line),
         }
     }
     if !word.is_empty() {
-        out.push(word);
+        f(Piece::Word(word), line);
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_line_of_code() {
+        let text = "a :- b.\n% c\nd('%x\n').\n/* e\n f */\n\n";
+        assert_eq!(last_code_line(text), 4);
+        assert_eq!(last_code_line("a.\n/*\nfoo\n*/\n"), 1);
+        assert_eq!(last_code_line("% only\n"), 0);
+        assert_eq!(last_code_line("p :-\n  q"), 2);
+    }
 
     #[test]
     fn dialects() {

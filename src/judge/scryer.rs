@@ -245,7 +245,14 @@ fn load(file: &Path, dialect: Dialect) -> (Option<Judged>, Reply) {
     if let Ok(mut w) = warnings.lock() {
         w.clear();
     }
-    let query = format!("kk_judge_load({}, R).", quote(&file.display().to_string()));
+    // (an error reported after the last line of code is Scryer's, not the file's)
+    let last_line = std::fs::read(file)
+        .map(|b| super::dialect::last_code_line(&String::from_utf8_lossy(&b)))
+        .unwrap_or(usize::MAX);
+    let query = format!(
+        "kk_judge_load({}, {last_line}, R).",
+        quote(&file.display().to_string())
+    );
     let r = match result_of(&mut machine, query) {
         Ok(r) => r,
         Err(e) => return (None, Reply::LoadFailed(e)),
