@@ -39,7 +39,8 @@ pub struct JudgeArgs {
     #[arg(long, value_parser = at_least_one)]
     max_size: Option<usize>,
     /// Wall-clock limit per case, in seconds. Once a predicate times out on a size, its
-    /// larger cases are skipped.
+    /// larger cases are skipped (not after a timeout on N = 0 or on a case of over 100
+    /// answers, such as kenken(4, [], T)'s 576).
     #[arg(long, default_value_t = 30.0, value_parser = seconds)]
     timeout: f64,
     /// Cases run at once, each in a Prolog process of its own (times are steadier with 1).

@@ -5,7 +5,8 @@
 //! the real GNU Prolog when it is installed. Each [`Case`] (a goal binding `T` and every answer
 //! it must give, in the spec's order, from the native solver) runs under a wall-clock limit in a
 //! killable process, and gets a [`Verdict`]: a looping, halting or crashing solution costs only
-//! its case. Once a predicate times out on a size (N > 0), its larger cases are skipped.
+//! its case. Once a predicate times out on a size (N > 0, a case of at most 100 answers), its
+//! larger cases are skipped.
 //!
 //! ```no_run
 //! use kenken::judge::{judge, Config};
@@ -34,6 +35,10 @@ pub use verdict::{Answer, CaseReport, End, Run, Verdict};
 
 use crate::format::Entry;
 use crate::prolog::Predicate;
+
+/// A case with more expected answers than this does not make its predicate's larger cases
+/// skipped when it times out.
+const SKIP_AFTER_ANSWERS: usize = 100;
 
 /// The least time allowed for loading the judged file (its engine's start-up included).
 pub(crate) const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
@@ -429,8 +434,13 @@ fn run_cases(
                 };
                 let Ok(mut s) = shared.lock() else { return };
                 // a loop on the empty grid (N = 0, often on backtracking) says nothing of
-                // real grids: gprolog runs out of stack there, Scryer out of time
-                if report.verdict == Verdict::Timeout && c.size > 0 {
+                // real grids: gprolog runs out of stack there, Scryer out of time; nor does
+                // a slow enumeration of many answers (kenken(4, [], T)'s 576) say anything of
+                // puzzles with few
+                if report.verdict == Verdict::Timeout
+                    && c.size > 0
+                    && c.expected.len() <= SKIP_AFTER_ANSWERS
+                {
                     let n = s.timed_out.entry(c.predicate).or_insert(c.size);
                     *n = (*n).min(c.size);
                 }
@@ -445,4 +455,70 @@ fn run_cases(
         .zip(cases)
         .map(|(r, c)| r.unwrap_or_else(|| CaseReport::skipped(c, "not run".into())))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Times out on the cases named, answers every other one right.
+    struct Fake(Vec<&'static str>);
+
+    impl Backend for Fake {
+        fn load(&mut self, _: Duration) -> Result<Loaded, JudgeError> {
+            Ok(Loaded {
+                warnings: String::new(),
+            })
+        }
+        fn run(&mut self, case: &Case, _: usize, timeout: Duration) -> Run {
+            let slow = self.0.contains(&case.name.as_str());
+            Run {
+                answers: if slow {
+                    Vec::new()
+                } else {
+                    case.expected.iter().cloned().map(Answer::Grid).collect()
+                },
+                end: if slow { End::Timeout } else { End::Complete },
+                elapsed: timeout,
+            }
+        }
+    }
+
+    fn verdicts(slow: Vec<&'static str>) -> Vec<(String, Verdict)> {
+        let mut items = suite::spec_items();
+        items.extend(suite::edge_items());
+        let cases = suite::cases(&items, &[Predicate::Fd]);
+        run_cases(
+            &cases,
+            vec![Box::new(Fake(slow))],
+            Duration::from_secs(1),
+            &mut |_| {},
+        )
+        .into_iter()
+        .map(|r| (r.case, r.verdict))
+        .collect()
+    }
+
+    fn verdict_of(v: &[(String, Verdict)], case: &str) -> Verdict {
+        v.iter().find(|(c, _)| c == case).map(|(_, v)| *v).unwrap()
+    }
+
+    #[test]
+    fn a_timeout_skips_the_larger_cases_unless_it_had_many_answers_or_no_grid() {
+        let v = verdicts(vec!["spec: kenken(2, [], T)"]);
+        assert_eq!(verdict_of(&v, "spec: kenken(2, [], T)"), Verdict::Timeout);
+        assert_eq!(verdict_of(&v, "spec: kenken(1, [], T)"), Verdict::Pass);
+        assert_eq!(
+            verdict_of(&v, "spec 4x4 example (six answers)"),
+            Verdict::Skipped
+        );
+        assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Skipped);
+        // 576 answers, or N = 0: the rest still runs
+        for slow in ["spec: kenken(4, [], T)", "N = 0"] {
+            let v = verdicts(vec![slow]);
+            assert_eq!(verdict_of(&v, slow), Verdict::Timeout);
+            assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Pass);
+            assert_eq!(v.iter().filter(|(_, v)| *v == Verdict::Skipped).count(), 0);
+        }
+    }
 }
