@@ -131,6 +131,27 @@ fn partly_revealed_25_and_30_are_solved_correctly() {
     }
 }
 
+/// Two whole 25x25 puzzles of the benchmark whose search fails thousands of times (the search
+/// learns clauses from its failures and restarts): what it gives is still right, and the second
+/// is proved to have one solution (the generator's square), when the search ends.
+#[test]
+fn hard_25_are_solved_correctly() {
+    let puzzles = random::puzzles(25, 0, 9);
+    for (p, square) in &puzzles[7..9] {
+        assert!(solve_and_check(p, square), "{:?}", p.name);
+    }
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let solver = Solver::new(&puzzles[8].0).unwrap();
+    let sols = solver.with_deadline(Some(deadline)).solve(Some(2));
+    assert_eq!(sols.grids, vec![puzzles[8].1.clone()]);
+    assert!(sols.complete);
+    assert!(
+        sols.stats.failures > 1000 && sols.stats.restarts > 5,
+        "{:?}",
+        sols.stats
+    );
+}
+
 #[test]
 fn the_checker_rejects_wrong_grids() {
     let (p, square) = random::puzzle(12, 3);

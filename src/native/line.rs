@@ -5,15 +5,18 @@
 
 /// Filters the line of `n` cells `start + j * step` (values `1..=n`, bit `v - 1`): finds a
 /// perfect matching of cells to values, then keeps a cell's other candidates only where they lie
-/// on an alternating cycle with its matched value. Calls `changed` with each cell it narrows;
-/// false when no matching exists.
+/// on an alternating cycle with its matched value. Calls `removed(cell, kept, values, reach)` with
+/// each cell it narrows, after narrowing it: a value `v` it removed lies in the Hall set
+/// `reach[v - 1] | bit(v)` (values only the line's cells with candidates in that set can take,
+/// as many cells as values, the narrowed cell not among them). When no matching exists, the
+/// error is a set of values that more cells than it has values must share.
 pub(super) fn all_different(
     doms: &mut [u64],
     start: usize,
     step: usize,
     n: usize,
-    mut changed: impl FnMut(usize),
-) -> bool {
+    mut removed: impl FnMut(usize, u64, u64, &[u64; 64]),
+) -> Result<(), u64> {
     const NONE: u8 = u8::MAX;
     let cell = |j: usize| start + j * step;
     let mut d = [0u64; 64];
@@ -37,7 +40,7 @@ pub(super) fn all_different(
         if value_of[j] == NONE {
             let mut visited = 0u64;
             if !augment(j, &d, &mut cell_of, &mut value_of, &mut visited) {
-                return false;
+                return Err(visited);
             }
         }
     }
@@ -77,10 +80,10 @@ pub(super) fn all_different(
         }
         if keep != d[j] {
             doms[cell(j)] = keep;
-            changed(cell(j));
+            removed(cell(j), keep, d[j] & !keep, &reach);
         }
     }
-    true
+    Ok(())
 }
 
 /// Finds an augmenting path from the unmatched cell `j` (values in `visited` are not tried
@@ -116,17 +119,43 @@ mod tests {
         // Cells {1,2}, {1,2}, {1,2,3}, {2,3,4}: the first two take 1 and 2, so the third is 3
         // and the fourth 4.
         let mut doms = vec![0b0011, 0b0011, 0b0111, 0b1110];
+        let before = doms.clone();
         let mut changed = Vec::new();
-        assert!(all_different(&mut doms, 0, 1, 4, |c| changed.push(c)));
+        let mut halls = Vec::new();
+        let ok = all_different(&mut doms, 0, 1, 4, |c, _, gone, reach| {
+            for (v, &r) in reach.iter().enumerate().take(4) {
+                if gone & (1 << v) != 0 {
+                    // As many cells as values hold only values of the Hall set; the narrowed
+                    // cell is not one of them.
+                    let hall = r | (1 << v);
+                    let inside = before.iter().filter(|&&d| d & !hall == 0).count();
+                    assert_eq!(
+                        inside,
+                        hall.count_ones() as usize,
+                        "cell {c}, value {}",
+                        v + 1
+                    );
+                    assert_ne!(before[c] & !hall, 0);
+                    halls.push(hall);
+                }
+            }
+            changed.push((c, gone));
+        });
+        assert_eq!(halls, vec![0b0011, 0b0011, 0b0011, 0b0111]);
+        assert_eq!(ok, Ok(()));
         assert_eq!(doms, vec![0b0011, 0b0011, 0b0100, 0b1000]);
-        assert_eq!(changed, vec![2, 3]);
-        // Three cells share two values: no assignment.
+        assert_eq!(changed, vec![(2, 0b0011), (3, 0b0110)]);
+        // Three cells share two values: no assignment, and the values shared are named.
         let mut doms = vec![0b0011, 0b0011, 0b0011, 0b1111];
-        assert!(!all_different(&mut doms, 0, 1, 4, |_| {}));
+        assert_eq!(
+            all_different(&mut doms, 0, 1, 4, |_, _, _, _| {}),
+            Err(0b0011)
+        );
         // A column (step n) of a 3x3 grid, nothing to remove.
         let mut doms = vec![0b111; 9];
-        assert!(all_different(&mut doms, 1, 3, 3, |_| panic!(
-            "nothing changes"
-        )));
+        assert_eq!(
+            all_different(&mut doms, 1, 3, 3, |_, _, _, _| panic!("nothing changes")),
+            Ok(())
+        );
     }
 }

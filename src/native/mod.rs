@@ -4,23 +4,29 @@
 //! fewest-candidates-first branching over an explicit stack of states, so solutions come out of an
 //! [`Iterator`] and the search allocates nothing once warm.
 //!
-//! From 10x10 on, rows and columns are filtered to generalised arc consistency (module `line`), and
-//! the root is probed: each candidate is tried and propagated, and those that fail are removed.
+//! From 10x10 on, rows and columns are filtered to generalised arc consistency (module `line`), the
+//! root is probed (each candidate is tried and propagated, and those that fail are removed), and
+//! the cage tables are rebuilt from the tuples the root's domains leave.
 //!
-//! Large grids have heavy-tailed searches, so the search restarts (after a Luby sequence of
-//! failure counts) with the dom/wdeg weights it learnt and randomised tie-breaking; solutions
-//! found before a restart are blocked in later runs, so every solution still comes exactly once
-//! (after a few solutions the search stops restarting and finishes its current tree).
+//! From 10x10 on, the first few solutions come from a search that learns from its failures
+//! (module `learn`: every removal is recorded with its reason, each contradiction becomes a
+//! clause, conflict-driven branching, restarts); past them, and below 10x10, the plain search
+//! runs: it restarts (after a Luby sequence of failure counts) with the dom/wdeg weights it
+//! learnt and randomised tie-breaking; solutions found before a restart are blocked in later
+//! runs, so every solution still comes exactly once (after a few solutions it stops restarting
+//! and finishes its current tree).
 //!
 //! Handles every cage kind of the model: `+ - * /` with any number of cells (n-ary `-` and `/` as
 //! in seed 001), `=` and `?` (no-op). Sizes 1 to 64 (a cell's candidates fit in a `u64`).
 
+mod learn;
 mod line;
 mod table;
 
 use std::ops::ControlFlow;
 use std::time::Instant;
 
+use learn::{record_cage, Conflict, Learner, Recorder, Why};
 use table::{Cage, FilterScratch, Table};
 
 use crate::puzzle::{Grid, InvalidPuzzle, Op, Puzzle};
@@ -77,6 +83,13 @@ const SEARCH_BUDGET: usize = 20_000;
 /// From this size on, rows and columns are filtered to generalised arc consistency (module
 /// `line`) and the root is probed ([`Solver::probe`]); smaller grids do not need it.
 const STRONG_FROM: usize = 10;
+/// From this size on, the search learns clauses from its failures (module `learn`).
+const LEARN_FROM: usize = 10;
+/// The learning search gives this many solutions; past them the plain search (which blocks
+/// those) enumerates the rest in one tree, so counting many solutions costs no clauses.
+const LEARN_SOLUTIONS: usize = 4;
+/// Learnt clauses kept before the first cut (the limit then grows by a tenth at each cut).
+const LEARN_CUT: usize = 4000;
 /// At most this many passes of probing.
 const PROBE_PASSES: usize = 20;
 /// Failures allowed in a run of the search, times the Luby sequence's term, before a restart.
@@ -107,6 +120,11 @@ pub struct Solver {
     /// From this size on, lines are filtered to GAC and the root is probed ([`STRONG_FROM`];
     /// tests lower it).
     strong_from: usize,
+    /// From this size on, the search learns from its failures (module `learn`) for the first
+    /// [`LEARN_SOLUTIONS`] solutions ([`LEARN_FROM`]; tests change both, and when clauses are cut).
+    learn_from: usize,
+    learn_solutions: usize,
+    learn_cut: usize,
 }
 
 /// Buffers reused across the search, so that it allocates nothing once warm.
@@ -127,6 +145,9 @@ struct Scratch {
     line_weight: Vec<u32>,
     /// Set when the deadline passed during a propagation (which then reports a contradiction).
     expired: bool,
+    /// The cage tables narrowed to the root's domains, once they are known (see
+    /// [`Solver::narrow_tables`]); the solver's own tables until then.
+    tables: Option<Vec<Option<Table>>>,
     /// Propagator runs so far (see [`SearchStats::propagations`]).
     propagations: u64,
 }
@@ -170,7 +191,8 @@ impl Solver {
             let tuples = TABLE_TUPLES.min(words.saturating_mul(64) / (cage.cells.len() * n));
             let mut work = BUILD_WORK.min(total_work);
             let before = work;
-            let table = Table::build(cage, n, tuples, &mut work, &mut scratch);
+            let full = |_| if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+            let table = Table::build(cage, n, &full, tuples, &mut work, &mut scratch);
             total_work -= before - work;
             if let Some(t) = table {
                 words = words.saturating_sub(t.size());
@@ -189,6 +211,9 @@ impl Solver {
             deadline: None,
             restart_unit: RESTART_UNIT,
             strong_from: STRONG_FROM,
+            learn_from: LEARN_FROM,
+            learn_solutions: LEARN_SOLUTIONS,
+            learn_cut: LEARN_CUT,
         })
     }
 
@@ -210,6 +235,7 @@ impl Solver {
             stop: None,
             stats: SearchStats::default(),
             restarts: Restarts::new(self.restart_unit),
+            learner: None,
         }
     }
 
@@ -269,8 +295,34 @@ impl Solver {
             cage_weight: vec![0; self.cages.len()],
             line_weight: vec![0; 2 * self.n],
             expired: false,
+            tables: None,
             propagations: 0,
         }
+    }
+
+    /// Each cage's table rebuilt from the tuples the root's domains `root` allow (smaller tables
+    /// filter faster); cages too large for a table before may get one now. Valid for any search
+    /// below that root.
+    fn narrow_tables(&self, root: &[u64]) -> Vec<Option<Table>> {
+        let mut scratch = FilterScratch::default();
+        let mut words = TABLE_WORDS;
+        let mut total_work = TOTAL_BUILD_WORK;
+        self.cages
+            .iter()
+            .map(|cage| {
+                let tuples =
+                    TABLE_TUPLES.min(words.saturating_mul(64) / (cage.cells.len() * self.n));
+                let mut work = BUILD_WORK.min(total_work);
+                let before = work;
+                let table =
+                    Table::build(cage, self.n, &|c| root[c], tuples, &mut work, &mut scratch);
+                total_work -= before - work;
+                if let Some(t) = &table {
+                    words = words.saturating_sub(t.size());
+                }
+                table
+            })
+            .collect()
     }
 
     fn full(&self) -> u64 {
@@ -325,10 +377,22 @@ impl Solver {
     /// cage, for a fresh start); false on a contradiction. Work is driven by queues: a changed
     /// cell wakes its row, its column and its cage; a placed value leaves its row and column.
     fn propagate(&self, doms: &mut [u64], scratch: &mut Scratch, changed: &[usize]) -> bool {
+        self.propagate_with(doms, scratch, changed, &mut ())
+    }
+
+    /// [`Solver::propagate`], telling `rec` every value removed and why, and every
+    /// contradiction; `rec` may narrow domains too (learnt clauses).
+    fn propagate_with(
+        &self,
+        doms: &mut [u64],
+        scratch: &mut Scratch,
+        changed: &[usize],
+        rec: &mut impl Recorder,
+    ) -> bool {
         for &i in changed {
             scratch.queue.push(i, true);
         }
-        let ok = self.run_queues(doms, scratch);
+        let ok = self.run_queues(doms, scratch, rec);
         if !ok {
             scratch.queue.clear();
             for k in scratch.cage_list.drain(..) {
@@ -341,7 +405,7 @@ impl Solver {
         ok
     }
 
-    fn run_queues(&self, doms: &mut [u64], scratch: &mut Scratch) -> bool {
+    fn run_queues(&self, doms: &mut [u64], scratch: &mut Scratch, rec: &mut impl Recorder) -> bool {
         let n = self.n;
         let full = self.full();
         let Scratch {
@@ -355,13 +419,20 @@ impl Solver {
             cage_weight,
             line_weight,
             expired,
+            tables,
             propagations,
         } = scratch;
+        let tables = tables.as_deref().unwrap_or(&self.tables);
         loop {
+            // Learnt clauses first (the cheapest).
+            if !rec.clauses(doms, queue) {
+                return false;
+            }
             // Changed cells: wake their lines and cage; placed values leave the peers.
             while let Some((i, wake_cage)) = queue.pop() {
                 let d = doms[i];
                 if d == 0 {
+                    rec.conflict(Conflict::Wipe(i));
                     return false;
                 }
                 let (r, c) = (self.row_of[i] as usize, self.col_of[i] as usize);
@@ -383,8 +454,10 @@ impl Solver {
                         for _ in 0..n {
                             if j != i && doms[j] & d != 0 {
                                 doms[j] &= !d;
+                                rec.removed(j, d, doms[j], |_| Why::Peer(i as u32));
                                 if doms[j] == 0 {
                                     bump(&mut line_weight[line]);
+                                    rec.conflict(Conflict::Wipe(j));
                                     return false;
                                 }
                                 queue.push(j, true);
@@ -401,12 +474,14 @@ impl Solver {
                 let cage = &self.cages[k];
                 before.clear();
                 before.extend(cage.cells.iter().map(|&i| doms[i]));
-                match &self.tables[k] {
+                match &tables[k] {
                     Some(t) => {
                         if !t.filter(&cage.cells, doms, filter) {
                             bump(&mut cage_weight[k]);
+                            rec.conflict(Conflict::Cage(k as u32));
                             return false;
                         }
+                        record_cage(&cage.cells, k, before, doms, rec);
                         // Values the cage must put in a line leave the line's other cells.
                         for (l, (line, _)) in t.lines().iter().enumerate() {
                             let forced = t.forced(l, filter);
@@ -417,9 +492,12 @@ impl Solver {
                             for j in 0..n {
                                 let i = start + j * step;
                                 if self.cage_of[i] != k && doms[i] & forced != 0 {
+                                    let gone = doms[i] & forced;
                                     doms[i] &= !forced;
+                                    rec.removed(i, gone, doms[i], |_| Why::Cage(k as u32));
                                     if doms[i] == 0 {
                                         bump(&mut cage_weight[k]);
+                                        rec.conflict(Conflict::Wipe(i));
                                         return false;
                                     }
                                     queue.push(i, true);
@@ -430,8 +508,10 @@ impl Solver {
                     None => {
                         if !table::filter_by_search(cage, n, doms, SEARCH_BUDGET, filter) {
                             bump(&mut cage_weight[k]);
+                            rec.conflict(Conflict::Cage(k as u32));
                             return false;
                         }
+                        record_cage(&cage.cells, k, before, doms, rec);
                         // Filtering by search can be long: the deadline is checked after each.
                         if self.deadline.is_some_and(|d| Instant::now() >= d) {
                             *expired = true;
@@ -468,6 +548,9 @@ impl Solver {
                 }
                 if once != full {
                     bump(&mut line_weight[line]);
+                    let missing = full & !once;
+                    let value = missing.trailing_zeros() as u8 + 1;
+                    rec.conflict(Conflict::Missing(line as u16, value));
                     return false;
                 }
                 // Values in one cell only, that cell not yet fixed to it.
@@ -479,18 +562,33 @@ impl Solver {
                         if d & unique != 0 && d & (d - 1) != 0 {
                             if (d & unique).count_ones() > 1 {
                                 bump(&mut line_weight[line]);
+                                let two = d & unique;
+                                let u1 = two.trailing_zeros() as u8 + 1;
+                                let u2 = (two & (two - 1)).trailing_zeros() as u8 + 1;
+                                rec.conflict(Conflict::Double(line as u16, i as u32, u1, u2));
                                 return false;
                             }
                             doms[i] = d & unique;
+                            let value = (d & unique).trailing_zeros() as u8 + 1;
+                            rec.removed(i, d & !unique, d & unique, |_| {
+                                Why::Single(line as u16, value)
+                            });
                             queue.push(i, true);
                         }
                     }
                 }
-                if n >= self.strong_from
-                    && !line::all_different(doms, start, step, n, |i| queue.push(i, true))
-                {
-                    bump(&mut line_weight[line]);
-                    return false;
+                if n >= self.strong_from {
+                    let gac = line::all_different(doms, start, step, n, |i, kept, gone, reach| {
+                        queue.push(i, true);
+                        rec.removed(i, gone, kept, |v| {
+                            Why::Hall(line as u16, reach[v - 1] | table::bit(v))
+                        });
+                    });
+                    if let Err(shared) = gac {
+                        bump(&mut line_weight[line]);
+                        rec.conflict(Conflict::Hall(line as u16, shared));
+                        return false;
+                    }
                 }
             }
         }
@@ -632,6 +730,8 @@ pub struct SolutionIter<'a> {
     stop: Option<Stop>,
     stats: SearchStats,
     restarts: Restarts,
+    /// The learning search, while it gives the first solutions (large grids).
+    learner: Option<Box<Learner>>,
 }
 
 /// When to restart, and what earlier runs found.
@@ -760,12 +860,43 @@ impl SolutionIter<'_> {
             }
             // Probing's failures do not count against the first run.
             self.restarts.limit = self.stats.failures + self.restarts.unit;
+            if solver.n >= solver.strong_from {
+                self.scratch.tables = Some(solver.narrow_tables(&self.doms[..cells]));
+            }
+            if solver.n >= solver.learn_from {
+                let root = &self.doms[..cells];
+                self.learner = Some(Box::new(Learner::new(solver, root, self.stats.failures)));
+                return self.advance();
+            }
             match solver.choose(&self.doms, &self.scratch, None) {
                 None => return true,
                 Some(cell) => self.frames.push(Frame {
                     cell,
                     rest: self.doms[cell],
                 }),
+            }
+        }
+        if let Some(learner) = self.learner.as_mut() {
+            if self.restarts.found.len() < solver.learn_solutions {
+                let stop = &mut self.stop;
+                if learner.next(solver, &mut self.scratch, &mut self.stats, stop) {
+                    self.restarts.found.push(learner.solution_doms().to_vec());
+                    return true;
+                }
+                self.done = true;
+                return false;
+            }
+            // Enough solutions: the plain search enumerates the others in one tree (skipping
+            // those found), from the root's domains, without restarts.
+            self.learner = None;
+            self.restarts.on = false;
+            let root = &self.doms[..cells];
+            // (An open root: a fixed one has one solution, given already.)
+            if let Some(cell) = solver.choose(root, &self.scratch, None) {
+                self.frames.push(Frame {
+                    cell,
+                    rest: root[cell],
+                });
             }
         }
         loop {
@@ -835,8 +966,11 @@ impl SolutionIter<'_> {
     fn grid(&self) -> Grid {
         let n = self.solver.n;
         let depth = self.frames.len();
-        self.doms[depth * n * n..(depth + 1) * n * n]
-            .chunks_exact(n)
+        let doms = match &self.learner {
+            Some(learner) => learner.solution_doms(),
+            None => &self.doms[depth * n * n..(depth + 1) * n * n],
+        };
+        doms.chunks_exact(n)
             .map(|row| row.iter().map(|d| d.trailing_zeros() + 1).collect())
             .collect()
     }
@@ -961,6 +1095,49 @@ mod tests {
             same_solutions(&a, &b, &format!("{n}/{seed}"));
             assert_eq!(strong.solutions().collect::<Vec<_>>(), a.grids);
         }
+    }
+
+    /// The `i`-th random puzzle of the benchmark's generator (seed 1) with every other cage
+    /// dropped (its cells free): tens to thousands of solutions, tens to hundreds of failures.
+    fn sparse(n: usize, i: usize) -> Puzzle {
+        let mut p = crate::random::puzzles(n, 1, i + 1).swap_remove(i).0;
+        let mut k = 0;
+        p.cages.retain(|_| {
+            k += 1;
+            k % 2 == 0
+        });
+        p
+    }
+
+    /// The learning search, forced on small grids and giving every solution itself (restarting
+    /// often, cutting its clauses often), finds exactly the solutions of the plain search; so
+    /// does its hand-over to the plain search after a few solutions.
+    #[test]
+    fn learning_keeps_the_solutions_exact() {
+        let mut learnt = 0;
+        for (n, i) in [(5, 1), (5, 2), (6, 3), (6, 4), (7, 0), (7, 3), (7, 5)] {
+            let p = sparse(n, i);
+            let seed = i;
+            let plain = Solver::new(&p).unwrap().solve(None);
+            for (strong, unit, solutions) in [(1, 1, usize::MAX), (99, 3, usize::MAX), (1, 5, 2)] {
+                let mut s = Solver::new(&p).unwrap();
+                (s.learn_from, s.strong_from, s.restart_unit) = (1, strong, unit);
+                (s.learn_solutions, s.learn_cut) = (solutions, 20);
+                let a = s.solve(None);
+                same_solutions(
+                    &a,
+                    &plain,
+                    &format!("{n}/{seed}/{strong}/{unit}/{solutions}"),
+                );
+                assert!(a.grids.iter().all(|g| p.is_solution(g)));
+                assert_eq!(s.solutions().collect::<Vec<_>>(), a.grids);
+                learnt += a.stats.failures;
+            }
+        }
+        assert!(
+            learnt > 1000,
+            "the learning was exercised: {learnt} failures"
+        );
     }
 
     #[test]

@@ -71,21 +71,22 @@ pub(super) struct FilterScratch {
 }
 
 impl Table {
-    /// The table of `cage` in an `n`×`n` grid, or `None` when it would hold more than `budget`
-    /// tuples (or its enumeration takes more than `work` steps; the steps taken are deducted).
+    /// The table of `cage` in an `n`×`n` grid, its cells' values drawn from `dom(cell)`, or `None`
+    /// when it would hold more than `budget` tuples (or its enumeration takes more than `work`
+    /// steps; the steps taken are deducted).
     pub fn build(
         cage: &Cage,
         n: usize,
+        dom: &dyn Fn(usize) -> u64,
         budget: usize,
         work: &mut usize,
         s: &mut FilterScratch,
     ) -> Option<Table> {
         let k = cage.cells.len();
-        let full = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         let tuples = &mut s.tuples;
         tuples.clear();
         let limit = budget.saturating_mul(k);
-        let done = enumerate(cage, n, &|_| full, work, &mut |vals| {
+        let done = enumerate(cage, n, dom, work, &mut |vals| {
             tuples.extend(vals.iter().map(|&v| v as u8));
             if tuples.len() > limit {
                 ControlFlow::Break(())
@@ -341,11 +342,16 @@ pub(super) fn filter_by_search(
     if !done {
         return true;
     }
+    // Nothing is narrowed on a contradiction (explanations read the domains as they were).
+    if support
+        .iter()
+        .zip(&cage.cells)
+        .any(|(s, &c)| doms[c] & s == 0)
+    {
+        return false;
+    }
     for (s, &c) in support.iter().zip(&cage.cells) {
         doms[c] &= s;
-        if doms[c] == 0 {
-            return false;
-        }
     }
     true
 }
@@ -540,7 +546,15 @@ mod tests {
     fn filter_keeps_exactly_the_supported_values() {
         // A 4x4 grid, cage '7+' over cells (0,0), (0,1), (1,0): an L shape.
         let c = cage(Op::Add, 7, &[0, 1, 4]);
-        let t = Table::build(&c, 4, 1000, &mut 100_000, &mut FilterScratch::default()).unwrap();
+        let t = Table::build(
+            &c,
+            4,
+            &|_| 0b1111,
+            1000,
+            &mut 100_000,
+            &mut FilterScratch::default(),
+        )
+        .unwrap();
         let mut doms = vec![0b1111u64; 16];
         let mut s = FilterScratch::default();
         assert!(t.filter(&c.cells, &mut doms, &mut s));
@@ -561,7 +575,15 @@ mod tests {
     #[test]
     fn search_filter_agrees_with_the_table() {
         let c = cage(Op::Mul, 24, &[0, 1, 2, 5]);
-        let t = Table::build(&c, 4, 1000, &mut 100_000, &mut FilterScratch::default()).unwrap();
+        let t = Table::build(
+            &c,
+            4,
+            &|_| 0b1111,
+            1000,
+            &mut 100_000,
+            &mut FilterScratch::default(),
+        )
+        .unwrap();
         for mask in 1u64..16 {
             let mut a = vec![0b1111u64; 16];
             a[1] = mask;
@@ -582,6 +604,7 @@ mod tests {
         let t = Table::build(
             &c,
             9,
+            &|_| 0x1ff,
             100_000,
             &mut 1_000_000,
             &mut FilterScratch::default(),

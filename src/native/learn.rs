@@ -1,0 +1,864 @@
+//! Learning from failures, for large grids (lazy clause generation): every value the
+//! propagators remove is recorded on a trail with why it went, so that each contradiction can be
+//! traced back to the decisions behind it. The traced cause becomes a clause (a nogood) that
+//! stays for the rest of the search: the same dead end is never explored twice, across restarts.
+//!
+//! Literals are `x = v` and `x ≠ v` for a cell `x` and value `v`. A removal's reason is computed
+//! only when a contradiction needs it, from what the trail held before it:
+//! - a value placed in a cell leaves its row and column: `x ≠ v` because `y = v`;
+//! - a cage's filter or a value a cage must put in a line: the removals on the cage's other
+//!   cells so far;
+//! - a hidden single: the value left every other cell of the line;
+//! - generalised arc consistency on a line: a Hall set (as many cells as values, holding only
+//!   those values), so the value cannot go elsewhere;
+//! - a clause that became unit: its other literals, all false.
+//!
+//! Conflict analysis keeps the first unique implication point (1UIP), as SAT solvers do: the
+//! learnt clause is asserting, the search jumps back to the level where it becomes unit. Found
+//! solutions are blocked by a clause over the decisions that led to them, so every solution
+//! comes once. Restarts follow Luby's sequence; learnt clauses of high literal-block distance
+//! are forgotten as their number grows.
+
+use std::time::Instant;
+
+use super::table::{bit, values};
+use super::{line_start_step, luby, CellQueue, Scratch, SearchStats, Solver, Stop, RESTART_SEED};
+use crate::rng::Rng;
+
+/// Why a literal became true.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Why {
+    /// A decision of the search.
+    Decision,
+    /// `x ≠ w`: the cell was given this value (its `x = v` literal).
+    Assigned(u8),
+    /// `x ≠ v`: this cell of the same row or column holds `v`.
+    Peer(u32),
+    /// `x ≠ v`: the filter of this cage, or a value it must put in a line of `x`.
+    Cage(u32),
+    /// `x ≠ w`: the cell is the line's only place left for this value.
+    Single(u16, u8),
+    /// `x ≠ v`: a Hall set of the line holds `v` (the values, as a bitset).
+    Hall(u16, u64),
+    /// `x = v`: every other value left the cell.
+    Last,
+    /// This clause became unit.
+    Clause(u32),
+}
+
+/// A contradiction a propagator found.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Conflict {
+    /// The cell has no value left.
+    Wipe(usize),
+    /// The cage has no tuple left.
+    Cage(u32),
+    /// The line has no cell left for the value.
+    Missing(u16, u8),
+    /// The cell is the line's only place for both values.
+    Double(u16, u32, u8, u8),
+    /// More cells of the line than values in the set hold only values of the set.
+    Hall(u16, u64),
+    /// Every literal of the clause is false.
+    Clause(u32),
+}
+
+/// What propagation tells about its work: removals with their reasons, and contradictions.
+/// `()` records nothing (the plain search); [`Trail`] records for learning.
+pub(super) trait Recorder {
+    /// Whether anything is recorded (lets callers skip work).
+    const ON: bool;
+    /// `gone` (values as bits) just left cell `i`, whose candidates are now `now`; `why(v)` is
+    /// the reason for value `v`.
+    fn removed(&mut self, i: usize, gone: u64, now: u64, why: impl Fn(usize) -> Why);
+    /// Propagation found `conflict` (and returns false).
+    fn conflict(&mut self, conflict: Conflict);
+    /// Propagates the learnt clauses over the removals recorded since the last call; false on
+    /// a contradiction. Cells narrowed are queued.
+    fn clauses(&mut self, doms: &mut [u64], queue: &mut CellQueue) -> bool;
+}
+
+impl Recorder for () {
+    const ON: bool = false;
+    #[inline(always)]
+    fn removed(&mut self, _: usize, _: u64, _: u64, _: impl Fn(usize) -> Why) {}
+    #[inline(always)]
+    fn conflict(&mut self, _: Conflict) {}
+    #[inline(always)]
+    fn clauses(&mut self, _: &mut [u64], _: &mut CellQueue) -> bool {
+        true
+    }
+}
+
+/// Records what a cage's filter removed (`before` holds its cells' candidates before it).
+pub(super) fn record_cage<R: Recorder>(
+    cells: &[usize],
+    k: usize,
+    before: &[u64],
+    doms: &[u64],
+    rec: &mut R,
+) {
+    if !R::ON {
+        return;
+    }
+    for (&i, &b) in cells.iter().zip(before) {
+        if doms[i] != b {
+            rec.removed(i, b & !doms[i], doms[i], |_| Why::Cage(k as u32));
+        }
+    }
+}
+
+/// Activity decays by this factor at each conflict.
+const ACTIVITY_DECAY: f64 = 0.95;
+
+/// A literal: `2 * (cell * n + v - 1)` for `cell ≠ v`, plus one for `cell = v`.
+type Lit = u32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Value {
+    True,
+    False,
+    Unset,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Event {
+    lit: Lit,
+    level: u32,
+    why: Why,
+}
+
+struct Clause {
+    lits: Vec<Lit>,
+    /// Learnt (may be forgotten) rather than blocking a solution.
+    learnt: bool,
+    /// Literal-block distance: how many decision levels its literals spanned when learnt.
+    lbd: u32,
+}
+
+/// The trail of literals with their reasons, and the clauses: the recorder of a learning search.
+pub(super) struct Trail {
+    n: usize,
+    full: u64,
+    events: Vec<Event>,
+    /// Per literal: its index in `events`, when it is there.
+    pos: Vec<u32>,
+    level: u32,
+    /// Events up to here have been propagated through the clauses.
+    qhead: usize,
+    clauses: Vec<Clause>,
+    /// Per literal: the clauses watching it (their first two literals).
+    watches: Vec<Vec<u32>>,
+    conflict: Option<Conflict>,
+    /// The cells of each cage.
+    cage_cells: Vec<Vec<usize>>,
+    /// Conflict analysis scratch: literals seen, and an explanation being built.
+    seen: Vec<bool>,
+    marked: Vec<Lit>,
+    buf: Vec<Lit>,
+    /// Per cell: how much it took part in recent conflicts (bumped by `bump`, decaying).
+    activity: Vec<f64>,
+    bump: f64,
+}
+
+impl Trail {
+    fn ne(&self, cell: usize, v: usize) -> Lit {
+        (2 * (cell * self.n + v - 1)) as Lit
+    }
+
+    fn eq(&self, cell: usize, v: usize) -> Lit {
+        self.ne(cell, v) | 1
+    }
+
+    /// The cell and value of a literal, and whether it is `=`.
+    fn decode(&self, lit: Lit) -> (usize, usize, bool) {
+        let atom = (lit >> 1) as usize;
+        (atom / self.n, atom % self.n + 1, lit & 1 == 1)
+    }
+
+    fn value(&self, lit: Lit, doms: &[u64]) -> Value {
+        let (cell, v, is_eq) = self.decode(lit);
+        let d = doms[cell];
+        let b = bit(v);
+        let (holds, fails) = if is_eq {
+            (d == b, d & b == 0)
+        } else {
+            (d & b == 0, d == b)
+        };
+        if holds {
+            Value::True
+        } else if fails {
+            Value::False
+        } else {
+            Value::Unset
+        }
+    }
+
+    /// Whether `lit` is on the trail.
+    fn is_set(&self, lit: Lit) -> bool {
+        let p = self.pos[lit as usize] as usize;
+        p < self.events.len() && self.events[p].lit == lit
+    }
+
+    /// Whether `lit` is on the trail before index `t`.
+    fn set_before(&self, lit: Lit, t: usize) -> bool {
+        let p = self.pos[lit as usize] as usize;
+        p < t && self.events[p].lit == lit
+    }
+
+    fn push(&mut self, lit: Lit, why: Why) {
+        self.pos[lit as usize] = self.events.len() as u32;
+        self.events.push(Event {
+            lit,
+            level: self.level,
+            why,
+        });
+    }
+
+    /// Makes `lit` true in `doms` (it is unset), for clause `c`; returns its cell.
+    fn assert(&mut self, lit: Lit, c: u32, doms: &mut [u64]) -> usize {
+        let (cell, v, is_eq) = self.decode(lit);
+        if is_eq {
+            self.push(lit, Why::Clause(c));
+            let gone = doms[cell] & !bit(v);
+            doms[cell] = bit(v);
+            self.removed(cell, gone, bit(v), |_| Why::Assigned(v as u8));
+        } else {
+            doms[cell] &= !bit(v);
+            self.removed(cell, bit(v), doms[cell], |_| Why::Clause(c));
+        }
+        cell
+    }
+
+    /// The `=` literal of `cell` on the trail before `t`, if any.
+    fn fixed_before(&self, cell: usize, t: usize, doms: &[u64]) -> Option<Lit> {
+        let d = doms[cell];
+        if d != 0 && d & (d - 1) == 0 {
+            let lit = self.eq(cell, d.trailing_zeros() as usize + 1);
+            return self.set_before(lit, t).then_some(lit);
+        }
+        if d == 0 {
+            return (1..=self.n)
+                .map(|v| self.eq(cell, v))
+                .find(|&l| self.set_before(l, t));
+        }
+        None
+    }
+
+    /// Adds to `out` why `cell` had lost the values of `mask` before `t` (those it had lost):
+    /// its `=` literal if it was fixed, else its `≠` literals. Literals true at the root (in
+    /// `root`) are left out.
+    fn lost_before(
+        &self,
+        cell: usize,
+        mask: u64,
+        t: usize,
+        doms: &[u64],
+        root: &[u64],
+        out: &mut Vec<Lit>,
+    ) {
+        if let Some(lit) = self.fixed_before(cell, t, doms) {
+            out.push(lit);
+            return;
+        }
+        for w in values(mask & !doms[cell] & root[cell]) {
+            let lit = self.ne(cell, w);
+            if self.set_before(lit, t) {
+                out.push(lit);
+            }
+        }
+    }
+
+    /// Whether `cell` had lost every value of `mask` before `t`.
+    fn all_lost_before(
+        &self,
+        cell: usize,
+        mask: u64,
+        t: usize,
+        doms: &[u64],
+        root: &[u64],
+    ) -> bool {
+        if self.fixed_before(cell, t, doms).is_some_and(|l| {
+            let (_, v, _) = self.decode(l);
+            bit(v) & mask == 0
+        }) {
+            return true;
+        }
+        values(mask & root[cell]).all(|w| self.set_before(self.ne(cell, w), t))
+    }
+
+    /// The cells of a line.
+    fn line(&self, line: u16) -> impl Iterator<Item = usize> {
+        let (start, step) = line_start_step(line as usize, self.n);
+        (0..self.n).map(move |j| start + j * step)
+    }
+
+    /// Literals true before `t` that imply `lit` (the event at `t`), into `self.buf`.
+    fn explain(&mut self, t: usize, doms: &[u64], root: &[u64]) {
+        let mut out = std::mem::take(&mut self.buf);
+        let e = self.events[t];
+        let (cell, v, _) = self.decode(e.lit);
+        match e.why {
+            Why::Decision => {}
+            Why::Assigned(u) => out.push(self.eq(cell, u as usize)),
+            Why::Peer(j) => out.push(self.eq(j as usize, v)),
+            Why::Cage(k) => {
+                for &c in &self.cage_cells[k as usize] {
+                    if c != cell {
+                        self.lost_before(c, self.full, t, doms, root, &mut out);
+                    }
+                }
+            }
+            Why::Single(line, u) => {
+                for c in self.line(line) {
+                    if c != cell && root[c] & bit(u as usize) != 0 {
+                        out.push(self.ne(c, u as usize));
+                    }
+                }
+            }
+            Why::Hall(line, hall) => self.hall(line, hall, Some(cell), t, doms, root, &mut out),
+            Why::Last => {
+                for w in values(self.full & !bit(v) & root[cell]) {
+                    out.push(self.ne(cell, w));
+                }
+            }
+            Why::Clause(c) => {
+                for &l in &self.clauses[c as usize].lits {
+                    if l != e.lit {
+                        out.push(l ^ 1);
+                    }
+                }
+            }
+        }
+        self.buf = out;
+    }
+
+    /// The cells of `line` (but `except`) that held only values of `set` before `t`, with why.
+    #[allow(clippy::too_many_arguments)]
+    fn hall(
+        &self,
+        line: u16,
+        set: u64,
+        except: Option<usize>,
+        t: usize,
+        doms: &[u64],
+        root: &[u64],
+        out: &mut Vec<Lit>,
+    ) {
+        let outside = self.full & !set;
+        for c in self.line(line) {
+            if Some(c) != except && self.all_lost_before(c, outside, t, doms, root) {
+                self.lost_before(c, outside, t, doms, root, out);
+            }
+        }
+    }
+
+    /// Literals true now that together contradict, for the conflict found, into `self.buf`.
+    fn explain_conflict(&mut self, conflict: Conflict, doms: &[u64], root: &[u64]) {
+        let mut out = std::mem::take(&mut self.buf);
+        let t = self.events.len();
+        match conflict {
+            Conflict::Wipe(i) => match self.fixed_before(i, t, doms) {
+                Some(lit) => {
+                    out.push(lit);
+                    out.push(lit ^ 1);
+                }
+                None => self.lost_before(i, self.full, t, doms, root, &mut out),
+            },
+            Conflict::Cage(k) => {
+                for &c in &self.cage_cells[k as usize] {
+                    self.lost_before(c, self.full, t, doms, root, &mut out);
+                }
+            }
+            Conflict::Missing(line, u) => {
+                for c in self.line(line) {
+                    if root[c] & bit(u as usize) != 0 {
+                        out.push(self.ne(c, u as usize));
+                    }
+                }
+            }
+            Conflict::Double(line, i, u1, u2) => {
+                for c in self.line(line) {
+                    for u in [u1, u2] {
+                        if c != i as usize && root[c] & bit(u as usize) != 0 {
+                            out.push(self.ne(c, u as usize));
+                        }
+                    }
+                }
+            }
+            Conflict::Hall(line, set) => self.hall(line, set, None, t, doms, root, &mut out),
+            Conflict::Clause(c) => {
+                out.extend(self.clauses[c as usize].lits.iter().map(|&l| l ^ 1));
+            }
+        }
+        self.buf = out;
+    }
+
+    /// Whether a literal (true now) holds at the root, so needs no explaining.
+    fn at_root(&self, lit: Lit, root: &[u64]) -> bool {
+        let (cell, v, is_eq) = self.decode(lit);
+        if is_eq {
+            root[cell] == bit(v)
+        } else {
+            root[cell] & bit(v) == 0
+        }
+    }
+
+    /// Derives the clause learnt from the conflict recorded: the first unique implication point
+    /// first, then the literal of the highest other level. `None` when the conflict holds at the
+    /// root (the search is over).
+    fn analyze(&mut self, doms: &[u64], root: &[u64]) -> Option<Vec<Lit>> {
+        let conflict = self.conflict.take().expect("a conflict was recorded");
+        self.buf.clear();
+        self.explain_conflict(conflict, doms, root);
+        // The conflict's level: the highest among its literals (at the current one normally).
+        let mut top = 0;
+        for &l in &self.buf {
+            if !self.at_root(l, root) {
+                debug_assert!(self.is_set(l), "literal {l} unrecorded");
+                if self.is_set(l) {
+                    top = top.max(self.events[self.pos[l as usize] as usize].level);
+                }
+            }
+        }
+        if top == 0 {
+            self.buf.clear();
+            return None;
+        }
+        let mut learnt = vec![0];
+        let mut counter = 0usize;
+        let mut idx = self.events.len();
+        loop {
+            let buf = std::mem::take(&mut self.buf);
+            for &l in &buf {
+                if self.at_root(l, root) || self.seen[l as usize] || !self.is_set(l) {
+                    continue;
+                }
+                self.seen[l as usize] = true;
+                self.marked.push(l);
+                let cell = (l >> 1) as usize / self.n;
+                self.activity[cell] += self.bump;
+                let level = self.events[self.pos[l as usize] as usize].level;
+                if level == top {
+                    counter += 1;
+                } else if level > 0 {
+                    learnt.push(l ^ 1);
+                }
+            }
+            self.buf = buf;
+            self.buf.clear();
+            // The latest literal of the conflict's level still to resolve.
+            loop {
+                idx -= 1;
+                let e = self.events[idx];
+                if e.level == top && self.seen[e.lit as usize] {
+                    break;
+                }
+            }
+            counter -= 1;
+            if counter == 0 {
+                learnt[0] = self.events[idx].lit ^ 1;
+                break;
+            }
+            self.explain(idx, doms, root);
+        }
+        for l in self.marked.drain(..) {
+            self.seen[l as usize] = false;
+        }
+        self.bump /= ACTIVITY_DECAY;
+        if self.bump > 1e100 {
+            for a in &mut self.activity {
+                *a *= 1e-100;
+            }
+            self.bump *= 1e-100;
+        }
+        // The literal of the highest level after the first goes second (it is watched).
+        let level_of = |l: Lit| self.events[self.pos[(l ^ 1) as usize] as usize].level;
+        if learnt.len() > 2 {
+            let best = (1..learnt.len())
+                .max_by_key(|&i| level_of(learnt[i]))
+                .unwrap_or(1);
+            learnt.swap(1, best);
+        }
+        Some(learnt)
+    }
+
+    /// The level the clause `lits` (first literal unset, the others false) becomes unit at.
+    fn backjump_level(&self, lits: &[Lit]) -> u32 {
+        lits.get(1)
+            .map(|&l| self.events[self.pos[(l ^ 1) as usize] as usize].level)
+            .unwrap_or(0)
+    }
+
+    /// Adds a clause (watching its first two literals); returns its index.
+    fn add_clause(&mut self, lits: Vec<Lit>, learnt: bool) -> u32 {
+        let mut levels: Vec<u32> = lits[1..]
+            .iter()
+            .filter(|&&l| self.is_set(l ^ 1))
+            .map(|&l| self.events[self.pos[(l ^ 1) as usize] as usize].level)
+            .collect();
+        levels.sort_unstable();
+        levels.dedup();
+        let c = self.clauses.len() as u32;
+        for &l in lits.iter().take(2) {
+            self.watches[l as usize].push(c);
+        }
+        self.clauses.push(Clause {
+            lits,
+            learnt,
+            lbd: levels.len() as u32 + 1,
+        });
+        c
+    }
+
+    /// Forgets the worse half of the learnt clauses (highest literal-block distance, then
+    /// longest), keeping those of distance 2 or less. Only at the root, where no reason refers
+    /// to a clause.
+    fn reduce(&mut self) {
+        let mut learnt: Vec<(u32, usize, usize)> = self
+            .clauses
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.learnt && c.lbd > 2)
+            .map(|(i, c)| (c.lbd, c.lits.len(), i))
+            .collect();
+        learnt.sort_unstable();
+        let mut drop = vec![false; self.clauses.len()];
+        for &(_, _, i) in &learnt[learnt.len() / 2..] {
+            drop[i] = true;
+        }
+        let mut k = 0;
+        self.clauses.retain(|_| {
+            k += 1;
+            !drop[k - 1]
+        });
+        for w in &mut self.watches {
+            w.clear();
+        }
+        for (c, clause) in self.clauses.iter().enumerate() {
+            for &l in clause.lits.iter().take(2) {
+                self.watches[l as usize].push(c as u32);
+            }
+        }
+    }
+
+    fn learnt_count(&self) -> usize {
+        self.clauses.iter().filter(|c| c.learnt).count()
+    }
+
+    /// Undoes every event after level `level`.
+    fn cancel_to(&mut self, level: u32, start: usize) {
+        self.events.truncate(start);
+        self.qhead = self.qhead.min(start);
+        self.level = level;
+    }
+}
+
+impl Recorder for Trail {
+    const ON: bool = true;
+
+    fn removed(&mut self, i: usize, gone: u64, now: u64, why: impl Fn(usize) -> Why) {
+        for v in values(gone) {
+            let lit = self.ne(i, v);
+            self.push(lit, why(v));
+        }
+        if now != 0 && now & (now - 1) == 0 {
+            let v = now.trailing_zeros() as usize + 1;
+            let lit = self.eq(i, v);
+            if !self.is_set(lit) {
+                self.push(lit, Why::Last);
+            }
+        }
+    }
+
+    fn conflict(&mut self, conflict: Conflict) {
+        self.conflict = Some(conflict);
+    }
+
+    fn clauses(&mut self, doms: &mut [u64], queue: &mut CellQueue) -> bool {
+        while self.qhead < self.events.len() {
+            let falsified = self.events[self.qhead].lit ^ 1;
+            self.qhead += 1;
+            if self.watches[falsified as usize].is_empty() {
+                continue;
+            }
+            let mut ws = std::mem::take(&mut self.watches[falsified as usize]);
+            let mut i = 0;
+            let mut ok = true;
+            while i < ws.len() {
+                let c = ws[i];
+                let lits = &mut self.clauses[c as usize].lits;
+                if lits[0] == falsified {
+                    lits.swap(0, 1);
+                }
+                let first = lits[0];
+                if self.value(first, doms) == Value::True {
+                    i += 1;
+                    continue;
+                }
+                // Another literal not false takes the falsified one's watch.
+                let lits = &self.clauses[c as usize].lits;
+                let other = (2..lits.len()).find(|&k| self.value(lits[k], doms) != Value::False);
+                if let Some(k) = other {
+                    let lits = &mut self.clauses[c as usize].lits;
+                    lits.swap(1, k);
+                    let w = lits[1];
+                    self.watches[w as usize].push(c);
+                    ws.swap_remove(i);
+                    continue;
+                }
+                i += 1;
+                if self.value(first, doms) == Value::False {
+                    self.conflict = Some(Conflict::Clause(c));
+                    ok = false;
+                    break;
+                }
+                let cell = self.assert(first, c, doms);
+                queue.push(cell, true);
+            }
+            let rest = std::mem::replace(&mut self.watches[falsified as usize], ws);
+            self.watches[falsified as usize].extend(rest);
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// A learning search over a prepared puzzle, from the domains at the root; it gives solutions
+/// one at a time, each once.
+pub(super) struct Learner {
+    trail: Trail,
+    cells: usize,
+    /// The domains at each level, `cells` words per level; level 0 is the root.
+    doms: Vec<u64>,
+    /// Per level from 1: where its events start on the trail.
+    starts: Vec<usize>,
+    /// Per level from 1: its decision.
+    decisions: Vec<Lit>,
+    /// A cell to propagate from at the current level, before the next decision.
+    pending: Option<usize>,
+    rng: Option<Rng>,
+    /// Restarts: the run's index in Luby's sequence, and the failure count ending it.
+    run: u64,
+    limit: u64,
+    unit: u64,
+    /// Past this many learnt clauses (growing by a tenth at each cut), half are forgotten at
+    /// the next restart.
+    cut: usize,
+    done: bool,
+    /// The level of the solution just found, if one was.
+    solution: Option<usize>,
+}
+
+impl Learner {
+    /// A learning search from `root`, the domains after propagation (and probing) at the root.
+    pub(super) fn new(solver: &Solver, root: &[u64], failures: u64) -> Learner {
+        let n = solver.n;
+        let cells = n * n;
+        let lits = 2 * cells * n;
+        let mut cage_cells = vec![Vec::new(); solver.cages.len()];
+        for (k, cage) in solver.cages.iter().enumerate() {
+            cage_cells[k] = cage.cells.clone();
+        }
+        Learner {
+            trail: Trail {
+                n,
+                full: solver.full(),
+                events: Vec::new(),
+                pos: vec![u32::MAX; lits],
+                level: 0,
+                qhead: 0,
+                clauses: Vec::new(),
+                watches: vec![Vec::new(); lits],
+                conflict: None,
+                cage_cells,
+                seen: vec![false; lits],
+                marked: Vec::new(),
+                buf: Vec::new(),
+                activity: vec![0.0; cells],
+                bump: 1.0,
+            },
+            cells,
+            doms: root.to_vec(),
+            starts: Vec::new(),
+            decisions: Vec::new(),
+            pending: None,
+            rng: None,
+            run: 1,
+            limit: failures + solver.restart_unit,
+            unit: solver.restart_unit,
+            cut: solver.learn_cut,
+            done: false,
+            solution: None,
+        }
+    }
+
+    fn level(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Goes back to `level`: its domains are those it had at its fixpoint.
+    fn backjump(&mut self, level: usize) {
+        let start = if level < self.starts.len() {
+            self.starts[level]
+        } else {
+            self.trail.events.len()
+        };
+        self.starts.truncate(level);
+        self.decisions.truncate(level);
+        self.doms.truncate((level + 1) * self.cells);
+        self.trail.cancel_to(level as u32, start);
+    }
+
+    /// Adds `lits` (first literal unset at the level it jumps to, the others false) and makes
+    /// its first literal true there.
+    fn learn(&mut self, lits: Vec<Lit>, learnt: bool) {
+        let level = self.trail.backjump_level(&lits) as usize;
+        self.backjump(level);
+        let first = lits[0];
+        let c = self.trail.add_clause(lits, learnt);
+        let cells = self.cells;
+        let doms = &mut self.doms[level * cells..(level + 1) * cells];
+        self.pending = Some(self.trail.assert(first, c, doms));
+    }
+
+    /// The next solution (its domains at `self.solution_doms()`); false when there is none left
+    /// or the search stopped (`stop` then says why).
+    pub(super) fn next(
+        &mut self,
+        solver: &Solver,
+        scratch: &mut Scratch,
+        stats: &mut SearchStats,
+        stop: &mut Option<Stop>,
+    ) -> bool {
+        if self.done {
+            return false;
+        }
+        let cells = self.cells;
+        // Block the solution given last: not all of its decisions again.
+        if let Some(level) = self.solution.take() {
+            if level == 0 {
+                self.done = true;
+                return false;
+            }
+            let mut lits: Vec<Lit> = self.decisions.iter().rev().map(|&d| d ^ 1).collect();
+            lits.truncate(level);
+            self.learn(lits, false);
+        }
+        loop {
+            let level = self.level();
+            let doms = &mut self.doms[level * cells..(level + 1) * cells];
+            let changed: &[usize] = match &self.pending {
+                Some(c) => std::slice::from_ref(c),
+                None => &[],
+            };
+            let ok = solver.propagate_with(doms, scratch, changed, &mut self.trail);
+            self.pending = None;
+            if !ok {
+                if scratch.expired {
+                    *stop = Some(Stop::Deadline);
+                    self.done = true;
+                    return false;
+                }
+                stats.failures += 1;
+                let now = &self.doms[level * cells..(level + 1) * cells];
+                let root = &self.doms[..cells];
+                let learnt = self.trail.analyze(now, root);
+                match learnt {
+                    None => {
+                        self.done = true;
+                        return false;
+                    }
+                    Some(lits) => self.learn(lits, true),
+                }
+                if stats.failures.is_multiple_of(256) && self.expired(solver, stop) {
+                    return false;
+                }
+                continue;
+            }
+            if stats.failures >= self.limit && level > 0 {
+                self.restart(stats);
+                continue;
+            }
+            let doms = &self.doms[level * cells..(level + 1) * cells];
+            let Some(cell) = self.choose(doms) else {
+                self.solution = Some(level);
+                return true;
+            };
+            // The smallest value first, or (after a restart) a random one.
+            let mut pick = doms[cell];
+            stats.nodes += 1;
+            if stats.nodes.is_multiple_of(256) && self.expired(solver, stop) {
+                return false;
+            }
+            if let Some(rng) = self.rng.as_mut() {
+                for _ in 0..rng.below(u64::from(pick.count_ones())) {
+                    pick &= pick - 1;
+                }
+            }
+            let value = pick.trailing_zeros() as usize + 1;
+            self.starts.push(self.trail.events.len());
+            self.trail.level += 1;
+            self.doms
+                .extend_from_within(level * cells..(level + 1) * cells);
+            let lit = self.trail.eq(cell, value);
+            self.decisions.push(lit);
+            let child = &mut self.doms[(level + 1) * cells..];
+            self.trail.push(lit, Why::Decision);
+            let gone = child[cell] & !bit(value);
+            child[cell] = bit(value);
+            self.trail
+                .removed(cell, gone, bit(value), |_| Why::Assigned(value as u8));
+            self.pending = Some(cell);
+        }
+    }
+
+    /// The cell to branch on: the most active in recent conflicts per candidate left (so the
+    /// fewest candidates first while nothing failed; ties to the first); `None` when every cell
+    /// is fixed.
+    fn choose(&self, doms: &[u64]) -> Option<usize> {
+        let mut best = None;
+        let mut best_score = f64::NEG_INFINITY;
+        for (i, &d) in doms.iter().enumerate() {
+            if d & (d - 1) == 0 {
+                continue;
+            }
+            let score = (self.trail.activity[i] + 1.0) / f64::from(d.count_ones());
+            if score > best_score {
+                best_score = score;
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    fn expired(&mut self, solver: &Solver, stop: &mut Option<Stop>) -> bool {
+        if solver.deadline.is_some_and(|d| Instant::now() >= d) {
+            *stop = Some(Stop::Deadline);
+            self.done = true;
+            return true;
+        }
+        false
+    }
+
+    /// Back to the root, with the learnt clauses, random tie-breaking and the next failure limit.
+    fn restart(&mut self, stats: &mut SearchStats) {
+        self.run += 1;
+        self.limit = stats.failures + self.unit.saturating_mul(luby(self.run));
+        self.rng.get_or_insert_with(|| Rng::new(RESTART_SEED));
+        stats.restarts += 1;
+        self.backjump(0);
+        if self.trail.learnt_count() > self.cut {
+            self.trail.reduce();
+            self.cut += self.cut / 10;
+        }
+    }
+
+    /// The domains of the solution just found (every cell fixed).
+    pub(super) fn solution_doms(&self) -> &[u64] {
+        let level = self.solution.unwrap_or(self.level());
+        &self.doms[level * self.cells..(level + 1) * self.cells]
+    }
+}
