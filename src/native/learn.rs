@@ -449,6 +449,15 @@ impl Trail {
             self.buf.clear();
             // The latest literal of the conflict's level still to resolve.
             loop {
+                if idx == 0 {
+                    // Never so when every reason precedes what it explains: the clause of the
+                    // decisions (they led here) is still true.
+                    debug_assert!(false, "a reason after what it explains");
+                    for l in self.marked.drain(..) {
+                        self.seen[l as usize] = false;
+                    }
+                    return Some(self.decision_clause());
+                }
                 idx -= 1;
                 let e = self.events[idx];
                 if e.level == top && self.seen[e.lit as usize] {
@@ -481,6 +490,19 @@ impl Trail {
             learnt.swap(1, best);
         }
         Some(learnt)
+    }
+
+    /// The negations of the decisions so far, the latest first: true, since propagation is
+    /// sound and the decisions led to a contradiction (or to a solution, to block).
+    fn decision_clause(&self) -> Vec<Lit> {
+        let mut lits: Vec<Lit> = self
+            .events
+            .iter()
+            .filter(|e| matches!(e.why, Why::Decision))
+            .map(|e| e.lit ^ 1)
+            .collect();
+        lits.reverse();
+        lits
     }
 
     /// The level the clause `lits` (first literal unset, the others false) becomes unit at.
@@ -635,8 +657,6 @@ pub(super) struct Learner {
     doms: Vec<u64>,
     /// Per level from 1: where its events start on the trail.
     starts: Vec<usize>,
-    /// Per level from 1: its decision.
-    decisions: Vec<Lit>,
     /// A cell to propagate from at the current level, before the next decision.
     pending: Option<usize>,
     rng: Option<Rng>,
@@ -683,7 +703,6 @@ impl Learner {
             cells,
             doms: root.to_vec(),
             starts: Vec::new(),
-            decisions: Vec::new(),
             pending: None,
             rng: None,
             run: 1,
@@ -707,7 +726,6 @@ impl Learner {
             self.trail.events.len()
         };
         self.starts.truncate(level);
-        self.decisions.truncate(level);
         self.doms.truncate((level + 1) * self.cells);
         self.trail.cancel_to(level as u32, start);
     }
@@ -743,8 +761,7 @@ impl Learner {
                 self.done = true;
                 return false;
             }
-            let mut lits: Vec<Lit> = self.decisions.iter().rev().map(|&d| d ^ 1).collect();
-            lits.truncate(level);
+            let lits = self.trail.decision_clause();
             self.learn(lits, false);
         }
         loop {
@@ -804,7 +821,6 @@ impl Learner {
             self.doms
                 .extend_from_within(level * cells..(level + 1) * cells);
             let lit = self.trail.eq(cell, value);
-            self.decisions.push(lit);
             let child = &mut self.doms[(level + 1) * cells..];
             self.trail.push(lit, Why::Decision);
             let gone = child[cell] & !bit(value);
