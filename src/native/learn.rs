@@ -859,7 +859,8 @@ impl Learner {
         false
     }
 
-    /// Back to the root, with the learnt clauses, random tie-breaking and the next failure limit.
+    /// Back to the root, keeping the learnt clauses; values are tried in random order from now
+    /// on, and the next failure limit follows Luby's sequence.
     fn restart(&mut self, stats: &mut SearchStats) {
         self.run += 1;
         self.limit = stats.failures + self.unit.saturating_mul(luby(self.run));
