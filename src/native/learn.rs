@@ -6,22 +6,24 @@
 //! Literals are `x = v` and `x ≠ v` for a cell `x` and value `v`. A removal's reason is computed
 //! only when a contradiction needs it, from what the trail held before it:
 //! - a value placed in a cell leaves its row and column: `x ≠ v` because `y = v`;
-//! - a cage's filter or a value a cage must put in a line: the removals on the cage's other
-//!   cells so far;
+//! - a cage's filter or a value a cage must put in a line: removals on the cage's cells that
+//!   leave no tuple of its table where it would hold, few of them, chosen greedily (for a large
+//!   table or none, every removal on the cage's other cells);
 //! - a hidden single: the value left every other cell of the line;
 //! - generalised arc consistency on a line: a Hall set (as many cells as values, holding only
 //!   those values), so the value cannot go elsewhere;
 //! - a clause that became unit: its other literals, all false.
 //!
 //! Conflict analysis keeps the first unique implication point (1UIP), as SAT solvers do: the
-//! learnt clause is asserting, the search jumps back to the level where it becomes unit. Found
-//! solutions are blocked by a clause over the decisions that led to them, so every solution
-//! comes once. Restarts follow Luby's sequence; learnt clauses of high literal-block distance
-//! are forgotten as their number grows.
+//! learnt clause is asserting, the search jumps back to the level where it becomes unit. The
+//! clause is then minimised: a literal goes when its reasons, followed back, end in the clause's
+//! other literals (as in MiniSat). Found solutions are blocked by a clause over the decisions
+//! that led to them, so every solution comes once. Restarts follow Luby's sequence; learnt
+//! clauses of high literal-block distance are forgotten as their number grows.
 
 use std::time::Instant;
 
-use super::table::{bit, values};
+use super::table::{bit, values, Dead, FilterScratch, Table};
 use super::{line_start_step, luby, CellQueue, Scratch, SearchStats, Solver, Stop, RESTART_SEED};
 use crate::rng::Rng;
 
@@ -34,8 +36,11 @@ pub(super) enum Why {
     Assigned(u8),
     /// `x ≠ v`: this cell of the same row or column holds `v`.
     Peer(u32),
-    /// `x ≠ v`: the filter of this cage, or a value it must put in a line of `x`.
+    /// `x ≠ v`: the filter of this cage (or, for a cage without a table, a value it must put
+    /// in a line of `x`).
     Cage(u32),
+    /// `x ≠ v`: the cage must put `v` in its cells of its table's `i`-th line, a line of `x`.
+    Forced(u32, u16),
     /// `x ≠ w`: the cell is the line's only place left for this value.
     Single(u16, u8),
     /// `x ≠ v`: a Hall set of the line holds `v` (the values, as a bitset).
@@ -111,6 +116,11 @@ pub(super) fn record_cage<R: Recorder>(
 /// Activity decays by this factor at each conflict.
 const ACTIVITY_DECAY: f64 = 0.95;
 
+/// Cage tables of up to this many words per bitset (64 tuples each) explain a removal with
+/// few literals, chosen greedily (see [`Table::explain`]); larger ones cite every removal on the
+/// cage's other cells, which is cheaper to compute.
+const COVER_WORDS: usize = 4;
+
 /// A literal: `2 * (cell * n + v - 1)` for `cell ≠ v`, plus one for `cell = v`.
 type Lit = u32;
 
@@ -156,9 +166,18 @@ pub(super) struct Trail {
     seen: Vec<bool>,
     marked: Vec<Lit>,
     buf: Vec<Lit>,
+    /// Minimisation scratch: literals whose reasons are still to follow back.
+    stack: Vec<Lit>,
     /// Per cell: how much it took part in recent conflicts (bumped by `bump`, decaying).
     activity: Vec<f64>,
     bump: f64,
+    /// Explaining a cage: per position, values lost at the root, lost since, the value fixed,
+    /// and the values cited.
+    free: Vec<u64>,
+    lost: Vec<u64>,
+    fixed: Vec<Option<usize>>,
+    chosen: Vec<u64>,
+    cover: FilterScratch,
 }
 
 impl Trail {
@@ -294,7 +313,7 @@ impl Trail {
     }
 
     /// Literals true before `t` that imply `lit` (the event at `t`), into `self.buf`.
-    fn explain(&mut self, t: usize, doms: &[u64], root: &[u64]) {
+    fn explain(&mut self, t: usize, doms: &[u64], root: &[u64], tables: &[Option<Table>]) {
         let mut out = std::mem::take(&mut self.buf);
         let e = self.events[t];
         let (cell, v, _) = self.decode(e.lit);
@@ -303,12 +322,21 @@ impl Trail {
             Why::Assigned(u) => out.push(self.eq(cell, u as usize)),
             Why::Peer(j) => out.push(self.eq(j as usize, v)),
             Why::Cage(k) => {
-                for &c in &self.cage_cells[k as usize] {
-                    if c != cell {
-                        self.lost_before(c, self.full, t, doms, root, &mut out);
-                    }
+                let cells = &self.cage_cells[k as usize];
+                match cells.iter().position(|&c| c == cell) {
+                    Some(p) => self.cage(k, Dead::Value(p, v), t, doms, root, tables, &mut out),
+                    None => self.cage(k, Dead::All, t, doms, root, &[], &mut out),
                 }
             }
+            Why::Forced(k, l) => self.cage(
+                k,
+                Dead::Line(l as usize, v),
+                t,
+                doms,
+                root,
+                tables,
+                &mut out,
+            ),
             Why::Single(line, u) => {
                 for c in self.line(line) {
                     if c != cell && root[c] & bit(u as usize) != 0 {
@@ -333,6 +361,85 @@ impl Trail {
         self.buf = out;
     }
 
+    /// Why cage `k` had no tuple of `dead` left before `t`: few removals on its cells that kill
+    /// them all, chosen with its table (`tables[k]`); without a table, every removal on the
+    /// cells (but the one `dead` is about).
+    #[allow(clippy::too_many_arguments)]
+    fn cage(
+        &mut self,
+        k: u32,
+        dead: Dead,
+        t: usize,
+        doms: &[u64],
+        root: &[u64],
+        tables: &[Option<Table>],
+        out: &mut Vec<Lit>,
+    ) {
+        let cells = std::mem::take(&mut self.cage_cells[k as usize]);
+        let except = match dead {
+            Dead::Value(p, _) => Some(p),
+            _ => None,
+        };
+        let mut done = false;
+        if let Some(Some(table)) = tables
+            .get(k as usize)
+            .filter(|t| t.as_ref().is_some_and(|t| t.words() <= COVER_WORDS))
+        {
+            let (mut free, mut lost, mut fixed, mut chosen) = (
+                std::mem::take(&mut self.free),
+                std::mem::take(&mut self.lost),
+                std::mem::take(&mut self.fixed),
+                std::mem::take(&mut self.chosen),
+            );
+            free.clear();
+            lost.clear();
+            fixed.clear();
+            chosen.clear();
+            chosen.resize(cells.len(), 0);
+            for (p, &c) in cells.iter().enumerate() {
+                if Some(p) == except {
+                    free.push(0);
+                    lost.push(0);
+                    fixed.push(None);
+                    continue;
+                }
+                free.push(self.full & !root[c]);
+                let f = self.fixed_before(c, t, doms);
+                fixed.push(f.map(|l| self.decode(l).1));
+                let mut gone = 0;
+                if f.is_none() {
+                    for w in values(root[c] & !doms[c]) {
+                        if self.set_before(self.ne(c, w), t) {
+                            gone |= bit(w);
+                        }
+                    }
+                }
+                lost.push(gone);
+            }
+            if table.explain(dead, &free, &lost, &fixed, &mut chosen, &mut self.cover) {
+                done = true;
+                for (p, &c) in cells.iter().enumerate() {
+                    match fixed[p] {
+                        Some(u) if chosen[p] != 0 => out.push(self.eq(c, u)),
+                        Some(_) => {}
+                        None => out.extend(values(chosen[p]).map(|w| self.ne(c, w))),
+                    }
+                }
+            } else {
+                debug_assert!(false, "a cage explanation that leaves a tuple");
+            }
+            (self.free, self.lost, self.fixed, self.chosen) = (free, lost, fixed, chosen);
+        }
+        if !done {
+            for (p, &c) in cells.iter().enumerate() {
+                if Some(p) != except {
+                    self.lost_before(c, self.full, t, doms, root, out);
+                }
+            }
+        }
+        self.cage_cells[k as usize] = cells;
+    }
+
     /// The cells of `line` (but `except`) that held only values of `set` before `t`, with why.
     #[allow(clippy::too_many_arguments)]
     fn hall(
@@ -354,7 +461,13 @@ impl Trail {
     }
 
     /// Literals true now that together contradict, for the conflict found, into `self.buf`.
-    fn explain_conflict(&mut self, conflict: Conflict, doms: &[u64], root: &[u64]) {
+    fn explain_conflict(
+        &mut self,
+        conflict: Conflict,
+        doms: &[u64],
+        root: &[u64],
+        tables: &[Option<Table>],
+    ) {
         let mut out = std::mem::take(&mut self.buf);
         let t = self.events.len();
         match conflict {
@@ -365,11 +478,7 @@ impl Trail {
                 }
                 None => self.lost_before(i, self.full, t, doms, root, &mut out),
             },
-            Conflict::Cage(k) => {
-                for &c in &self.cage_cells[k as usize] {
-                    self.lost_before(c, self.full, t, doms, root, &mut out);
-                }
-            }
+            Conflict::Cage(k) => self.cage(k, Dead::All, t, doms, root, tables, &mut out),
             Conflict::Missing(line, u) => {
                 for c in self.line(line) {
                     if root[c] & bit(u as usize) != 0 {
@@ -407,10 +516,15 @@ impl Trail {
     /// Derives the clause learnt from the conflict recorded: the first unique implication point
     /// first, then the literal of the highest other level. `None` when the conflict holds at the
     /// root (the search is over).
-    fn analyze(&mut self, doms: &[u64], root: &[u64]) -> Option<Vec<Lit>> {
+    fn analyze(
+        &mut self,
+        doms: &[u64],
+        root: &[u64],
+        tables: &[Option<Table>],
+    ) -> Option<Vec<Lit>> {
         let conflict = self.conflict.take().expect("a conflict was recorded");
         self.buf.clear();
-        self.explain_conflict(conflict, doms, root);
+        self.explain_conflict(conflict, doms, root, tables);
         // The conflict's level: the highest among its literals (at the current one normally).
         let mut top = 0;
         for &l in &self.buf {
@@ -469,8 +583,9 @@ impl Trail {
                 learnt[0] = self.events[idx].lit ^ 1;
                 break;
             }
-            self.explain(idx, doms, root);
+            self.explain(idx, doms, root, tables);
         }
+        self.minimise(&mut learnt, doms, root, tables);
         for l in self.marked.drain(..) {
             self.seen[l as usize] = false;
         }
@@ -490,6 +605,84 @@ impl Trail {
             learnt.swap(1, best);
         }
         Some(learnt)
+    }
+
+    /// Drops from `learnt` (its first literal kept) the literals whose negation the others
+    /// imply: those whose reasons, followed back, end in literals of the clause or of the root
+    /// only (recursive minimisation, as in MiniSat).
+    fn minimise(
+        &mut self,
+        learnt: &mut Vec<Lit>,
+        doms: &[u64],
+        root: &[u64],
+        tables: &[Option<Table>],
+    ) {
+        let mut levels = 0u64;
+        for &l in &learnt[1..] {
+            levels |= 1 << (self.events[self.pos[(l ^ 1) as usize] as usize].level & 63);
+        }
+        let mut i = 1;
+        while i < learnt.len() {
+            let p = learnt[i] ^ 1;
+            if self.redundant(p, levels, doms, root, tables) {
+                learnt.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Whether the trail literal `p` (not a decision) follows from literals seen in the
+    /// analysis (in the clause) and the root, through reasons at the levels of `levels`. Literals
+    /// shown redundant stay seen, so later checks stop at them.
+    fn redundant(
+        &mut self,
+        p: Lit,
+        levels: u64,
+        doms: &[u64],
+        root: &[u64],
+        tables: &[Option<Table>],
+    ) -> bool {
+        if matches!(
+            self.events[self.pos[p as usize] as usize].why,
+            Why::Decision
+        ) {
+            return false;
+        }
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
+        stack.push(p);
+        let top = self.marked.len();
+        let mut ok = true;
+        'outer: while let Some(q) = stack.pop() {
+            self.buf.clear();
+            self.explain(self.pos[q as usize] as usize, doms, root, tables);
+            let reasons = std::mem::take(&mut self.buf);
+            for &r in &reasons {
+                if self.at_root(r, root) || self.seen[r as usize] {
+                    continue;
+                }
+                let fine = self.is_set(r) && {
+                    let e = self.events[self.pos[r as usize] as usize];
+                    !matches!(e.why, Why::Decision) && levels & (1 << (e.level & 63)) != 0
+                };
+                if !fine {
+                    for l in self.marked.drain(top..) {
+                        self.seen[l as usize] = false;
+                    }
+                    ok = false;
+                    self.buf = reasons;
+                    break 'outer;
+                }
+                self.seen[r as usize] = true;
+                self.marked.push(r);
+                stack.push(r);
+            }
+            self.buf = reasons;
+        }
+        self.buf.clear();
+        self.stack = stack;
+        ok
     }
 
     /// The negations of the decisions so far, the latest first: true, since propagation is
@@ -697,8 +890,14 @@ impl Learner {
                 seen: vec![false; lits],
                 marked: Vec::new(),
                 buf: Vec::new(),
+                stack: Vec::new(),
                 activity: vec![0.0; cells],
                 bump: 1.0,
+                free: Vec::new(),
+                lost: Vec::new(),
+                fixed: Vec::new(),
+                chosen: Vec::new(),
+                cover: FilterScratch::default(),
             },
             cells,
             doms: root.to_vec(),
@@ -782,7 +981,8 @@ impl Learner {
                 stats.failures += 1;
                 let now = &self.doms[level * cells..(level + 1) * cells];
                 let root = &self.doms[..cells];
-                let learnt = self.trail.analyze(now, root);
+                let tables = scratch.tables.as_deref().unwrap_or(&solver.tables);
+                let learnt = self.trail.analyze(now, root, tables);
                 match learnt {
                     None => {
                         self.done = true;

@@ -494,7 +494,9 @@ impl Solver {
                                 if self.cage_of[i] != k && doms[i] & forced != 0 {
                                     let gone = doms[i] & forced;
                                     doms[i] &= !forced;
-                                    rec.removed(i, gone, doms[i], |_| Why::Cage(k as u32));
+                                    rec.removed(i, gone, doms[i], |_| {
+                                        Why::Forced(k as u32, l as u16)
+                                    });
                                     if doms[i] == 0 {
                                         bump(&mut cage_weight[k]);
                                         rec.conflict(Conflict::Wipe(i));

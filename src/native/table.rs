@@ -61,6 +61,17 @@ pub(super) struct Table {
 /// Tables up to this many tuples also keep each tuple's values per line.
 const LINE_VALUES_TUPLES: usize = 1 << 14;
 
+/// The tuples an explanation must show dead (see [`Table::explain`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Dead {
+    /// Every tuple: the cage has none left.
+    All,
+    /// Those with value `v` at position `p`: `v` left that cell.
+    Value(usize, usize),
+    /// Those putting no `v` in the cage's cells of its `i`-th line: the cage must put `v` there.
+    Line(usize, usize),
+}
+
 /// Buffers a filter reuses.
 #[derive(Default)]
 pub(super) struct FilterScratch {
@@ -148,6 +159,11 @@ impl Table {
     fn all(&self) -> &[u64] {
         let start = self.k * self.n * self.words + self.k;
         &self.data[start..start + self.words]
+    }
+
+    /// How many words each of its bitsets has (a 64th of its tuples, rounded up).
+    pub fn words(&self) -> usize {
+        self.words
     }
 
     /// How many words the table occupies (its memory cost).
@@ -261,6 +277,104 @@ impl Table {
             doms[c] = supported;
         }
         true
+    }
+
+    /// Explains a removal by this cage (or its contradiction): picks few of the values gone from
+    /// its cells that together leave no tuple of `dead`. `free[p]` are values position `p` had
+    /// lost at the root (citing them costs nothing); `lost[p]` those it lost since, each a
+    /// literal to cite, except where `fixed[p]` holds the position's one value left: then one
+    /// `=` literal covers every other value. Writes the values chosen per position into `chosen`
+    /// (for a fixed position, any bit means its `=` literal); false when even all of them leave
+    /// a tuple (a caller's error).
+    pub fn explain(
+        &self,
+        dead: Dead,
+        free: &[u64],
+        lost: &[u64],
+        fixed: &[Option<usize>],
+        chosen: &mut [u64],
+        s: &mut FilterScratch,
+    ) -> bool {
+        let left = &mut s.live;
+        left.clear();
+        left.extend_from_slice(self.all());
+        match dead {
+            Dead::All => {}
+            Dead::Value(p, v) => {
+                for (l, m) in left.iter_mut().zip(self.mask(p, v)) {
+                    *l &= m;
+                }
+            }
+            Dead::Line(i, v) => {
+                let positions = self.lines[i].1;
+                for p in values(positions) {
+                    for (l, m) in left.iter_mut().zip(self.mask(p - 1, v)) {
+                        *l &= !m;
+                    }
+                }
+            }
+        }
+        chosen.fill(0);
+        // What the root removed costs nothing.
+        for (p, &f) in free.iter().enumerate().take(self.k) {
+            for w in values(f & self.present(p)) {
+                for (l, m) in left.iter_mut().zip(self.mask(p, w)) {
+                    *l &= !m;
+                }
+            }
+        }
+        // Then greedily, the literal that kills the most tuples still left.
+        let kills = |p: usize, w: usize, left: &[u64], fixed: Option<usize>| -> u32 {
+            match fixed {
+                Some(u) => left
+                    .iter()
+                    .zip(self.mask(p, u))
+                    .map(|(l, m)| (l & !m).count_ones())
+                    .sum(),
+                None => left
+                    .iter()
+                    .zip(self.mask(p, w))
+                    .map(|(l, m)| (l & m).count_ones())
+                    .sum(),
+            }
+        };
+        loop {
+            if left.iter().all(|&w| w == 0) {
+                return true;
+            }
+            let mut best = None;
+            let mut best_kills = 0;
+            for p in 0..self.k {
+                let options = match fixed[p] {
+                    Some(u) if chosen[p] == 0 => bit(u),
+                    Some(_) => 0,
+                    None => lost[p] & self.present(p) & !chosen[p],
+                };
+                for w in values(options) {
+                    let k = kills(p, w, left, fixed[p]);
+                    if k > best_kills {
+                        best_kills = k;
+                        best = Some((p, w));
+                    }
+                }
+            }
+            let Some((p, w)) = best else {
+                return false;
+            };
+            chosen[p] |= bit(w);
+            match fixed[p] {
+                Some(u) => {
+                    for (l, m) in left.iter_mut().zip(self.mask(p, u)) {
+                        *l &= m;
+                    }
+                }
+                None => {
+                    for (l, m) in left.iter_mut().zip(self.mask(p, w)) {
+                        *l &= !m;
+                    }
+                }
+            }
+        }
     }
 
     /// [`Table::filter`] for a table of at most 64 tuples (one word per bitset), the common case.
@@ -628,5 +742,158 @@ mod tests {
                 assert_eq!(a, b);
             }
         }
+    }
+
+    /// Whether `vals` (one per cell of `c`, in an `n`x`n` grid) meets the cage: written from the
+    /// rules, sharing nothing with the enumeration behind the tables.
+    fn meets(c: &Cage, n: usize, vals: &[u64]) -> bool {
+        for a in 0..vals.len() {
+            for b in a + 1..vals.len() {
+                let (x, y) = (c.cells[a], c.cells[b]);
+                if vals[a] == vals[b] && (x / n == y / n || x % n == y % n) {
+                    return false;
+                }
+            }
+        }
+        let max = *vals.iter().max().unwrap();
+        let rest = |f: fn(u64, u64) -> u64, unit| {
+            let i = vals.iter().position(|&v| v == max).unwrap();
+            (0..vals.len())
+                .filter(|&j| j != i)
+                .fold(unit, |a, j| f(a, vals[j]))
+        };
+        match c.op {
+            Op::Add => vals.iter().sum::<u64>() == c.target,
+            Op::Mul => vals.iter().product::<u64>() == c.target,
+            Op::Sub => max == c.target + rest(|a, b| a + b, 0),
+            Op::Div => max == c.target * rest(|a, b| a * b, 1),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn explanations_kill_every_tuple_they_must() {
+        let n = 7;
+        let full = (1u64 << n) - 1;
+        let cages = [
+            cage(Op::Add, 14, &[0, 1, 7, 8]),
+            cage(Op::Add, 12, &[0, 1, 2]),
+            cage(Op::Mul, 60, &[0, 1, 8]),
+            cage(Op::Mul, 12, &[0, 7]),
+            cage(Op::Sub, 2, &[0, 1]),
+            cage(Op::Div, 2, &[0, 7]),
+        ];
+        let mut rng = crate::rng::Rng::new(7);
+        let (mut checked, mut tried) = (0, 0);
+        for c in &cages {
+            let k = c.cells.len();
+            let t = Table::build(
+                c,
+                n,
+                &|_| full,
+                100_000,
+                &mut 1_000_000,
+                &mut FilterScratch::default(),
+            )
+            .unwrap();
+            // Every tuple of values, by brute force.
+            let mut tuples = Vec::new();
+            let mut vals = vec![1u64; k];
+            'all: loop {
+                if meets(c, n, &vals) {
+                    tuples.push(vals.clone());
+                }
+                for v in vals.iter_mut() {
+                    if *v < n as u64 {
+                        *v += 1;
+                        continue 'all;
+                    }
+                    *v = 1;
+                }
+                break;
+            }
+            assert_eq!(tuples.len(), t.count);
+            for _ in 0..400 {
+                tried += 1;
+                let mut free = vec![0u64; k];
+                let mut lost = vec![0u64; k];
+                let mut fixed = vec![None; k];
+                for p in 0..k {
+                    free[p] = rng.next_u64() & rng.next_u64() & rng.next_u64() & full;
+                    if rng.chance(1, 4) {
+                        fixed[p] = Some(1 + rng.index(n));
+                        free[p] &= !bit(fixed[p].unwrap());
+                    } else {
+                        lost[p] = rng.next_u64() & full & !free[p];
+                    }
+                }
+                let p = rng.index(k);
+                let v = 1 + rng.index(n);
+                let line = rng.index(t.lines().len().max(1));
+                let dead = match rng.index(3) {
+                    0 => Dead::All,
+                    1 => Dead::Value(p, v),
+                    _ if !t.lines().is_empty() => Dead::Line(line, v),
+                    _ => Dead::All,
+                };
+                let is_target = |tu: &Vec<u64>| match dead {
+                    Dead::All => true,
+                    Dead::Value(p, v) => tu[p] == v as u64,
+                    Dead::Line(i, v) => values(t.lines()[i].1).all(|q| tu[q - 1] != v as u64),
+                };
+                // The position `dead` is about says nothing (as in a removal from it).
+                if let Dead::Value(p, _) = dead {
+                    (free[p], lost[p], fixed[p]) = (0, 0, None);
+                }
+                let gone = |p: usize, v: u64| {
+                    free[p] & bit(v as usize) != 0
+                        || lost[p] & bit(v as usize) != 0
+                        || fixed[p].is_some_and(|u| u as u64 != v)
+                };
+                let alive = |tu: &Vec<u64>| (0..k).all(|p| !gone(p, tu[p]));
+                let all_dead = tuples
+                    .iter()
+                    .filter(|tu| is_target(tu))
+                    .all(|tu| !alive(tu));
+                let mut chosen = vec![0u64; k];
+                let ok = t.explain(
+                    dead,
+                    &free,
+                    &lost,
+                    &fixed,
+                    &mut chosen,
+                    &mut FilterScratch::default(),
+                );
+                assert_eq!(
+                    ok, all_dead,
+                    "{dead:?} free {free:?} lost {lost:?} fixed {fixed:?}"
+                );
+                if !ok {
+                    continue;
+                }
+                checked += 1;
+                for q in 0..k {
+                    match fixed[q] {
+                        Some(_) => assert!(chosen[q].count_ones() <= 1),
+                        None => assert_eq!(chosen[q] & !lost[q], 0, "only lost values are cited"),
+                    }
+                }
+                // The values cited (and the root's) kill every tuple of `dead`.
+                for tu in tuples.iter().filter(|tu| is_target(tu)) {
+                    let killed = (0..k).any(|q| {
+                        free[q] & bit(tu[q] as usize) != 0
+                            || match fixed[q] {
+                                Some(u) => chosen[q] != 0 && u as u64 != tu[q],
+                                None => chosen[q] & bit(tu[q] as usize) != 0,
+                            }
+                    });
+                    assert!(killed, "{dead:?}: tuple {tu:?} survives {chosen:?}");
+                }
+            }
+        }
+        assert!(
+            checked * 4 > tried,
+            "most cases explain a removal: {checked} of {tried}"
+        );
     }
 }
