@@ -25,7 +25,8 @@ What it does:
   solutions found, or one found and the search complete), the median and maximum time (an
   unresolved puzzle counts as the time limit), and CP-SAT's time over native's.
 
-The CP-SAT time is the wall time of `Solve` (model building excluded).
+The CP-SAT time is the wall time of `Solve` (model building excluded). `sat.py`, beside this
+script, runs a SAT solver (CaDiCaL) on the same puzzles, as a second reference.
 """
 
 import argparse

@@ -18,14 +18,14 @@
 //! learnt clause is asserting, the search jumps back to the level where it becomes unit. The
 //! clause is then minimised: a literal goes when its reasons, followed back, end in the clause's
 //! other literals (as in MiniSat). Found solutions are blocked by a clause over the decisions
-//! that led to them, so every solution comes once. Restarts follow Luby's sequence; learnt
+//! that led to them, so every solution comes once. Each decision is the (cell, value) pair most
+//! active in recent conflicts per candidate of its cell. Restarts follow Luby's sequence; learnt
 //! clauses of high literal-block distance are forgotten as their number grows.
 
 use std::time::Instant;
 
 use super::table::{bit, values, Dead, FilterScratch, Table};
-use super::{line_start_step, luby, CellQueue, Scratch, SearchStats, Solver, Stop, RESTART_SEED};
-use crate::rng::Rng;
+use super::{line_start_step, luby, CellQueue, Scratch, SearchStats, Solver, Stop};
 
 /// Why a literal became true.
 #[derive(Debug, Clone, Copy)]
@@ -168,7 +168,8 @@ pub(super) struct Trail {
     buf: Vec<Lit>,
     /// Minimisation scratch: literals whose reasons are still to follow back.
     stack: Vec<Lit>,
-    /// Per cell: how much it took part in recent conflicts (bumped by `bump`, decaying).
+    /// Per atom (`cell * n + v - 1`, the pair of `cell = v` and `cell ≠ v`): how much it took
+    /// part in recent conflicts (bumped by `bump`, decaying).
     activity: Vec<f64>,
     bump: f64,
     /// Explaining a cage: per position, values lost at the root, lost since, the value fixed,
@@ -550,8 +551,7 @@ impl Trail {
                 }
                 self.seen[l as usize] = true;
                 self.marked.push(l);
-                let cell = (l >> 1) as usize / self.n;
-                self.activity[cell] += self.bump;
+                self.activity[(l >> 1) as usize] += self.bump;
                 let level = self.events[self.pos[l as usize] as usize].level;
                 if level == top {
                     counter += 1;
@@ -852,7 +852,6 @@ pub(super) struct Learner {
     starts: Vec<usize>,
     /// A cell to propagate from at the current level, before the next decision.
     pending: Option<usize>,
-    rng: Option<Rng>,
     /// Restarts: the run's index in Luby's sequence, and the failure count ending it.
     run: u64,
     limit: u64,
@@ -891,7 +890,7 @@ impl Learner {
                 marked: Vec::new(),
                 buf: Vec::new(),
                 stack: Vec::new(),
-                activity: vec![0.0; cells],
+                activity: vec![0.0; cells * n],
                 bump: 1.0,
                 free: Vec::new(),
                 lost: Vec::new(),
@@ -903,7 +902,6 @@ impl Learner {
             doms: root.to_vec(),
             starts: Vec::new(),
             pending: None,
-            rng: None,
             run: 1,
             limit: failures + solver.restart_unit,
             unit: solver.restart_unit,
@@ -1000,22 +998,14 @@ impl Learner {
                 continue;
             }
             let doms = &self.doms[level * cells..(level + 1) * cells];
-            let Some(cell) = self.choose(doms) else {
+            let Some((cell, value)) = self.choose(doms) else {
                 self.solution = Some(level);
                 return true;
             };
-            // The smallest value first, or (after a restart) a random one.
-            let mut pick = doms[cell];
             stats.nodes += 1;
             if stats.nodes.is_multiple_of(256) && self.expired(solver, stop) {
                 return false;
             }
-            if let Some(rng) = self.rng.as_mut() {
-                for _ in 0..rng.below(u64::from(pick.count_ones())) {
-                    pick &= pick - 1;
-                }
-            }
-            let value = pick.trailing_zeros() as usize + 1;
             self.starts.push(self.trail.events.len());
             self.trail.level += 1;
             self.doms
@@ -1031,20 +1021,27 @@ impl Learner {
         }
     }
 
-    /// The cell to branch on: the most active in recent conflicts per candidate left (so the
-    /// fewest candidates first while nothing failed; ties to the first); `None` when every cell
-    /// is fixed.
-    fn choose(&self, doms: &[u64]) -> Option<usize> {
+    /// The decision `cell = value` to make: the pair most active in recent conflicts, over the
+    /// cell's candidates left (so a cell of fewest candidates, its smallest value, while nothing
+    /// failed; ties to the first cell, then the smallest value); `None` when every cell is fixed.
+    /// A pair rather than a cell, as SAT solvers branch: the values that took part in the
+    /// conflicts are tried first (measured against choosing the cell so and its value by
+    /// order or at random: fewer failures where the learning search runs long).
+    fn choose(&self, doms: &[u64]) -> Option<(usize, usize)> {
+        let n = self.trail.n;
         let mut best = None;
         let mut best_score = f64::NEG_INFINITY;
         for (i, &d) in doms.iter().enumerate() {
             if d & (d - 1) == 0 {
                 continue;
             }
-            let score = (self.trail.activity[i] + 1.0) / f64::from(d.count_ones());
-            if score > best_score {
-                best_score = score;
-                best = Some(i);
+            let size = f64::from(d.count_ones());
+            for v in values(d) {
+                let score = (self.trail.activity[i * n + v - 1] + 1.0) / size;
+                if score > best_score {
+                    best_score = score;
+                    best = Some((i, v));
+                }
             }
         }
         best
@@ -1059,12 +1056,11 @@ impl Learner {
         false
     }
 
-    /// Back to the root, keeping the learnt clauses; values are tried in random order from now
-    /// on, and the next failure limit follows Luby's sequence.
+    /// Back to the root, keeping the learnt clauses (and the activities, so the next run starts
+    /// where the conflicts were); the next failure limit follows Luby's sequence.
     fn restart(&mut self, stats: &mut SearchStats) {
         self.run += 1;
         self.limit = stats.failures + self.unit.saturating_mul(luby(self.run));
-        self.rng.get_or_insert_with(|| Rng::new(RESTART_SEED));
         stats.restarts += 1;
         self.backjump(0);
         if self.trail.learnt_count() > self.cut {
@@ -1077,5 +1073,44 @@ impl Learner {
     pub(super) fn solution_doms(&self) -> &[u64] {
         let level = self.solution.unwrap_or(self.level());
         &self.doms[level * self.cells..(level + 1) * self.cells]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::{Cage, Cell, Op, Puzzle};
+
+    /// Branching takes the (cell, value) pair of highest activity per candidate of its cell: a
+    /// cell of fewest candidates and its smallest value while no conflict happened, then the
+    /// most active pair, even in a cell with more candidates, unless the cell's size outweighs
+    /// it; fixed cells never.
+    #[test]
+    fn branching_takes_the_most_active_pair() {
+        // 4x4, one `+` cage over everything (any Latin square).
+        let all = (1..=4)
+            .flat_map(|r| (1..=4).map(move |c| Cell::new(r, c)))
+            .collect();
+        let p = Puzzle::new(4, vec![Cage::new(Op::Add, 40, all)]);
+        let solver = Solver::new(&p).unwrap();
+        let mut doms = vec![0b1111u64; 16];
+        (doms[0], doms[5], doms[6]) = (0b0100, 0b0110, 0b1010);
+        let mut learner = Learner::new(&solver, &doms, 0);
+        // Cell 5 has two candidates (values 2 and 3), the fewest open: its smallest value.
+        assert_eq!(learner.choose(&doms), Some((5, 2)));
+        // Value 4 of cell 6 (two candidates) is the most active.
+        learner.trail.activity[6 * 4 + 3] = 1.0;
+        assert_eq!(learner.choose(&doms), Some((6, 4)));
+        // Cell 9 (four candidates), value 1: at activity 2 it scores (2 + 1) / 4 = 0.75, less
+        // than (1 + 1) / 2 = 1; at activity 4, 1.25, more.
+        learner.trail.activity[9 * 4] = 2.0;
+        assert_eq!(learner.choose(&doms), Some((6, 4)));
+        learner.trail.activity[9 * 4] = 4.0;
+        assert_eq!(learner.choose(&doms), Some((9, 1)));
+        // A fixed cell is never chosen, whatever its activity; nothing open, no decision.
+        learner.trail.activity[2] = 100.0;
+        assert_eq!(learner.choose(&doms), Some((9, 1)));
+        let fixed: Vec<u64> = (0..16).map(|i| 1 << (i % 4)).collect();
+        assert_eq!(learner.choose(&fixed), None);
     }
 }

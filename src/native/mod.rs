@@ -10,7 +10,7 @@
 //!
 //! From 10x10 on, the first few solutions come from a search that learns from its failures
 //! (module `learn`: every removal is recorded with its reason, each contradiction becomes a
-//! clause, conflict-driven branching, restarts); past them, and below 10x10, the plain search
+//! clause, branching on the (cell, value) pairs of recent conflicts, restarts); past them, and below 10x10, the plain search
 //! runs: it restarts (after a Luby sequence of failure counts) with the dom/wdeg weights it
 //! learnt and randomised tie-breaking; solutions found before a restart are blocked in later
 //! runs, so every solution still comes exactly once (after a few solutions it stops restarting
