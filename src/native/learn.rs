@@ -121,7 +121,7 @@ const ACTIVITY_DECAY: f64 = 0.95;
 /// cage's other cells, which is cheaper to compute.
 const COVER_WORDS: usize = 4;
 
-/// A literal: `2 * (cell * n + v - 1)` for `cell ≠ v`, plus one for `cell = v`.
+/// A literal: twice its atom (`Trail::atom`) for `cell ≠ v`, plus one for `cell = v`.
 type Lit = u32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,6 +149,10 @@ struct Clause {
 /// The trail of literals with their reasons, and the clauses: the recorder of a learning search.
 pub(super) struct Trail {
     n: usize,
+    /// Atoms are `cell << shift | (v - 1)`: `1 << shift` is `n` rounded up to a power of two,
+    /// so that decoding a literal (done for every literal of every clause visited) is shifts
+    /// and masks, not a division.
+    shift: u32,
     full: u64,
     events: Vec<Event>,
     /// Per literal: its index in `events`, when it is there.
@@ -157,8 +161,9 @@ pub(super) struct Trail {
     /// Events up to here have been propagated through the clauses.
     qhead: usize,
     clauses: Vec<Clause>,
-    /// Per literal: the clauses watching it (their first two literals).
-    watches: Vec<Vec<u32>>,
+    /// Per literal: the clauses watching it (their first two literals), each with a blocker,
+    /// another of its literals: while that holds, the clause need not be looked at.
+    watches: Vec<Vec<(u32, Lit)>>,
     conflict: Option<Conflict>,
     /// The cells of each cage.
     cage_cells: Vec<Vec<usize>>,
@@ -168,7 +173,7 @@ pub(super) struct Trail {
     buf: Vec<Lit>,
     /// Minimisation scratch: literals whose reasons are still to follow back.
     stack: Vec<Lit>,
-    /// Per atom (`cell * n + v - 1`, the pair of `cell = v` and `cell ≠ v`): how much it took
+    /// Per atom (the pair of `cell = v` and `cell ≠ v`, see `atom`): how much it took
     /// part in recent conflicts (bumped by `bump`, decaying).
     activity: Vec<f64>,
     bump: f64,
@@ -182,8 +187,13 @@ pub(super) struct Trail {
 }
 
 impl Trail {
+    /// The index of the pair (`cell`, `v`).
+    fn atom(&self, cell: usize, v: usize) -> usize {
+        cell << self.shift | (v - 1)
+    }
+
     fn ne(&self, cell: usize, v: usize) -> Lit {
-        (2 * (cell * self.n + v - 1)) as Lit
+        (2 * self.atom(cell, v)) as Lit
     }
 
     fn eq(&self, cell: usize, v: usize) -> Lit {
@@ -193,7 +203,8 @@ impl Trail {
     /// The cell and value of a literal, and whether it is `=`.
     fn decode(&self, lit: Lit) -> (usize, usize, bool) {
         let atom = (lit >> 1) as usize;
-        (atom / self.n, atom % self.n + 1, lit & 1 == 1)
+        let mask = (1 << self.shift) - 1;
+        (atom >> self.shift, (atom & mask) + 1, lit & 1 == 1)
     }
 
     fn value(&self, lit: Lit, doms: &[u64]) -> Value {
@@ -715,8 +726,11 @@ impl Trail {
         levels.sort_unstable();
         levels.dedup();
         let c = self.clauses.len() as u32;
-        for &l in lits.iter().take(2) {
-            self.watches[l as usize].push(c);
+        if let [a, b, ..] = lits[..] {
+            self.watches[a as usize].push((c, b));
+            self.watches[b as usize].push((c, a));
+        } else {
+            self.watches[lits[0] as usize].push((c, lits[0]));
         }
         self.clauses.push(Clause {
             lits,
@@ -751,8 +765,12 @@ impl Trail {
             w.clear();
         }
         for (c, clause) in self.clauses.iter().enumerate() {
-            for &l in clause.lits.iter().take(2) {
-                self.watches[l as usize].push(c as u32);
+            let c = c as u32;
+            if let [a, b, ..] = clause.lits[..] {
+                self.watches[a as usize].push((c, b));
+                self.watches[b as usize].push((c, a));
+            } else {
+                self.watches[clause.lits[0] as usize].push((c, clause.lits[0]));
             }
         }
     }
@@ -801,13 +819,18 @@ impl Recorder for Trail {
             let mut i = 0;
             let mut ok = true;
             while i < ws.len() {
-                let c = ws[i];
+                let (c, blocker) = ws[i];
+                if self.value(blocker, doms) == Value::True {
+                    i += 1;
+                    continue;
+                }
                 let lits = &mut self.clauses[c as usize].lits;
                 if lits[0] == falsified {
                     lits.swap(0, 1);
                 }
                 let first = lits[0];
                 if self.value(first, doms) == Value::True {
+                    ws[i].1 = first;
                     i += 1;
                     continue;
                 }
@@ -818,7 +841,7 @@ impl Recorder for Trail {
                     let lits = &mut self.clauses[c as usize].lits;
                     lits.swap(1, k);
                     let w = lits[1];
-                    self.watches[w as usize].push(c);
+                    self.watches[w as usize].push((c, first));
                     ws.swap_remove(i);
                     continue;
                 }
@@ -869,7 +892,9 @@ impl Learner {
     pub(super) fn new(solver: &Solver, root: &[u64], failures: u64) -> Learner {
         let n = solver.n;
         let cells = n * n;
-        let lits = 2 * cells * n;
+        let shift = n.next_power_of_two().trailing_zeros();
+        let atoms = cells << shift;
+        let lits = 2 * atoms;
         let mut cage_cells = vec![Vec::new(); solver.cages.len()];
         for (k, cage) in solver.cages.iter().enumerate() {
             cage_cells[k] = cage.cells.clone();
@@ -877,6 +902,7 @@ impl Learner {
         Learner {
             trail: Trail {
                 n,
+                shift,
                 full: solver.full(),
                 events: Vec::new(),
                 pos: vec![u32::MAX; lits],
@@ -890,7 +916,7 @@ impl Learner {
                 marked: Vec::new(),
                 buf: Vec::new(),
                 stack: Vec::new(),
-                activity: vec![0.0; cells * n],
+                activity: vec![0.0; atoms],
                 bump: 1.0,
                 free: Vec::new(),
                 lost: Vec::new(),
@@ -1028,7 +1054,6 @@ impl Learner {
     /// conflicts are tried first (measured against choosing the cell so and its value by
     /// order or at random: fewer failures where the learning search runs long).
     fn choose(&self, doms: &[u64]) -> Option<(usize, usize)> {
-        let n = self.trail.n;
         let mut best = None;
         let mut best_score = f64::NEG_INFINITY;
         for (i, &d) in doms.iter().enumerate() {
@@ -1037,7 +1062,7 @@ impl Learner {
             }
             let size = f64::from(d.count_ones());
             for v in values(d) {
-                let score = (self.trail.activity[i * n + v - 1] + 1.0) / size;
+                let score = (self.trail.activity[self.trail.atom(i, v)] + 1.0) / size;
                 if score > best_score {
                     best_score = score;
                     best = Some((i, v));
@@ -1081,6 +1106,55 @@ mod tests {
     use super::*;
     use crate::puzzle::{Cage, Cell, Op, Puzzle};
 
+    /// Clauses propagate through their watches (and blockers): a clause with one literal left
+    /// makes it true, a clause with all false is a conflict, and a satisfied clause is left
+    /// alone, while the watches move from literal to literal as others become false.
+    #[test]
+    fn clauses_propagate_through_their_watches() {
+        let all = (1..=4)
+            .flat_map(|r| (1..=4).map(move |c| Cell::new(r, c)))
+            .collect();
+        let p = Puzzle::new(4, vec![Cage::new(Op::Add, 40, all)]);
+        let solver = Solver::new(&p).unwrap();
+        let mut doms = vec![0b1111u64; 16];
+        let mut learner = Learner::new(&solver, &doms, 0);
+        let t = &mut learner.trail;
+        let mut queue = CellQueue::new(16);
+        // Makes `cell ≠ v` true, as a decision.
+        let mut exclude = |t: &mut Trail, doms: &mut [u64], cell: usize, v: usize| {
+            t.level += 1;
+            doms[cell] &= !bit(v);
+            t.push(t.ne(cell, v), Why::Decision);
+        };
+        // cell 0 = 1, or cell 1 = 2, or cell 2 = 3.
+        let c = t.add_clause(vec![t.eq(0, 1), t.eq(1, 2), t.eq(2, 3)], true);
+        // cell 3 = 1 or cell 4 = 1, and cell 4 is 1 already: satisfied.
+        doms[4] = bit(1);
+        t.push(t.eq(4, 1), Why::Decision);
+        t.add_clause(vec![t.eq(3, 1), t.eq(4, 1)], true);
+        exclude(t, &mut doms, 3, 1);
+        exclude(t, &mut doms, 0, 1);
+        assert!(t.clauses(&mut doms, &mut queue));
+        assert_eq!(
+            (doms[2], doms[3]),
+            (0b1111, 0b1110),
+            "two literals open: nothing"
+        );
+        exclude(t, &mut doms, 1, 2);
+        assert!(t.clauses(&mut doms, &mut queue));
+        assert_eq!(doms[2], bit(3), "one literal left: it holds");
+        assert_eq!(queue.pop(), Some((2, true)));
+        // Undo down to before cell 1 ≠ 2, and make every literal false.
+        let start = t.pos[t.ne(1, 2) as usize] as usize;
+        t.cancel_to(2, start);
+        (doms[1], doms[2]) = (0b1111, 0b1111);
+        exclude(t, &mut doms, 2, 3);
+        assert!(t.clauses(&mut doms, &mut queue));
+        exclude(t, &mut doms, 1, 2);
+        assert!(!t.clauses(&mut doms, &mut queue));
+        assert!(matches!(t.conflict, Some(Conflict::Clause(k)) if k == c));
+    }
+
     /// Branching takes the (cell, value) pair of highest activity per candidate of its cell: a
     /// cell of fewest candidates and its smallest value while no conflict happened, then the
     /// most active pair, even in a cell with more candidates, unless the cell's size outweighs
@@ -1099,16 +1173,18 @@ mod tests {
         // Cell 5 has two candidates (values 2 and 3), the fewest open: its smallest value.
         assert_eq!(learner.choose(&doms), Some((5, 2)));
         // Value 4 of cell 6 (two candidates) is the most active.
-        learner.trail.activity[6 * 4 + 3] = 1.0;
+        let atom = |cell, v| learner.trail.atom(cell, v);
+        let (a64, a91, a03) = (atom(6, 4), atom(9, 1), atom(0, 3));
+        learner.trail.activity[a64] = 1.0;
         assert_eq!(learner.choose(&doms), Some((6, 4)));
         // Cell 9 (four candidates), value 1: at activity 2 it scores (2 + 1) / 4 = 0.75, less
         // than (1 + 1) / 2 = 1; at activity 4, 1.25, more.
-        learner.trail.activity[9 * 4] = 2.0;
+        learner.trail.activity[a91] = 2.0;
         assert_eq!(learner.choose(&doms), Some((6, 4)));
-        learner.trail.activity[9 * 4] = 4.0;
+        learner.trail.activity[a91] = 4.0;
         assert_eq!(learner.choose(&doms), Some((9, 1)));
         // A fixed cell is never chosen, whatever its activity; nothing open, no decision.
-        learner.trail.activity[2] = 100.0;
+        learner.trail.activity[a03] = 100.0;
         assert_eq!(learner.choose(&doms), Some((9, 1)));
         let fixed: Vec<u64> = (0..16).map(|i| 1 << (i % 4)).collect();
         assert_eq!(learner.choose(&fixed), None);
