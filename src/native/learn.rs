@@ -1121,7 +1121,7 @@ mod tests {
         let t = &mut learner.trail;
         let mut queue = CellQueue::new(16);
         // Makes `cell ≠ v` true, as a decision.
-        let mut exclude = |t: &mut Trail, doms: &mut [u64], cell: usize, v: usize| {
+        let exclude = |t: &mut Trail, doms: &mut [u64], cell: usize, v: usize| {
             t.level += 1;
             doms[cell] &= !bit(v);
             t.push(t.ne(cell, v), Why::Decision);
