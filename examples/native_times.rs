@@ -4,8 +4,9 @@
 //! was among the solutions found, and the search statistics.
 //!
 //! `cargo run --release --example native_times -- SIZE [--seed S] [--count K] [--timeout SECS]
-//! [--limit L]`
-//! (seed 0, 10 puzzles, 20 s, and two solutions asked for by default, as `kenken bench` does).
+//! [--limit L] [--threads T]`
+//! (seed 0, 10 puzzles, 20 s, two solutions asked for, and one thread by default, as `kenken
+//! bench` does; `--threads 2` lets a long search go on as two at once).
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +16,7 @@ use kenken::random;
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut size, mut seed, mut count, mut timeout, mut limit) = (None, 0u64, 10, 20.0f64, 2);
+    let mut threads = 1;
     while let Some(a) = args.next() {
         let mut value = || args.next().and_then(|v| v.parse::<f64>().ok());
         match a.as_str() {
@@ -22,6 +24,9 @@ fn main() {
             "--count" => count = value().unwrap_or_else(|| usage()) as usize,
             "--limit" => limit = value().filter(|l| *l >= 1.0).unwrap_or_else(|| usage()) as usize,
             "--timeout" => timeout = value().filter(|t| *t > 0.0).unwrap_or_else(|| usage()),
+            "--threads" => {
+                threads = value().filter(|t| *t >= 1.0).unwrap_or_else(|| usage()) as usize
+            }
             _ => size = Some(a.parse::<usize>().unwrap_or_else(|_| usage())),
         }
     }
@@ -32,7 +37,10 @@ fn main() {
         let start = Instant::now();
         let deadline = start + Duration::from_secs_f64(timeout);
         let solver = Solver::new(&p).expect("a generated puzzle is valid");
-        let sols = solver.with_deadline(Some(deadline)).solve(Some(limit));
+        let sols = solver
+            .with_deadline(Some(deadline))
+            .with_threads(threads)
+            .solve(Some(limit));
         let secs = start.elapsed().as_secs_f64();
         let status = match (sols.grids.len(), sols.complete) {
             (0, true) => "none",
@@ -54,6 +62,9 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: native_times SIZE(1-64) [--seed S] [--count K] [--timeout SECS] [--limit L]");
+    eprintln!(
+        "usage: native_times SIZE(1-64) [--seed S] [--count K] [--timeout SECS] [--limit L] \
+         [--threads T]"
+    );
     std::process::exit(2)
 }

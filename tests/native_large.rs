@@ -59,12 +59,18 @@ fn check(p: &Puzzle, grid: &Grid) -> Result<(), String> {
 /// Solves `p` asking for two solutions and checks what comes back against `square`, the grid it
 /// was cut from. Returns whether the search resolved the puzzle within the deadline.
 fn solve_and_check(p: &Puzzle, square: &Grid) -> bool {
+    solve_and_check_with(p, square, 1)
+}
+
+/// [`solve_and_check`], the solver using up to `threads` threads.
+fn solve_and_check_with(p: &Puzzle, square: &Grid, threads: usize) -> bool {
     let name = p.name.clone().unwrap_or_default();
     check(p, square).unwrap_or_else(|e| panic!("{name}: the generator's own square: {e}"));
     let deadline = Instant::now() + Duration::from_secs(60);
     let sols = Solver::new(p)
         .unwrap()
         .with_deadline(Some(deadline))
+        .with_threads(threads)
         .solve(Some(2));
     for g in &sols.grids {
         check(p, g).unwrap_or_else(|e| panic!("{name}: a wrong solution: {e}"));
@@ -150,6 +156,37 @@ fn hard_25_are_solved_correctly() {
         "{:?}",
         sols.stats
     );
+}
+
+/// The same two 25x25 puzzles and two 30x30 ones, the solver using two threads: their searches
+/// run long enough to go on as two searches sharing clauses, and what comes back is still
+/// right: the unique one proved unique with the generator's square, whichever search ends first.
+#[test]
+fn hard_puzzles_with_two_threads_are_solved_correctly() {
+    let puzzles = random::puzzles(25, 0, 9);
+    for (p, square) in &puzzles[7..9] {
+        assert!(solve_and_check_with(p, square, 2), "{:?}", p.name);
+    }
+    for (p, square) in &random::puzzles(30, 4, 2) {
+        solve_and_check_with(p, square, 2);
+    }
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let solver = Solver::new(&puzzles[8].0).unwrap().with_threads(2);
+    let sols = solver.with_deadline(Some(deadline)).solve(Some(2));
+    assert_eq!(sols.grids, vec![puzzles[8].1.clone()]);
+    assert!(sols.complete && !sols.timed_out);
+}
+
+/// A search stopped by its deadline while two searches run reports the stop, and the threads
+/// end with it (the solve returns).
+#[test]
+fn a_deadline_stops_every_search() {
+    let (p, _) = random::puzzle(25, 12);
+    let deadline = Instant::now() + Duration::from_millis(1500);
+    let solver = Solver::new(&p).unwrap().with_threads(2);
+    let sols = solver.with_deadline(Some(deadline)).solve(Some(2));
+    assert!(sols.timed_out && !sols.complete, "{:?}", sols.stats);
+    assert!(sols.grids.iter().all(|g| check(&p, g).is_ok()));
 }
 
 #[test]

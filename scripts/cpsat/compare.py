@@ -15,12 +15,14 @@ What it does:
 - takes the puzzles from `random_puzzles SIZE --seed S --count K` (the generator of
   `kenken bench --random`: uniform Latin squares by Jacobson-Matthews cut into 1-4-cell cages),
   so both solvers see exactly the same puzzles;
-- solves each with CP-SAT, one worker, a plain CP model (`AddAllDifferent` on rows and columns,
+- solves each with CP-SAT, one worker (`--workers W`; by default as many as `--threads`), a plain CP model (`AddAllDifferent` on rows and columns,
   linear sums, `AddMultiplicationEquality`, `AddAbsEquality`, division as a product under an
   enforcement literal), asking for two solutions (a solution callback that stops at the second,
   with `enumerate_all_solutions`), within the time limit per puzzle;
 - times the native solver on the same puzzles with `native_times` (one process, asking for two
-  solutions, the same limit; its time includes preparing the solver);
+  solutions, the same limit, one thread or `--threads T`; its time includes preparing the
+  solver). `--threads 2` alone compares two native threads with two CP-SAT workers;
+  `--threads 2 --workers 1` with the single-worker reference;
 - prints a Markdown table per run: for each size and solver, how many puzzles were resolved (two
   solutions found, or one found and the search complete), how many within `--within` seconds
   (10 by default), the median, 90th percentile and maximum time (an unresolved puzzle counts as
@@ -48,7 +50,7 @@ def run_example(name, args):
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
-def cpsat_solve(puzzle, limit):
+def cpsat_solve(puzzle, limit, workers=1):
     from ortools.sat.python import cp_model
 
     n = puzzle["size"]
@@ -86,7 +88,7 @@ def cpsat_solve(puzzle, limit):
                 self.StopSearch()
 
     s = cp_model.CpSolver()
-    s.parameters.num_workers = 1
+    s.parameters.num_workers = workers
     s.parameters.max_time_in_seconds = limit
     s.parameters.enumerate_all_solutions = True
     cb = Two()
@@ -122,6 +124,9 @@ def main():
     ap.add_argument("--cpsat-timeout", type=float, help="CP-SAT's own limit (default: --timeout)")
     ap.add_argument("--within", type=float, default=10.0, help="seconds: count the puzzles resolved "
                     "within this (default 10)")
+    ap.add_argument("--threads", type=int, default=1, help="threads the native solver may use "
+                    "per puzzle (default 1; 2 lets a long search go on as two sharing clauses)")
+    ap.add_argument("--workers", type=int, help="CP-SAT's workers (default: --threads)")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--json", help="also write every measurement to this file")
     ap.add_argument("--cpsat-cache", help="JSON lines of CP-SAT results: read (same puzzle and limit "
@@ -129,6 +134,7 @@ def main():
     ap.add_argument("--cpsat-only", action="store_true", help="fill the cache, no native run")
     a = ap.parse_args()
     cp_limit = a.cpsat_timeout or a.timeout
+    workers = a.workers or a.threads
     if not a.no_build:
         subprocess.run(
             ["cargo", "build", "--release", "--example", "random_puzzles", "--example", "native_times"],
@@ -140,18 +146,18 @@ def main():
         with open(a.cpsat_cache) as f:
             for line in f:
                 r = json.loads(line)
-                cache[r["name"], r["limit"]] = r
+                cache[r["name"], r["limit"], r.get("workers", 1)] = r
     rows, records = [], []
     for n in [int(s) for s in a.sizes.split(",")]:
         common = [str(n), "--seed", str(a.seed), "--count", str(a.count)]
         puzzles = run_example("random_puzzles", common)
         cp = []
         for p in puzzles:
-            hit = cache.get((p["name"], cp_limit))
+            hit = cache.get((p["name"], cp_limit, workers))
             if hit is None:
-                ok, secs, found = cpsat_solve(p, cp_limit)
-                hit = {"name": p["name"], "limit": cp_limit, "resolved": ok, "secs": secs,
-                       "found": found}
+                ok, secs, found = cpsat_solve(p, cp_limit, workers)
+                hit = {"name": p["name"], "limit": cp_limit, "workers": workers, "resolved": ok,
+                       "secs": secs, "found": found}
                 if a.cpsat_cache:
                     with open(a.cpsat_cache, "a") as f:
                         f.write(json.dumps(hit) + "\n")
@@ -160,7 +166,8 @@ def main():
                   f"{hit['secs']:.3f} s ({hit['found']} found)", file=sys.stderr)
         if a.cpsat_only:
             continue
-        native = run_example("native_times", common + ["--timeout", str(a.timeout)])
+        native = run_example("native_times", common + ["--timeout", str(a.timeout),
+                                                        "--threads", str(a.threads)])
         assert [p["name"] for p in puzzles] == [r["name"] for r in native], "different puzzles"
         for p, r, (ok, secs) in zip(puzzles, native, cp):
             records.append({"name": p["name"], "size": n, "native": r,
@@ -171,7 +178,8 @@ def main():
         sat = summary([s for _, s in cp], [ok for ok, _ in cp], cp_limit, a.within)
         rows.append((n, len(puzzles), nat, sat))
     print(f"\nSeed {a.seed}, {a.count} puzzles per size, two solutions asked; "
-          f"limit {a.timeout:g} s native, {cp_limit:g} s CP-SAT (1 worker).\n")
+          f"limit {a.timeout:g} s native ({a.threads} thread{'s' if a.threads > 1 else ''}), "
+          f"{cp_limit:g} s CP-SAT ({workers} worker{'s' if workers > 1 else ''}).\n")
     w = f"{a.within:g} s"
     print(f"| n | native: resolved, within {w}; median / p90 / max "
           f"| CP-SAT: resolved, within {w}; median / p90 / max | CP-SAT / native, median | max |")

@@ -42,6 +42,8 @@ pub struct Config {
     pub timeout: Duration,
     /// Solves per engine and puzzle; the reported time is their median.
     pub repeat: usize,
+    /// Threads the native engine may use per puzzle ([`Request::threads`]).
+    pub threads: usize,
 }
 
 /// How one engine did on one puzzle.
@@ -160,8 +162,9 @@ fn record(entry: &Entry, engine: EngineKind) -> Record {
 
 fn run_one(entry: &Entry, engine: &mut dyn Engine, config: &Config) -> Record {
     let p = &entry.puzzle;
-    let request =
-        Request::at_most(solution_limit(&entry.expected)).with_timeout(Some(config.timeout));
+    let request = Request::at_most(solution_limit(&entry.expected))
+        .with_timeout(Some(config.timeout))
+        .with_threads(config.threads);
     let mut record = record(entry, engine.kind());
     let mut first: Option<Report> = None;
     for _ in 0..config.repeat.max(1) {

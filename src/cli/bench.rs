@@ -26,6 +26,9 @@ pub struct BenchArgs {
     /// Solves per engine and puzzle (the median is reported).
     #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
     repeat: usize,
+    /// Threads the native solver may use for one puzzle (the Prolog engines use one).
+    #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
+    threads: usize,
     /// Also run random puzzles of these sizes (e.g. 12,16,25): uniformly random Latin squares
     /// cut into random cages; the same seed gives the same puzzles.
     #[arg(long, value_delimiter = ',')]
@@ -157,6 +160,7 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         engines: args.engines.clone(),
         timeout: Duration::from_secs_f64(args.timeout),
         repeat: args.repeat.max(1),
+        threads: args.threads,
     };
     let bar = ProgressBar::new((entries.len() * config.engines.len()) as u64);
     bar.set_style(

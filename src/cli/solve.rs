@@ -38,6 +38,11 @@ pub struct SolveArgs {
     /// Solve this many puzzles at once (for fd and plain, one engine process each).
     #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
     jobs: usize,
+    /// Threads the native solver may use for one puzzle (default: the machine's cores divided
+    /// by --jobs). A large puzzle whose search runs long goes on as that many searches at
+    /// once; with more than one, which of several solutions comes first may vary between runs.
+    #[arg(long, value_parser = super::at_least_one)]
+    threads: Option<usize>,
     /// Print search statistics (nodes, failures, propagations, restarts; inferences for
     /// Prolog) and the time of each puzzle.
     #[arg(long)]
@@ -113,7 +118,11 @@ pub fn run(args: SolveArgs) -> Result<i32> {
         limit,
         ..Request::all()
     }
-    .with_timeout(args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0))));
+    .with_timeout(args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0))))
+    .with_threads(args.threads.unwrap_or_else(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (cores / args.jobs).max(1)
+    }));
     if args.count {
         request = request.counting();
     }

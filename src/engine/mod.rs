@@ -121,6 +121,9 @@ pub struct Request {
     pub timeout: Option<Duration>,
     /// Bound on Prolog inferences (ignored by the native engine).
     pub inferences: Option<u64>,
+    /// Threads the native engine may use for one puzzle (1: its search is deterministic; see
+    /// [`crate::native::Solver::with_threads`]); the Prolog engines use one.
+    pub threads: usize,
 }
 
 impl Request {
@@ -136,6 +139,7 @@ impl Request {
             count_only: false,
             timeout: None,
             inferences: None,
+            threads: 1,
         }
     }
 
@@ -158,6 +162,14 @@ impl Request {
     /// This request, bounded by `timeout` of wall-clock time.
     pub fn with_timeout(self, timeout: Option<Duration>) -> Request {
         Request { timeout, ..self }
+    }
+
+    /// This request, letting the native engine use up to `threads` threads per puzzle.
+    pub fn with_threads(self, threads: usize) -> Request {
+        Request {
+            threads: threads.max(1),
+            ..self
+        }
     }
 
     /// This request, bounded by `inferences` Prolog inferences.

@@ -21,7 +21,9 @@ impl Engine for NativeEngine {
             Ok(s) => s,
             Err(e) => return Report::failed(EngineKind::Native, EngineError::InvalidPuzzle(e)),
         };
-        let solver = solver.with_deadline(request.timeout.map(|t| start + t));
+        let solver = solver
+            .with_deadline(request.timeout.map(|t| start + t))
+            .with_threads(request.threads);
         let limit = request.limit.unwrap_or(usize::MAX);
         let mut it = solver.solutions();
         let mut solutions = Vec::new();

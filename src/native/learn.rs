@@ -22,7 +22,11 @@
 //! active in recent conflicts per candidate of its cell. Restarts follow Luby's sequence; learnt
 //! clauses of high literal-block distance are forgotten as their number grows.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+use crate::rng::Rng;
 
 use super::table::{bit, values, Dead, FilterScratch, Table};
 use super::{line_start_step, luby, CellQueue, Scratch, SearchStats, Solver, Stop};
@@ -116,13 +120,37 @@ pub(super) fn record_cage<R: Recorder>(
 /// Activity decays by this factor at each conflict.
 const ACTIVITY_DECAY: f64 = 0.95;
 
+/// Learnt clauses of at most this literal-block distance and length are offered to the other
+/// searches of a portfolio (module `portfolio`).
+const SHARE_LBD: u32 = 4;
+const SHARE_LEN: usize = 40;
+
+/// Clauses the searches of a portfolio offer each other: the search that learnt it, its
+/// literal-block distance, its literals. Every clause is implied by the puzzle and the solutions
+/// already given (a search blocks a solution only after reporting it).
+pub(super) type Pool = Arc<Mutex<Vec<(usize, u32, Vec<Lit>)>>>;
+
+/// A search's place in a [`Pool`].
+struct Share {
+    pool: Pool,
+    /// This search's number, and how much of the pool it has read.
+    me: usize,
+    read: usize,
+    /// Whether it takes the others' clauses in (or only offers its own).
+    takes: bool,
+}
+
+/// A seeded search's pairs start with a random activity below this: far below one conflict's
+/// bump (1), so it only breaks ties.
+const TIE_NOISE: f64 = 1e-3;
+
 /// Cage tables of up to this many words per bitset (64 tuples each) explain a removal with
 /// few literals, chosen greedily (see [`Table::explain`]); larger ones cite every removal on the
 /// cage's other cells, which is cheaper to compute.
 const COVER_WORDS: usize = 4;
 
 /// A literal: twice its atom (`Trail::atom`) for `cell ≠ v`, plus one for `cell = v`.
-type Lit = u32;
+pub(super) type Lit = u32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Value {
@@ -718,6 +746,18 @@ impl Trail {
             .unwrap_or(0)
     }
 
+    /// Adds a learnt clause of another search (its literals unset), with its literal-block
+    /// distance; returns its index.
+    fn add_shared(&mut self, lits: &[Lit], lbd: u32) -> u32 {
+        let c = self.arena.len() as u32;
+        self.arena.push(lits.len() as u32 | LEARNT);
+        self.arena.push(lbd);
+        self.arena.extend_from_slice(lits);
+        self.learnt += 1;
+        self.watch(c);
+        c
+    }
+
     /// Adds a clause (watching its first two literals); returns its index.
     fn add_clause(&mut self, lits: Vec<Lit>, learnt: bool) -> u32 {
         let mut levels: Vec<u32> = lits[1..]
@@ -890,6 +930,19 @@ impl Recorder for Trail {
     }
 }
 
+/// Where [`Learner::next`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// A solution (its domains at [`Learner::solution_doms`]).
+    Solution,
+    /// No solution is left: the search is over.
+    Exhausted,
+    /// The deadline passed, or the search was cancelled ([`Learner::cancel_with`]).
+    Stopped(Stop),
+    /// The failure count set by [`Learner::pause_at`] was reached; `next` goes on from here.
+    Paused,
+}
+
 /// A learning search over a prepared puzzle, from the domains at the root; it gives solutions
 /// one at a time, each once.
 pub(super) struct Learner {
@@ -911,11 +964,21 @@ pub(super) struct Learner {
     done: bool,
     /// The level of the solution just found, if one was.
     solution: Option<usize>,
+    /// `next` pauses once the failure count reaches this.
+    pause: u64,
+    /// Set by another thread to stop the search.
+    cancel: Option<Arc<AtomicBool>>,
+    /// The clauses shared with other searches, and whether to take theirs in at the root.
+    share: Option<Share>,
+    import_due: bool,
 }
 
 impl Learner {
-    /// A learning search from `root`, the domains after propagation (and probing) at the root.
-    pub(super) fn new(solver: &Solver, root: &[u64], failures: u64) -> Learner {
+    /// A learning search from `root`, the domains after propagation (and probing) at the root,
+    /// `failures` into the search. With a `seed`, every pair starts with a tiny random activity,
+    /// so that ties in branching (which are many before the first conflicts) are broken at
+    /// random rather than by cell order: another search of the same puzzle, for a portfolio.
+    pub(super) fn new(solver: &Solver, root: &[u64], failures: u64, seed: Option<u64>) -> Learner {
         let n = solver.n;
         let cells = n * n;
         let shift = n.next_power_of_two().trailing_zeros();
@@ -943,7 +1006,13 @@ impl Learner {
                 marked: Vec::new(),
                 buf: Vec::new(),
                 stack: Vec::new(),
-                activity: vec![0.0; atoms],
+                activity: match seed {
+                    None => vec![0.0; atoms],
+                    Some(seed) => {
+                        let mut rng = Rng::new(seed);
+                        (0..atoms).map(|_| rng.unit() * TIE_NOISE).collect()
+                    }
+                },
                 bump: 1.0,
                 free: Vec::new(),
                 lost: Vec::new(),
@@ -961,7 +1030,38 @@ impl Learner {
             cut: solver.learn_cut,
             done: false,
             solution: None,
+            pause: u64::MAX,
+            cancel: None,
+            share: None,
+            import_due: false,
         }
+    }
+
+    /// Shares no more clauses.
+    pub(super) fn stop_sharing(&mut self) {
+        self.share = None;
+    }
+
+    /// Offers the short clauses this search learns to `pool` as search `me`; if it `takes`,
+    /// takes the other searches' in at each restart.
+    pub(super) fn share_with(&mut self, pool: Pool, me: usize, takes: bool) {
+        self.share = Some(Share {
+            pool,
+            me,
+            read: 0,
+            takes,
+        });
+    }
+
+    /// Makes [`Learner::next`] return [`Outcome::Paused`] once the failure count reaches
+    /// `failures` (`u64::MAX`: never).
+    pub(super) fn pause_at(&mut self, failures: u64) {
+        self.pause = failures;
+    }
+
+    /// Stops the search (as [`Stop::Requested`]) soon after `cancel` is set (`None`: never).
+    pub(super) fn cancel_with(&mut self, cancel: Option<Arc<AtomicBool>>) {
+        self.cancel = cancel;
     }
 
     fn level(&self) -> usize {
@@ -986,15 +1086,42 @@ impl Learner {
         let level = self.trail.backjump_level(&lits) as usize;
         self.backjump(level);
         let first = lits[0];
+        let offer = learnt && lits.len() <= SHARE_LEN;
         let c = self.trail.add_clause(lits, learnt);
+        if let Some(share) = self.share.as_ref().filter(|_| offer) {
+            let lbd = self.trail.arena[c as usize + 1];
+            if lbd <= SHARE_LBD {
+                if let Ok(mut pool) = share.pool.lock() {
+                    pool.push((share.me, lbd, self.trail.lits(c).to_vec()));
+                }
+            }
+        }
         let cells = self.cells;
         let doms = &mut self.doms[level * cells..(level + 1) * cells];
         self.pending = Some(self.trail.assert(first, c, doms));
     }
 
-    /// The next solution (its domains at `self.solution_doms()`); false when there is none left
-    /// or the search stopped (`stop` then says why).
+    /// Searches on to the next solution (its domains then at `self.solution_doms()`), the end of
+    /// the search, a stop, or a pause.
     pub(super) fn next(
+        &mut self,
+        solver: &Solver,
+        scratch: &mut Scratch,
+        stats: &mut SearchStats,
+    ) -> Outcome {
+        let mut stop = None;
+        let found = self.search(solver, scratch, stats, &mut stop);
+        match (found, stop) {
+            (true, _) => Outcome::Solution,
+            (false, Some(stop)) => Outcome::Stopped(stop),
+            (false, None) if self.done => Outcome::Exhausted,
+            (false, None) => Outcome::Paused,
+        }
+    }
+
+    /// `next`: true on a solution; false at the end (`done`), a stop (`stop` says why), or a
+    /// pause (neither).
+    fn search(
         &mut self,
         solver: &Solver,
         scratch: &mut Scratch,
@@ -1044,10 +1171,25 @@ impl Learner {
                 if stats.failures.is_multiple_of(256) && self.expired(solver, stop) {
                     return false;
                 }
+                // (A pause after learning: the next call propagates what was learnt.)
+                if stats.failures >= self.pause {
+                    return false;
+                }
                 continue;
             }
             if stats.failures >= self.limit && level > 0 {
                 self.restart(stats);
+                continue;
+            }
+            if level == 0 && self.import_due {
+                self.import_due = false;
+                if !self.import(solver, scratch) {
+                    if scratch.expired {
+                        *stop = Some(Stop::Deadline);
+                    }
+                    self.done = true;
+                    return false;
+                }
                 continue;
             }
             let doms = &self.doms[level * cells..(level + 1) * cells];
@@ -1099,13 +1241,68 @@ impl Learner {
         best
     }
 
+    /// At the root: takes in the clauses other searches offered since the last time, simplified
+    /// by the root's domains, and propagates the units among them. False when they leave no
+    /// solution beyond those already given (or the deadline passed: `scratch.expired`).
+    fn import(&mut self, solver: &Solver, scratch: &mut Scratch) -> bool {
+        let Some(share) = self.share.as_mut() else {
+            return true;
+        };
+        let offered: Vec<(u32, Vec<Lit>)> = match share.pool.lock() {
+            Ok(pool) => {
+                let new = pool[share.read..]
+                    .iter()
+                    .filter(|(from, _, _)| *from != share.me)
+                    .map(|(_, lbd, lits)| (*lbd, lits.clone()))
+                    .collect();
+                share.read = pool.len();
+                new
+            }
+            Err(_) => return true,
+        };
+        let cells = self.cells;
+        let mut units = Vec::new();
+        let mut open = Vec::new();
+        for (lbd, lits) in offered {
+            let root = &self.doms[..cells];
+            open.clear();
+            let mut holds = false;
+            for &l in &lits {
+                match self.trail.value(l, root) {
+                    Value::True => holds = true,
+                    Value::Unset => open.push(l),
+                    Value::False => {}
+                }
+            }
+            if holds {
+                continue;
+            }
+            if open.is_empty() {
+                return false;
+            }
+            let c = self.trail.add_shared(&open, lbd);
+            if let [unit] = open[..] {
+                units.push(self.trail.assert(unit, c, &mut self.doms[..cells]));
+            }
+        }
+        units.is_empty()
+            || solver.propagate_with(&mut self.doms[..cells], scratch, &units, &mut self.trail)
+    }
+
     fn expired(&mut self, solver: &Solver, stop: &mut Option<Stop>) -> bool {
         if solver.deadline.is_some_and(|d| Instant::now() >= d) {
             *stop = Some(Stop::Deadline);
-            self.done = true;
-            return true;
+        } else if self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            *stop = Some(Stop::Requested);
+        } else {
+            return false;
         }
-        false
+        self.done = true;
+        true
     }
 
     /// Back to the root, keeping the learnt clauses (and the activities, so the next run starts
@@ -1115,6 +1312,7 @@ impl Learner {
         self.limit = stats.failures + self.unit.saturating_mul(luby(self.run));
         stats.restarts += 1;
         self.backjump(0);
+        self.import_due = self.share.as_ref().is_some_and(|s| s.takes);
         if self.trail.learnt > self.cut {
             self.trail.reduce();
             self.cut += self.cut / 10;
@@ -1144,7 +1342,7 @@ mod tests {
         let p = Puzzle::new(4, vec![Cage::new(Op::Add, 40, all)]);
         let solver = Solver::new(&p).unwrap();
         let mut doms = vec![0b1111u64; 16];
-        let mut learner = Learner::new(&solver, &doms, 0);
+        let mut learner = Learner::new(&solver, &doms, 0, None);
         let t = &mut learner.trail;
         let mut queue = CellQueue::new(16);
         // Makes `cell ≠ v` true, as a decision.
@@ -1198,7 +1396,7 @@ mod tests {
             )],
         );
         let solver = Solver::new(&p).unwrap();
-        let mut learner = Learner::new(&solver, &[0b11u64; 4], 0);
+        let mut learner = Learner::new(&solver, &[0b11u64; 4], 0, None);
         let t = &mut learner.trail;
         let clauses = [
             (vec![t.eq(0, 1), t.eq(1, 2), t.eq(2, 1)], false, 9),
@@ -1257,7 +1455,7 @@ mod tests {
         let solver = Solver::new(&p).unwrap();
         let mut doms = vec![0b1111u64; 16];
         (doms[0], doms[5], doms[6]) = (0b0100, 0b0110, 0b1010);
-        let mut learner = Learner::new(&solver, &doms, 0);
+        let mut learner = Learner::new(&solver, &doms, 0, None);
         // Cell 5 has two candidates (values 2 and 3), the fewest open: its smallest value.
         assert_eq!(learner.choose(&doms), Some((5, 2)));
         // Value 4 of cell 6 (two candidates) is the most active.

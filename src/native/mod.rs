@@ -21,12 +21,15 @@
 
 mod learn;
 mod line;
+mod portfolio;
 mod table;
 
 use std::ops::ControlFlow;
+use std::sync::Arc;
 use std::time::Instant;
 
-use learn::{record_cage, Conflict, Learner, Recorder, Why};
+use learn::{record_cage, Conflict, Learner, Outcome, Recorder, Why};
+use portfolio::{Next, Portfolio};
 use table::{Cage, FilterScratch, Table};
 
 use crate::puzzle::{Grid, InvalidPuzzle, Op, Puzzle};
@@ -97,6 +100,10 @@ const RESTART_UNIT: u64 = 100;
 /// After this many solutions the search stops restarting (and so blocking solutions) and
 /// finishes its current run: enumerating many solutions is best done in one tree.
 const RESTART_SOLUTIONS: usize = 4;
+/// Failures of the learning search (after probing) before it becomes a portfolio, when it may
+/// use more than one thread: most large puzzles are resolved before (about a tenth of a second at
+/// 25x25), so their search stays on one thread and deterministic.
+pub const PORTFOLIO_AFTER: u64 = 500;
 /// The seed of the tie-breaking after restarts (fixed: a search is deterministic).
 const RESTART_SEED: u64 = 0x6b65_6e6b_656e;
 
@@ -104,11 +111,12 @@ const RESTART_SEED: u64 = 0x6b65_6e6b_656e;
 const FREE: usize = usize::MAX;
 
 /// A prepared puzzle, ready to be solved any number of times.
+#[derive(Clone)]
 pub struct Solver {
     n: usize,
-    cages: Vec<Cage>,
+    cages: Arc<Vec<Cage>>,
     /// Each cage's table, when it was small enough to build.
-    tables: Vec<Option<Table>>,
+    tables: Arc<Vec<Option<Table>>>,
     /// For each cell, its cage.
     cage_of: Vec<usize>,
     /// For each cell, its row and its column.
@@ -125,6 +133,11 @@ pub struct Solver {
     learn_from: usize,
     learn_solutions: usize,
     learn_cut: usize,
+    /// Threads the learning search may use ([`Solver::with_threads`]).
+    threads: usize,
+    /// Failures after which a learning search still unresolved becomes a portfolio
+    /// ([`PORTFOLIO_AFTER`]; tests lower it).
+    portfolio_after: u64,
 }
 
 /// Buffers reused across the search, so that it allocates nothing once warm.
@@ -147,7 +160,7 @@ struct Scratch {
     expired: bool,
     /// The cage tables narrowed to the root's domains, once they are known (see
     /// [`Solver::narrow_tables`]); the solver's own tables until then.
-    tables: Option<Vec<Option<Table>>>,
+    tables: Option<Arc<Vec<Option<Table>>>>,
     /// Propagator runs so far (see [`SearchStats::propagations`]).
     propagations: u64,
 }
@@ -203,8 +216,8 @@ impl Solver {
         let col_of = (0..n * n).map(|i| (i % n) as u8).collect();
         Ok(Solver {
             n,
-            cages,
-            tables,
+            cages: Arc::new(cages),
+            tables: Arc::new(tables),
             cage_of,
             row_of,
             col_of,
@@ -214,12 +227,26 @@ impl Solver {
             learn_from: LEARN_FROM,
             learn_solutions: LEARN_SOLUTIONS,
             learn_cut: LEARN_CUT,
+            threads: 1,
+            portfolio_after: PORTFOLIO_AFTER,
         })
     }
 
     /// Stops any later search at `deadline`.
     pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
         self.deadline = deadline;
+        self
+    }
+
+    /// Lets a search use up to `threads` threads (at least 1; 1 by default). From 10x10 on, a
+    /// search for the first solutions that is still unresolved after [`PORTFOLIO_AFTER`]
+    /// failures then goes on as that many searches at once, each breaking ties in its own
+    /// order (a portfolio, module `portfolio`); each solution comes from whichever finds it
+    /// first. Every solution still comes exactly once, but when there are more than were asked
+    /// for, which ones come first (and the statistics) may differ from run to run: one thread
+    /// keeps the search deterministic.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
         self
     }
 
@@ -236,6 +263,7 @@ impl Solver {
             stats: SearchStats::default(),
             restarts: Restarts::new(self.restart_unit),
             learner: None,
+            portfolio: None,
         }
     }
 
@@ -734,6 +762,8 @@ pub struct SolutionIter<'a> {
     restarts: Restarts,
     /// The learning search, while it gives the first solutions (large grids).
     learner: Option<Box<Learner>>,
+    /// The learning search gone on as several at once (it took `learner`), if it did.
+    portfolio: Option<Portfolio>,
 }
 
 /// When to restart, and what earlier runs found.
@@ -789,11 +819,72 @@ impl SolutionIter<'_> {
         self.stats.nodes
     }
 
-    /// What the search did so far.
+    /// What the search did so far. With several threads (see [`Solver::with_threads`]), the
+    /// work of every search added up, each as of its last solution or its end.
     pub fn stats(&self) -> SearchStats {
-        SearchStats {
+        let mine = SearchStats {
             propagations: self.scratch.propagations,
             ..self.stats
+        };
+        match &self.portfolio {
+            None => mine,
+            Some(p) => {
+                let theirs = p.stats();
+                SearchStats {
+                    nodes: mine.nodes + theirs.nodes,
+                    failures: mine.failures + theirs.failures,
+                    propagations: mine.propagations + theirs.propagations,
+                    restarts: mine.restarts + theirs.restarts,
+                }
+            }
+        }
+    }
+
+    /// The learning search's next solution (its domains), from the learner or the portfolio it
+    /// became; `None` at the end (`self.stop` says when it stopped early).
+    fn learn_next(&mut self) -> Option<Vec<u64>> {
+        let solver = self.solver;
+        loop {
+            if let Some(p) = self.portfolio.as_mut() {
+                return match p.next(&self.restarts.found) {
+                    Next::Solution(doms) => Some(doms),
+                    Next::Exhausted => None,
+                    Next::Stopped(stop) => {
+                        self.stop = Some(stop);
+                        None
+                    }
+                };
+            }
+            let learner = self.learner.as_mut()?;
+            match learner.next(solver, &mut self.scratch, &mut self.stats) {
+                Outcome::Solution => return Some(learner.solution_doms().to_vec()),
+                Outcome::Exhausted => return None,
+                Outcome::Stopped(stop) => {
+                    self.stop = Some(stop);
+                    return None;
+                }
+                Outcome::Paused => {
+                    // Still unresolved: it goes on beside other searches, on threads of their
+                    // own; the iterator keeps fresh buffers for the plain search after it.
+                    let learner = self.learner.take()?;
+                    let mut fresh = solver.scratch();
+                    fresh.tables = self.scratch.tables.clone();
+                    let scratch = std::mem::replace(&mut self.scratch, fresh);
+                    let stats = std::mem::take(&mut self.stats);
+                    let root = &self.doms[..solver.n * solver.n];
+                    let first = (learner, scratch, stats);
+                    let (threads, wanted) = (solver.threads, solver.learn_solutions);
+                    match Portfolio::start(solver, root, first, threads, wanted) {
+                        Ok(p) => self.portfolio = Some(p),
+                        Err(back) => {
+                            let (learner, scratch, stats) = *back;
+                            self.learner = Some(learner);
+                            self.scratch = scratch;
+                            self.stats = stats;
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -863,11 +954,15 @@ impl SolutionIter<'_> {
             // Probing's failures do not count against the first run.
             self.restarts.limit = self.stats.failures + self.restarts.unit;
             if solver.n >= solver.strong_from {
-                self.scratch.tables = Some(solver.narrow_tables(&self.doms[..cells]));
+                self.scratch.tables = Some(Arc::new(solver.narrow_tables(&self.doms[..cells])));
             }
             if solver.n >= solver.learn_from {
                 let root = &self.doms[..cells];
-                self.learner = Some(Box::new(Learner::new(solver, root, self.stats.failures)));
+                let mut learner = Learner::new(solver, root, self.stats.failures, None);
+                if solver.threads > 1 {
+                    learner.pause_at(self.stats.failures + solver.portfolio_after);
+                }
+                self.learner = Some(Box::new(learner));
                 return self.advance();
             }
             match solver.choose(&self.doms, &self.scratch, None) {
@@ -878,11 +973,10 @@ impl SolutionIter<'_> {
                 }),
             }
         }
-        if let Some(learner) = self.learner.as_mut() {
+        if self.learner.is_some() || self.portfolio.is_some() {
             if self.restarts.found.len() < solver.learn_solutions {
-                let stop = &mut self.stop;
-                if learner.next(solver, &mut self.scratch, &mut self.stats, stop) {
-                    self.restarts.found.push(learner.solution_doms().to_vec());
+                if let Some(doms) = self.learn_next() {
+                    self.restarts.found.push(doms);
                     return true;
                 }
                 self.done = true;
@@ -891,6 +985,7 @@ impl SolutionIter<'_> {
             // Enough solutions: the plain search enumerates the others in one tree (skipping
             // those found), from the root's domains, without restarts.
             self.learner = None;
+            self.portfolio = None;
             self.restarts.on = false;
             let root = &self.doms[..cells];
             // (An open root: a fixed one has one solution, given already.)
@@ -968,9 +1063,9 @@ impl SolutionIter<'_> {
     fn grid(&self) -> Grid {
         let n = self.solver.n;
         let depth = self.frames.len();
-        let doms = match &self.learner {
-            Some(learner) => learner.solution_doms(),
-            None => &self.doms[depth * n * n..(depth + 1) * n * n],
+        let doms = match self.learner.is_some() || self.portfolio.is_some() {
+            true => self.restarts.found.last().map_or(&[][..], |d| &d[..]),
+            false => &self.doms[depth * n * n..(depth + 1) * n * n],
         };
         doms.chunks_exact(n)
             .map(|row| row.iter().map(|d| d.trailing_zeros() + 1).collect())
@@ -1140,6 +1235,51 @@ mod tests {
             learnt > 1000,
             "the learning was exercised: {learnt} failures"
         );
+    }
+
+    /// The learning search gone on as a portfolio at its first failure (two and three searches
+    /// sharing clauses, restarting often, cutting their clauses often) gives exactly the
+    /// solutions of the plain search, each once, whichever search finds each; so does its
+    /// hand-over to the plain search after a few solutions. And an iterator dropped while the
+    /// searches run stops them.
+    #[test]
+    fn portfolio_keeps_the_solutions_exact() {
+        let (mut portfolios, mut offered) = (0, 0);
+        for (n, i) in [(5, 1), (5, 2), (6, 3), (6, 4), (7, 0), (7, 3), (7, 5)] {
+            let p = sparse(n, i);
+            let plain = Solver::new(&p).unwrap().solve(None);
+            for (threads, unit, solutions) in [(2, 1, usize::MAX), (3, 3, usize::MAX), (2, 2, 2)] {
+                let what = format!("{n}/{i}/{threads}/{unit}/{solutions}");
+                let mut s = Solver::new(&p).unwrap().with_threads(threads);
+                (s.learn_from, s.strong_from, s.restart_unit) = (1, 1, unit);
+                (s.learn_solutions, s.learn_cut, s.portfolio_after) = (solutions, 20, 0);
+                let mut it = s.solutions();
+                let mut grids = Vec::new();
+                while let Some(g) = it.next() {
+                    if let Some(p) = &it.portfolio {
+                        portfolios += 1;
+                        offered += p.offered();
+                    }
+                    grids.push(g);
+                }
+                let complete = it.stopped().is_none();
+                let a = Solutions {
+                    grids,
+                    complete,
+                    timed_out: false,
+                    stats: it.stats(),
+                };
+                same_solutions(&a, &plain, &what);
+                assert!(a.grids.iter().all(|g| p.is_solution(g)), "{what}");
+                // Dropped with the searches under way (two solutions of thousands asked for).
+                assert_eq!(s.solutions().take(2).count(), 2.min(plain.grids.len()));
+            }
+        }
+        assert!(
+            portfolios > 100,
+            "the portfolio gave solutions: {portfolios}"
+        );
+        assert!(offered > 100, "the searches offered clauses: {offered}");
     }
 
     #[test]

@@ -1,0 +1,239 @@
+//! Several learning searches of one puzzle at once, one thread each (a portfolio), for large
+//! grids on a machine with more than one core.
+//!
+//! On a large grid the time the learning search takes depends much on the order it happens to
+//! branch in: the same puzzle can take one second or a minute. Searches that break ties
+//! differently (module `learn`, a seed per search), run side by side, reach an answer sooner
+//! than any one of them; the caller takes each solution from whichever search finds it first.
+//!
+//! What makes the union exact: each search gives every solution once; a solution that two
+//! searches find is given once (the caller passes what it gave); a search that is exhausted has
+//! found every solution, and its solutions came (on the one channel, in order) before the news
+//! that it is exhausted, so by then every solution was given.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use super::learn::{Learner, Outcome, Pool};
+use super::{Scratch, SearchStats, Solver, Stop};
+
+/// A search already under way: the learner, its buffers and what it did so far.
+pub(super) type Running = (Box<Learner>, Scratch, SearchStats);
+
+/// Stack size of a search's thread.
+const STACK: usize = 16 << 20;
+
+/// Searches running on threads of their own; dropping it stops and joins them.
+pub(super) struct Portfolio {
+    cancel: Arc<AtomicBool>,
+    events: mpsc::Receiver<Event>,
+    workers: Vec<JoinHandle<()>>,
+    /// Per search: its statistics as of its last report.
+    stats: Vec<SearchStats>,
+    /// Searches started and not yet stopped; whether one stopped at the deadline.
+    running: usize,
+    deadline: bool,
+    /// The clauses the searches share.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pool: Pool,
+}
+
+/// What a search reports, with its statistics at the time.
+struct Event {
+    search: usize,
+    stats: SearchStats,
+    what: What,
+}
+
+enum What {
+    /// A solution's domains (every cell fixed).
+    Solution(Vec<u64>),
+    /// No solution is left.
+    Exhausted,
+    /// It stopped: the deadline, the portfolio's end, or as many solutions as it was to give.
+    Stopped(Stop),
+}
+
+/// What [`Portfolio::next`] found.
+pub(super) enum Next {
+    /// A solution not given before (its domains).
+    Solution(Vec<u64>),
+    /// Every solution has been given.
+    Exhausted,
+    /// Every search stopped before either (the deadline, if any search saw it).
+    Stopped(Stop),
+}
+
+impl Portfolio {
+    /// Runs `first` on and `threads - 1` more searches from `root` (the domains the searches
+    /// start from), seeded 1, 2, ...; each gives at most `solutions` solutions. When no thread
+    /// can be started, `first` comes back.
+    pub(super) fn start(
+        solver: &Solver,
+        root: &[u64],
+        first: Running,
+        threads: usize,
+        solutions: usize,
+    ) -> Result<Portfolio, Box<Running>> {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let pool = Pool::default();
+        let (tx, events) = mpsc::channel();
+        let mut workers = Vec::new();
+        let mut spawn = |search: usize, slot: &Arc<Mutex<Option<Running>>>| {
+            let slot = Arc::clone(slot);
+            let (solver, cancel, tx) = (solver.clone(), Arc::clone(&cancel), tx.clone());
+            std::thread::Builder::new()
+                .name(format!("kenken-search-{search}"))
+                .stack_size(STACK)
+                .spawn(move || {
+                    let taken = slot.lock().ok().and_then(|mut s| s.take());
+                    if let Some(running) = taken {
+                        run(search, &solver, running, &cancel, solutions, &tx);
+                    }
+                })
+                .map(|handle| workers.push(handle))
+                .is_ok()
+        };
+        for search in 1..threads {
+            let mut learner = Box::new(Learner::new(solver, root, 0, Some(search as u64)));
+            learner.cancel_with(Some(Arc::clone(&cancel)));
+            learner.share_with(Arc::clone(&pool), search, true);
+            let mut scratch = solver.scratch();
+            scratch.tables = first.1.tables.clone();
+            let running = (learner, scratch, SearchStats::default());
+            spawn(search, &Arc::new(Mutex::new(Some(running))));
+        }
+        let (mut learner, scratch, stats) = first;
+        learner.pause_at(u64::MAX);
+        learner.cancel_with(Some(Arc::clone(&cancel)));
+        learner.share_with(Arc::clone(&pool), 0, false);
+        let slot = Arc::new(Mutex::new(Some((learner, scratch, stats))));
+        let started = spawn(0, &slot);
+        let running = workers.len();
+        let portfolio = Portfolio {
+            cancel,
+            events,
+            workers,
+            stats: vec![SearchStats::default(); threads],
+            running,
+            deadline: false,
+            pool,
+        };
+        if started {
+            return Ok(portfolio);
+        }
+        // The first search goes on where it was; the others stop (dropping the portfolio).
+        drop(portfolio);
+        let back = slot.lock().ok().and_then(|mut s| s.take());
+        let mut first = back.expect("a thread that did not start left its search");
+        first.0.cancel_with(None);
+        first.0.stop_sharing();
+        Err(Box::new(first))
+    }
+
+    /// Waits for a solution not in `given`, or for the end of the searches.
+    pub(super) fn next(&mut self, given: &[Vec<u64>]) -> Next {
+        loop {
+            // Every sender gone without a word: a search thread died.
+            let Ok(event) = self.events.recv() else {
+                return Next::Stopped(Stop::Requested);
+            };
+            self.stats[event.search] = event.stats;
+            match event.what {
+                What::Solution(doms) => {
+                    if !given.contains(&doms) {
+                        return Next::Solution(doms);
+                    }
+                }
+                What::Exhausted => return Next::Exhausted,
+                What::Stopped(stop) => {
+                    self.running -= 1;
+                    self.deadline |= stop == Stop::Deadline;
+                    if self.running == 0 {
+                        return Next::Stopped(if self.deadline { Stop::Deadline } else { stop });
+                    }
+                }
+            }
+        }
+    }
+
+    /// How many clauses the searches offered each other so far.
+    #[cfg(test)]
+    pub(super) fn offered(&self) -> usize {
+        self.pool.lock().map_or(0, |p| p.len())
+    }
+
+    /// The searches' work added up, each as of its last report (a solution or its end).
+    pub(super) fn stats(&self) -> SearchStats {
+        self.stats
+            .iter()
+            .fold(SearchStats::default(), |a, s| SearchStats {
+                nodes: a.nodes + s.nodes,
+                failures: a.failures + s.failures,
+                propagations: a.propagations + s.propagations,
+                restarts: a.restarts + s.restarts,
+            })
+    }
+}
+
+impl Drop for Portfolio {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
+    }
+}
+
+/// One search's thread: reports each solution, then how it ended.
+fn run(
+    search: usize,
+    solver: &Solver,
+    (mut learner, mut scratch, mut stats): Running,
+    cancel: &AtomicBool,
+    solutions: usize,
+    tx: &mpsc::Sender<Event>,
+) {
+    let mut given = 0;
+    loop {
+        let outcome = learner.next(solver, &mut scratch, &mut stats);
+        let stats = SearchStats {
+            propagations: scratch.propagations,
+            ..stats
+        };
+        let what = match outcome {
+            Outcome::Solution => {
+                given += 1;
+                What::Solution(learner.solution_doms().to_vec())
+            }
+            Outcome::Exhausted => What::Exhausted,
+            Outcome::Stopped(stop) => What::Stopped(stop),
+            // (Never: a search here has no pause set.)
+            Outcome::Paused => What::Stopped(Stop::Requested),
+        };
+        let last = !matches!(what, What::Solution(_)) || given >= solutions;
+        if tx
+            .send(Event {
+                search,
+                stats,
+                what,
+            })
+            .is_err()
+            || cancel.load(Ordering::Relaxed)
+        {
+            return;
+        }
+        if last {
+            if given >= solutions && matches!(outcome, Outcome::Solution) {
+                let _ = tx.send(Event {
+                    search,
+                    stats,
+                    what: What::Stopped(Stop::Requested),
+                });
+            }
+            return;
+        }
+    }
+}
