@@ -391,3 +391,39 @@ fn bench_runs_generated_unique_puzzles() {
         assert!(r["puzzle"].as_str().unwrap().starts_with("generated-"));
     }
 }
+
+/// `--threads`: a whole 25x25 benchmark puzzle whose search runs long enough to go on as two
+/// searches gives the generator's square, proved unique; and `--threads 0` is a usage error.
+#[test]
+fn solve_with_two_threads() {
+    let (p, square) = kenken::random::puzzles(25, 0, 9).swap_remove(8);
+    let text = kenken::format::write(&[p], kenken::format::Notation::Json).unwrap();
+    let out = kenken()
+        .args([
+            "solve",
+            "-",
+            "--threads",
+            "2",
+            "--output",
+            "json",
+            "--stats",
+        ])
+        .write_stdin(text.clone())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["status"], "unique", "{v}");
+    assert_eq!(v["solutions"], serde_json::json!([square]));
+    assert!(v["stats"]["failures"].as_u64().unwrap() > 500, "{v}");
+    for bad in ["0", "65", "x"] {
+        kenken()
+            .args(["solve", "-", "--threads", bad])
+            .write_stdin(text.clone())
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--threads"));
+    }
+}

@@ -27,7 +27,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
     repeat: usize,
     /// Threads the native solver may use for one puzzle (the Prolog engines use one).
-    #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
+    #[arg(long, default_value_t = 1, value_parser = super::threads)]
     threads: usize,
     /// Also run random puzzles of these sizes (e.g. 12,16,25): uniformly random Latin squares
     /// cut into random cages; the same seed gives the same puzzles.

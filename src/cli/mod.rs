@@ -149,6 +149,15 @@ pub(crate) fn at_least_one(s: &str) -> Result<usize, String> {
     }
 }
 
+/// Argument parser: a number of threads, 1 to [`kenken::native::MAX_THREADS`].
+pub(crate) fn threads(s: &str) -> Result<usize, String> {
+    let max = kenken::native::MAX_THREADS;
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a whole number from 1 to {max}")),
+    }
+}
+
 /// Argument parser: a positive, finite number of seconds.
 pub(crate) fn seconds(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {

@@ -41,7 +41,7 @@ pub struct SolveArgs {
     /// Threads the native solver may use for one puzzle (default: the machine's cores divided
     /// by --jobs). A large puzzle whose search runs long goes on as that many searches at
     /// once; with more than one, which of several solutions comes first may vary between runs.
-    #[arg(long, value_parser = super::at_least_one)]
+    #[arg(long, value_parser = super::threads)]
     threads: Option<usize>,
     /// Print search statistics (nodes, failures, propagations, restarts; inferences for
     /// Prolog) and the time of each puzzle.

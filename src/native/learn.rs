@@ -1168,7 +1168,7 @@ impl Learner {
                     }
                     Some(lits) => self.learn(lits, true),
                 }
-                if stats.failures.is_multiple_of(256) && self.expired(solver, stop) {
+                if self.expired(solver, stats.failures, stop) {
                     return false;
                 }
                 // (A pause after learning: the next call propagates what was learnt.)
@@ -1198,7 +1198,7 @@ impl Learner {
                 return true;
             };
             stats.nodes += 1;
-            if stats.nodes.is_multiple_of(256) && self.expired(solver, stop) {
+            if self.expired(solver, stats.nodes, stop) {
                 return false;
             }
             self.starts.push(self.trail.events.len());
@@ -1289,8 +1289,11 @@ impl Learner {
             || solver.propagate_with(&mut self.doms[..cells], scratch, &units, &mut self.trail)
     }
 
-    fn expired(&mut self, solver: &Solver, stop: &mut Option<Stop>) -> bool {
-        if solver.deadline.is_some_and(|d| Instant::now() >= d) {
+    /// Whether the search must stop (then `stop` says why): cancelled (looked at every time),
+    /// or past the deadline (looked at when `count`, of failures or nodes, is a multiple of 256).
+    fn expired(&mut self, solver: &Solver, count: u64, stop: &mut Option<Stop>) -> bool {
+        let deadline = solver.deadline.filter(|_| count.is_multiple_of(256));
+        if deadline.is_some_and(|d| Instant::now() >= d) {
             *stop = Some(Stop::Deadline);
         } else if self
             .cancel

@@ -16,6 +16,12 @@
 //! runs, so every solution still comes exactly once (after a few solutions it stops restarting
 //! and finishes its current tree).
 //!
+//! With more than one thread ([`Solver::with_threads`]), a learning search still unresolved after
+//! [`PORTFOLIO_AFTER`] failures goes on as several searches at once (module `portfolio`): it
+//! goes on unchanged on one thread, and each other search breaks ties in an order of its own and
+//! takes in the short clauses the others learn; each solution comes from whichever finds it
+//! first.
+//!
 //! Handles every cage kind of the model: `+ - * /` with any number of cells (n-ary `-` and `/` as
 //! in seed 001), `=` and `?` (no-op). Sizes 1 to 64 (a cell's candidates fit in a `u64`).
 
@@ -100,6 +106,8 @@ const RESTART_UNIT: u64 = 100;
 /// After this many solutions the search stops restarting (and so blocking solutions) and
 /// finishes its current run: enumerating many solutions is best done in one tree.
 const RESTART_SOLUTIONS: usize = 4;
+/// At most this many threads for one search (each holds its own copy of the learning state).
+pub const MAX_THREADS: usize = 64;
 /// Failures of the learning search (after probing) before it becomes a portfolio, when it may
 /// use more than one thread: most large puzzles are resolved before (about a tenth of a second at
 /// 25x25), so their search stays on one thread and deterministic.
@@ -238,7 +246,7 @@ impl Solver {
         self
     }
 
-    /// Lets a search use up to `threads` threads (at least 1; 1 by default). From 10x10 on, a
+    /// Lets a search use up to `threads` threads (1 to [`MAX_THREADS`]; 1 by default). From 10x10 on, a
     /// search for the first solutions that is still unresolved after [`PORTFOLIO_AFTER`]
     /// failures then goes on as that many searches at once, each breaking ties in its own
     /// order (a portfolio, module `portfolio`); each solution comes from whichever finds it
@@ -246,7 +254,7 @@ impl Solver {
     /// for, which ones come first (and the statistics) may differ from run to run: one thread
     /// keeps the search deterministic.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.threads = threads.clamp(1, MAX_THREADS);
         self
     }
 

@@ -6,6 +6,12 @@
 //! differently (module `learn`, a seed per search), run side by side, reach an answer sooner
 //! than any one of them; the caller takes each solution from whichever search finds it first.
 //!
+//! The searches share what they learn: each offers its short learnt clauses (low literal-block
+//! distance) to a pool, and every search but the first takes the others' in at its restarts.
+//! The first search is the one-thread search going on: it takes nothing in, so its path is
+//! exactly the one it would have taken alone, and a portfolio is never further from an answer
+//! than one thread (but for the memory bandwidth the others use).
+//!
 //! What makes the union exact: each search gives every solution once; a solution that two
 //! searches find is given once (the caller passes what it gave); a search that is exhausted has
 //! found every solution, and its solutions came (on the one channel, in order) before the news
@@ -147,7 +153,10 @@ impl Portfolio {
                         return Next::Solution(doms);
                     }
                 }
-                What::Exhausted => return Next::Exhausted,
+                What::Exhausted => {
+                    self.finish();
+                    return Next::Exhausted;
+                }
                 What::Stopped(stop) => {
                     self.running -= 1;
                     self.deadline |= stop == Stop::Deadline;
@@ -155,6 +164,22 @@ impl Portfolio {
                         return Next::Stopped(if self.deadline { Stop::Deadline } else { stop });
                     }
                 }
+            }
+        }
+    }
+
+    /// Stops the other searches once one is exhausted, and takes in their last statistics (a
+    /// search looks at the cancel flag at every failure and node, so this is quick).
+    fn finish(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        self.running -= 1;
+        while self.running > 0 {
+            let Ok(event) = self.events.recv() else {
+                return;
+            };
+            self.stats[event.search] = event.stats;
+            if !matches!(event.what, What::Solution(_)) {
+                self.running -= 1;
             }
         }
     }
