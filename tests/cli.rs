@@ -409,12 +409,10 @@ fn solve_with_two_threads() {
             "--stats",
         ])
         .write_stdin(text.clone())
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["status"], "unique", "{v}");
     assert_eq!(v["solutions"], serde_json::json!([square]));
     assert!(v["stats"]["failures"].as_u64().unwrap() > 500, "{v}");
