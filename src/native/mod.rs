@@ -993,7 +993,14 @@ impl SolutionIter<'_> {
             // Enough solutions: the plain search enumerates the others in one tree (skipping
             // those found), from the root's domains, without restarts.
             self.learner = None;
-            self.portfolio = None;
+            if let Some(p) = self.portfolio.take() {
+                let theirs = p.stop();
+                let s = &mut self.stats;
+                s.nodes += theirs.nodes;
+                s.failures += theirs.failures;
+                s.restarts += theirs.restarts;
+                self.scratch.propagations += theirs.propagations;
+            }
             self.restarts.on = false;
             let root = &self.doms[..cells];
             // (An open root: a fixed one has one solution, given already.)

@@ -168,11 +168,23 @@ impl Portfolio {
         }
     }
 
-    /// Stops the other searches once one is exhausted, and takes in their last statistics (a
-    /// search looks at the cancel flag at every failure and node, so this is quick).
+    /// Stops every search and gives their work added up, to the end.
+    pub(super) fn stop(mut self) -> SearchStats {
+        self.cancel.store(true, Ordering::Relaxed);
+        self.drain();
+        self.stats()
+    }
+
+    /// Stops the other searches once one is exhausted, and takes in their last statistics.
     fn finish(&mut self) {
         self.cancel.store(true, Ordering::Relaxed);
         self.running -= 1;
+        self.drain();
+    }
+
+    /// Takes in the reports of the searches still running until each has stopped (after the
+    /// cancel flag is set: a search looks at it at every failure and node, so this is quick).
+    fn drain(&mut self) {
         while self.running > 0 {
             let Ok(event) = self.events.recv() else {
                 return;
