@@ -1,11 +1,15 @@
 /*  gnu_driver.pl -- runs one judged case under the real GNU Prolog (kenken judge).
 
-    gprolog --consult-file JUDGED.pl --consult-file gnu_driver.pl --consult-file CASE.pl \
-            --entry-goal kk_drv_main </dev/null
+    The judge compiles the judged file and this driver with pl2wam (gprolog's own compiler,
+    which consult/1 runs as a child process) into byte code first, so that gprolog itself
+    never needs to start a process; then, confined, per case:
 
-    CASE.pl holds exactly one fact kk_case(T, Goal, Max) (Goal shares T, Max >= 1).
+    gprolog --entry-goal "load(JUDGED.wbc), load(DRIVER.wbc), kk_drv_main(CASE.pl)" </dev/null
+
+    CASE.pl holds exactly one term kk_case(T, Goal, Max) (Goal shares T, Max >= 1), read with
+    read/2 (so with the judged file's operators).
     Prints on stdout, one term per line:
-      kk_loaded.                  when the driver starts (every file has been consulted);
+      kk_loaded.                  when the driver starts (every file has been loaded);
       kk_answer(TERM).            per answer, as soon as found (flushed); TERM is T written
                                   quoted, a copy of T with its variables named A, B, ...
       then one of
@@ -16,11 +20,22 @@
     Every name here starts with kk_drv_ so the judged file cannot clash with it.
 */
 
-kk_drv_main :-
+% kk_drv_main(+CaseFile): reads the case, then runs it.
+kk_drv_main(CaseFile) :-
     kk_drv_line(kk_loaded),
-    (   catch(kk_case(T, Goal, Max), E, (kk_drv_line(kk_no_case(E)), halt(0))) -> true
+    (   catch(kk_drv_read(CaseFile, Case), E, (kk_drv_line(kk_no_case(E)), halt(0))),
+        Case = kk_case(T, Goal, Max) -> true
     ;   kk_drv_line(kk_no_case(none)), halt(0)
     ),
+    kk_drv_run(T, Goal, Max).
+
+kk_drv_read(File, Term) :-
+    open(File, read, S),
+    read(S, Term),
+    close(S).
+
+% kk_drv_run(?T, +Goal, +Max): runs the case and prints its answers and how it ended.
+kk_drv_run(T, Goal, Max) :-
     g_assign(kk_drv_count, 0),
     statistics(real_time, [T0, _]),
     catch(kk_drv_solve(T, Goal, Max, Status), Ball, Status = exception(Ball)),

@@ -33,6 +33,32 @@
 goal_expansion(halt, throw(kk_judge_halt(0))).
 goal_expansion(halt(Code), throw(kk_judge_halt(Code))).
 
+% library(files) fails, silently, when the system refuses to delete, rename or make a file (as
+% it does for a confined judged file outside its scratch folder): the judge makes the failure
+% an error naming the file, so that the report says what was refused.
+% (Scryer expands a goal again when call/1 runs it: kk_judge_refusable/3 turns the expansion
+% off while it calls the real predicate.)
+goal_expansion(delete_file(F), kk_judge_refusable(delete_file(F), delete, F)) :-
+    kk_judge_expanding.
+goal_expansion(delete_directory(F), kk_judge_refusable(delete_directory(F), delete, F)) :-
+    kk_judge_expanding.
+goal_expansion(rename_file(F, G), kk_judge_refusable(rename_file(F, G), rename, F)) :-
+    kk_judge_expanding.
+goal_expansion(make_directory(F), kk_judge_refusable(make_directory(F), make_directory, F)) :-
+    kk_judge_expanding.
+
+kk_judge_expanding :-
+    \+ bb_get(kk_judge_refusing, true).
+
+kk_judge_refusable(Goal, Action, File) :-
+    setup_call_cleanup(bb_put(kk_judge_refusing, true),
+                       ( call(Goal) -> Done = true ; Done = false ),
+                       bb_put(kk_judge_refusing, false)),
+    (   Done == true -> true
+    ;   functor(Goal, Name, Arity),
+        throw(error(permission_error(Action, file, File), Name/Arity))
+    ).
+
 % At most this many syntax errors are reported (reading resumes after each one).
 kk_judge_max_errors(10).
 
@@ -45,7 +71,9 @@ kk_judge_load(FileText, LastLine, Result) :-
           (kk_judge_text(E, T), Errors = failed(T))),
     (   Errors = failed(T) -> Result = error(T)
     ;   Errors = [_ | _] -> Result = syntax_errors(Errors)
-    ;   catch(consult(File), E2, true),
+    ;   % (a failing or throwing initialization/1 goal makes Scryer's consult/1 fail after
+        % loading the clauses and printing why: the file is judged as it loaded, as gprolog does)
+        (   catch(consult(File), E2, true) -> true ; true ),
         % the judged file is read; the host's queries are read with Scryer's flag
         set_prolog_flag(double_quotes, chars),
         (   var(E2) -> Result = loaded
@@ -132,8 +160,27 @@ kk_judge_ball(error(existence_error(procedure, PI), _), unsupported(Text)) :-
     catch(user:kk_gnu_unsupported(PI), _, fail),
     !,
     kk_judge_text(PI, Text).
-kk_judge_ball(Ball, exception(Text)) :-
+kk_judge_ball(Ball0, exception(Text)) :-
+    kk_judge_plain_ball(Ball0, Ball),
     kk_judge_text(Ball, Text).
+
+% kk_judge_plain_ball(+Ball0, -Ball): a file name given as a list of characters (as Scryer's
+% file predicates report it) made an atom, so that it is written in full.
+kk_judge_plain_ball(Ball0, Ball) :-
+    (   nonvar(Ball0),
+        Ball0 = error(Formal0, Context),
+        nonvar(Formal0),
+        Formal0 =.. [Name, A, B, Culprit0],
+        kk_judge_chars_atom(Culprit0, Culprit)
+    ->  Formal =.. [Name, A, B, Culprit],
+        Ball = error(Formal, Context)
+    ;   Ball = Ball0
+    ).
+
+kk_judge_chars_atom(Cs, A) :-
+    nonvar(Cs),
+    Cs = [_ | _],
+    catch(atom_chars(A, Cs), _, fail).
 
 % kk_judge_answer(+T, +N, -A): grid(T) when T is an N x N grid of integers in 0..1000000.
 kk_judge_answer(T, N, A) :-

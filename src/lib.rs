@@ -62,6 +62,8 @@ pub mod random;
 pub mod render;
 pub mod rng;
 #[cfg(feature = "prolog")]
+pub mod process;
+#[cfg(feature = "prolog")]
 pub mod worker;
 
 pub use puzzle::{Cage, Cell, Grid, Op, Puzzle};

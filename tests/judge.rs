@@ -8,6 +8,9 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
+#[path = "judge/hostile.rs"]
+mod hostile;
+
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/judge/");
 
 fn fixture(name: &str) -> String {

@@ -1,4 +1,5 @@
-//! `kenken judge FILE.pl`: anyone's kenken.pl checked against the spec and the native solver.
+//! `kenken judge FILE.pl... | DIR`: anyone's kenken.pl checked against the spec and the native
+//! solver, confined; one file case by case, or a whole class as one row per file.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -9,13 +10,18 @@ use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::Table;
 
 use super::{at_least_one, bad_input, read_input, seconds, Input};
-use kenken::judge::{judge, CaseReport, Config, Dialect, JudgeError, Judgement, Suite, System};
+use kenken::judge::class::{files_of, judge_class, Row};
+use kenken::judge::{
+    judge, size_text, CaseReport, Config, Dialect, JudgeError, Judgement, Suite, System,
+};
 use kenken::prolog::Predicate;
 
 #[derive(clap::Args)]
 pub struct JudgeArgs {
-    /// The Prolog file to judge (defines kenken/3 and plain_kenken/3).
-    file: PathBuf,
+    /// The Prolog files to judge (each defines kenken/3 and plain_kenken/3), or folders of
+    /// them (every .pl file below). One file: a row per case; more: a row per file.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
     /// The Prolog system: scryer (embedded; a GNU-dialect file runs with a GNU Prolog
     /// compatibility layer) or gprolog (the real GNU Prolog; must be installed). Default:
     /// gprolog for a GNU-dialect file when it is installed, else scryer.
@@ -43,12 +49,22 @@ pub struct JudgeArgs {
     /// answers, such as kenken(4, [], T)'s 576).
     #[arg(long, default_value_t = 30.0, value_parser = seconds)]
     timeout: f64,
-    /// Cases run at once, each in a Prolog process of its own (times are steadier with 1).
+    /// One file: cases run at once; several: files judged at once. Each runs in a Prolog
+    /// process of its own (times are steadier with 1).
     #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     jobs: usize,
-    /// Output: table (one row per case, then a summary), or json (one object per case, then
-    /// a summary object, one per line).
-    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
+    /// The memory each Prolog process may use (e.g. 2G, 512M); past it the case crashes
+    /// with "memory limit reached".
+    #[arg(long, default_value = "2G", value_parser = kenken::judge::parse_size)]
+    memory: u64,
+    /// Run the judged code with the user's full rights: it may then read, write and delete
+    /// any of your files, start programs and use the network. Only for files you trust.
+    #[arg(long)]
+    no_confine: bool,
+    /// Output: table (one row per case, or per file for a class, then a summary), json (one
+    /// object per line: per case then a summary; for a class, per file then the class), or
+    /// csv (one row per file).
+    #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     output: String,
 }
 
@@ -91,11 +107,19 @@ pub fn run(args: JudgeArgs) -> Result<i32> {
         max_size: args.max_size,
         timeout: Duration::from_secs_f64(args.timeout),
         jobs: args.jobs,
+        memory: args.memory,
+        confine: !args.no_confine,
     };
+    let files = files_of(&args.files).map_err(|e| bad_input(e.to_string()))?;
+    let single = files.len() == 1 && !args.files[0].is_dir();
+    if !single || args.output == "csv" {
+        return run_class(&files, &config, &args);
+    }
+    let file = &files[0];
     let json = args.output == "json";
     let progress = !json && std::io::stderr().is_terminal();
     let mut done = 0usize;
-    let result = judge(&args.file, &config, |r: &CaseReport| {
+    let result = judge(file, &config, |r: &CaseReport| {
         done += 1;
         if progress {
             eprint!("\r\x1b[K[{done}] {} {}: {}", r.predicate, r.case, r.verdict);
@@ -108,6 +132,13 @@ pub fn run(args: JudgeArgs) -> Result<i32> {
         Ok(j) => j,
         Err(e @ (JudgeError::Syntax { .. } | JudgeError::Load { .. })) => {
             eprintln!("kenken judge: {e}");
+            if json {
+                // (a run always ends with its summary)
+                let summary = serde_json::json!({"summary": {
+                    "file": file.display().to_string(), "error": e.to_string(),
+                    "cases": 0, "exit_code": EXIT_LOAD}});
+                println!("{summary}");
+            }
             return Ok(EXIT_LOAD);
         }
         Err(e) => return Err(bad_input(e.to_string())),
@@ -125,10 +156,7 @@ pub fn run(args: JudgeArgs) -> Result<i32> {
 }
 
 fn summary_json(j: &Judgement) -> serde_json::Value {
-    let counts: serde_json::Map<String, serde_json::Value> = kenken::judge::Verdict::ALL
-        .iter()
-        .map(|&v| (v.name().to_string(), j.count(v).into()))
-        .collect();
+    let counts = verdict_counts(j);
     serde_json::json!({
         "summary": {
             "file": j.file,
@@ -193,4 +221,128 @@ fn write_table(out: &mut impl Write, j: &Judgement, args_suite: &str) -> Result<
     }
     writeln!(out, "{}", j.summary())?;
     Ok(())
+}
+
+/// Judges a class: every file, `--jobs` at once, then one row per file.
+fn run_class(files: &[PathBuf], config: &Config, args: &JudgeArgs) -> Result<i32> {
+    let progress = args.output == "table" && std::io::stderr().is_terminal();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let results = judge_class(files, config, args.jobs, |file, result| {
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if progress {
+            let what = match result {
+                Ok(j) => j.summary(),
+                Err(e) => format!("{}: not judged: {e}", file.display()),
+            };
+            eprint!("\r\x1b[K[{n}/{}] {what}", files.len());
+        }
+    });
+    if progress {
+        eprint!("\r\x1b[K");
+    }
+    let results = match results {
+        Ok(r) => r,
+        Err(e) => return Err(bad_input(e.to_string())),
+    };
+    let rows: Vec<Row> = files
+        .iter()
+        .zip(&results)
+        .map(|(f, r)| Row::of(f, r, config))
+        .collect();
+    let passed = rows.iter().filter(|r| r.ok).count();
+    let code = if passed == rows.len() {
+        0
+    } else if rows.iter().all(|r| r.exit_code == 0 || r.exit_code == 3) {
+        3
+    } else {
+        1
+    };
+    let mut out = std::io::stdout().lock();
+    let confinement = if config.confine {
+        format!("confined, memory {} per engine", size_text(config.memory))
+    } else {
+        "NOT confined (--no-confine)".to_string()
+    };
+    match args.output.as_str() {
+        "json" => {
+            for (row, result) in rows.iter().zip(&results) {
+                let mut v = serde_json::to_value(row)?;
+                if let Ok(j) = result {
+                    v["verdicts"] = verdict_counts(j);
+                }
+                writeln!(out, "{v}")?;
+            }
+            let class = serde_json::json!({"class": {
+                "files": rows.len(), "passed": passed, "confined": config.confine,
+                "memory": config.memory, "exit_code": code}});
+            writeln!(out, "{class}")?;
+        }
+        "csv" => {
+            let mut header = vec!["file".to_string()];
+            for p in &config.predicates {
+                header.push(format!("{}_passed", p.name()));
+                header.push(format!("{}_cases", p.name()));
+            }
+            header.extend(["first_failure", "kenken_ms", "plain_over_fd", "exit_code"].map(String::from));
+            writeln!(out, "{}", header.join(","))?;
+            for r in &rows {
+                let mut cells = vec![csv_cell(&r.file)];
+                for (_, pass, total) in &r.passed {
+                    cells.push(pass.to_string());
+                    cells.push(total.to_string());
+                }
+                cells.push(csv_cell(r.first_failure.as_deref().unwrap_or("")));
+                cells.push(r.fd_ms.map_or_else(String::new, |ms| format!("{ms:.1}")));
+                cells.push(r.plain_over_fd.map_or_else(String::new, |x| format!("{x:.2}")));
+                cells.push(r.exit_code.to_string());
+                writeln!(out, "{}", cells.join(","))?;
+            }
+        }
+        _ => {
+            writeln!(
+                out,
+                "judging {} files ({confinement}); {} suite",
+                rows.len(),
+                args.suite
+            )?;
+            let mut t = Table::new();
+            t.load_style(UTF8_FULL_CONDENSED);
+            let mut header = vec!["file".to_string()];
+            header.extend(config.predicates.iter().map(|p| format!("{}/3", p.name())));
+            header.extend(["first failing case", "kenken/3 time", "plain/fd"].map(String::from));
+            t.set_header(header);
+            for r in &rows {
+                let mut cells = vec![r.file.clone()];
+                cells.extend(r.passed.iter().map(|(_, p, n)| format!("{p}/{n}")));
+                let mut failure = r.first_failure.clone().unwrap_or_else(|| "-".into());
+                if failure.chars().count() > 70 {
+                    failure = failure.chars().take(69).collect::<String>() + "…";
+                }
+                cells.push(failure);
+                cells.push(r.fd_ms.map_or_else(|| "-".into(), |ms| format!("{ms:.1} ms")));
+                cells.push(r.plain_over_fd.map_or_else(|| "-".into(), |x| format!("{x:.1}x")));
+                t.add_row(cells);
+            }
+            writeln!(out, "{t}")?;
+            writeln!(out, "{passed} of {} files passed every case", rows.len())?;
+        }
+    }
+    Ok(code)
+}
+
+/// A CSV cell: quoted when it holds a comma, a quote or a line break.
+fn csv_cell(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+fn verdict_counts(j: &Judgement) -> serde_json::Value {
+    kenken::judge::Verdict::ALL
+        .iter()
+        .map(|&v| (v.name().to_string(), j.count(v).into()))
+        .collect::<serde_json::Map<String, serde_json::Value>>()
+        .into()
 }

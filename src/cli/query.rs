@@ -3,13 +3,14 @@
 
 use std::io::{BufRead, IsTerminal, Read};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use rustyline::error::ReadlineError;
 use rustyline::DefaultEditor;
 
+use kenken::process::Spawn;
 use kenken::prolog::toplevel::{Ended, Key, Mode, Setup, TopProcess, TopResult, Toplevel};
 
 /// The stack of the engine's thread: Scryer recurses deeply on big terms.
@@ -50,29 +51,24 @@ pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Re
 }
 
 fn query_bounded(goal: &str, limit: usize, setup: &Setup, timeout: Duration) -> Result<i32> {
-    let mut cmd = Command::new(std::env::current_exe()?);
-    cmd.args(["query", "--limit", &limit.to_string()]);
+    let mut args: Vec<OsString> = vec!["query".into(), "--limit".into(), limit.to_string().into()];
     for f in &setup.consult {
-        cmd.arg("--consult").arg(f);
+        args.extend(["--consult".into(), f.clone().into_os_string()]);
     }
     if setup.no_kenken {
-        cmd.arg("--no-kenken");
+        args.push("--no-kenken".into());
     }
-    let mut child = cmd
-        .arg("--")
-        .arg(goal)
-        .stdin(Stdio::inherit())
-        .stdout(Stdio::inherit())
-        .stderr(Stdio::inherit())
+    args.extend(["--".into(), goal.into()]);
+    let mut child = Spawn::program(&std::env::current_exe()?, &args)
+        .terminal()
         .spawn()?;
     let deadline = Instant::now() + timeout;
     loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(status.code().unwrap_or(2));
+        if child.has_ended() {
+            return Ok(child.wait().and_then(|s| s.code()).unwrap_or(2));
         }
         if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
+            child.kill();
             println!("% timed out");
             return Ok(3);
         }
@@ -172,21 +168,19 @@ impl Lines {
 
 /// One key from the terminal, read with line buffering and echo off for that key only.
 fn terminal_key() -> Key {
-    let stty = |args: &[&str]| {
-        Command::new("stty")
-            .args(args)
-            .stdin(Stdio::inherit())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    let saved = stty(&["-g"]);
-    stty(&["-icanon", "-echo", "min", "1"]);
+    use nix::sys::termios::{tcgetattr, tcsetattr, LocalFlags, SetArg, SpecialCharacterIndices};
+    let stdin = std::io::stdin();
+    let saved = tcgetattr(&stdin).ok();
+    if let Some(mut raw) = saved.clone() {
+        raw.local_flags.remove(LocalFlags::ICANON | LocalFlags::ECHO);
+        raw.control_chars[SpecialCharacterIndices::VMIN as usize] = 1;
+        raw.control_chars[SpecialCharacterIndices::VTIME as usize] = 0;
+        let _ = tcsetattr(&stdin, SetArg::TCSANOW, &raw);
+    }
     let mut b = [0u8; 1];
-    let got = std::io::stdin().read(&mut b);
+    let got = stdin.lock().read(&mut b);
     if let Some(s) = saved {
-        stty(&[&s]);
+        let _ = tcsetattr(&stdin, SetArg::TCSANOW, &s);
     }
     match (got, b[0]) {
         (Ok(1), b';' | b' ' | b'n' | b'r' | b'\t') => Key::Next,

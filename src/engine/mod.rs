@@ -38,7 +38,7 @@ use crate::puzzle::{Grid, InvalidPuzzle, Puzzle};
 
 pub use native::NativeEngine;
 #[cfg(feature = "prolog")]
-pub(crate) use prolog::{serve_worker, Handler};
+pub(crate) use prolog::solve_worker;
 #[cfg(feature = "prolog")]
 pub use prolog::{PrologEngine, WorkerEngine};
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::{spec_order, Engine, EngineError, EngineKind, Report, Request, Stats, Status};
 use crate::prolog::{solve_goal, Predicate, Session, DEFAULT_INFERENCE_LIMIT};
 use crate::puzzle::{Grid, Puzzle};
-use crate::worker::Worker;
+use crate::process::{Handler, Worker};
 
 fn predicate(kind: EngineKind) -> Result<Predicate, EngineError> {
     match kind {
@@ -210,17 +210,9 @@ impl Engine for WorkerEngine {
     }
 }
 
-/// Answers one request line of a worker with one reply line.
-pub(crate) type Handler = Box<dyn FnMut(&str) -> String>;
-
-/// The request handler of a worker role, with its session built; `None` for an unknown role.
-pub(crate) fn serve_worker(role: &str) -> Option<Handler> {
-    if role == "query" {
-        return Some(crate::prolog::query_worker());
-    }
-    if role == crate::judge::SCRYER_ROLE {
-        return Some(crate::judge::scryer_worker());
-    }
+/// The request handler of a solve worker's role (`solve-fd`, `solve-plain`), with its session
+/// built; `None` for another role.
+pub(crate) fn solve_worker(role: &str) -> Option<Handler> {
     let kind = EngineKind::ALL
         .into_iter()
         .find(|&k| self::role(k) == role)?;

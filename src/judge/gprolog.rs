@@ -1,64 +1,66 @@
 //! The GNU Prolog backend: the judged file under the real `gprolog`, one process per case (killed
 //! when the case's time is up), driven by `prolog/gnu_driver.pl`.
 //!
-//! For each case a small file holds one fact, `kk_case(T, Goal, Max).`; the driver prints
-//! `kk_loaded.` once the files are consulted, `kk_answer(T).` per answer as it is found, then
+//! `consult/1` in gprolog starts its compiler `pl2wam` as a child process; a confined gprolog
+//! may start none. So the judge runs `pl2wam` itself (confined the same way) once on the
+//! judged file and once on the driver, and each case's gprolog only `load/1`s the byte code.
+//! The case is a file holding one term, `kk_case(T, Goal, Max).`; the driver prints
+//! `kk_loaded.` once the files are loaded, `kk_answer(T).` per answer as it is found, then
 //! `kk_end(complete, Ms).`, `kk_end(limit, Ms).` or `kk_exception(Ball, Ms).`. A process that
 //! ends without one of these called `halt` (or died).
 
-use std::io::{BufRead, BufReader, Read};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::suite::Case;
 use super::verdict::{Answer, End, Run};
-use super::{Backend, JudgeError, Loaded};
+use super::{Backend, Jail, JudgeError, Loaded};
+use crate::process::{find_program, status_text, Child, Spawn, Stderr};
 
-/// The driver, written next to each case file.
+/// The driver, compiled next to the judged file's byte code.
 pub const DRIVER_PL: &str = include_str!("../../prolog/gnu_driver.pl");
 
 /// The program run.
 const GPROLOG: &str = "gprolog";
 
-/// Whether `gprolog` can be started.
+/// At most this much of a gprolog's standard output is read (answers included).
+const OUTPUT_CAP: usize = 16 << 20;
+
+/// Whether `gprolog` (and its compiler beside it) can be found.
 pub fn available() -> bool {
-    Command::new(GPROLOG)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+    Install::find().is_some()
 }
 
-/// A scratch directory of this process, removed when dropped.
-struct Scratch(PathBuf);
+/// Where GNU Prolog is installed: its programs, with links resolved.
+#[derive(Debug, Clone)]
+struct Install {
+    gprolog: PathBuf,
+    pl2wam: PathBuf,
+}
 
-impl Scratch {
-    fn new() -> Result<Scratch, JudgeError> {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "kenken-judge-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| JudgeError::Io(format!("creating {}: {e}", dir.display())))?;
-        std::fs::write(dir.join("driver.pl"), DRIVER_PL)
-            .map_err(|e| JudgeError::Io(format!("writing the driver: {e}")))?;
-        Ok(Scratch(dir))
+impl Install {
+    fn find() -> Option<Install> {
+        let gprolog = find_program(GPROLOG)?;
+        let pl2wam = gprolog.parent()?.join("pl2wam");
+        let pl2wam = if pl2wam.is_file() {
+            pl2wam
+        } else {
+            find_program("pl2wam")?
+        };
+        Some(Install { gprolog, pl2wam })
+    }
+
+    /// What gprolog reads of its own: the folder above its programs' folder.
+    fn home(&self) -> Vec<PathBuf> {
+        [&self.gprolog, &self.pl2wam]
+            .iter()
+            .filter_map(|p| Some(p.parent()?.parent()?.to_path_buf()))
+            .collect()
     }
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// What one `gprolog` process printed, and how it ended.
+/// What one process printed, and how it ended.
 struct Output {
     lines: Vec<String>,
     stderr: String,
@@ -70,77 +72,130 @@ struct Output {
 /// A judged file under GNU Prolog.
 pub(crate) struct GprologBackend {
     file: PathBuf,
-    scratch: Scratch,
+    install: Install,
+    jail: Option<Jail>,
+    scratch: tempfile::TempDir,
+}
+
+/// Quotes `path` as a Prolog atom.
+fn atom(path: &Path) -> String {
+    let text = path.display().to_string();
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
 }
 
 impl GprologBackend {
-    /// The backend for `file`; fails when no scratch directory can be made.
-    pub(crate) fn new(file: &Path) -> Result<GprologBackend, JudgeError> {
+    /// The backend for `file`; fails when gprolog is not installed or no scratch directory can
+    /// be made.
+    pub(crate) fn new(file: &Path, jail: Option<Jail>) -> Result<GprologBackend, JudgeError> {
+        let install = Install::find().ok_or(JudgeError::NoGprolog)?;
+        let scratch = super::scratch()?;
         Ok(GprologBackend {
             file: file.to_path_buf(),
-            scratch: Scratch::new()?,
+            install,
+            jail,
+            scratch,
         })
     }
 
-    /// Runs the driver on the case fact `fact`, for at most `timeout`.
-    fn spawn(&self, fact: &str, timeout: Duration) -> Result<Output, JudgeError> {
-        let case = self.scratch.0.join("case.pl");
-        std::fs::write(&case, fact)
-            .map_err(|e| JudgeError::Io(format!("writing {}: {e}", case.display())))?;
-        let start = Instant::now();
-        let mut child = Command::new(GPROLOG)
-            .arg("--consult-file")
-            .arg(&self.file)
-            .arg("--consult-file")
-            .arg(self.scratch.0.join("driver.pl"))
-            .arg("--consult-file")
-            .arg(&case)
-            .arg("--entry-goal")
-            .arg("kk_drv_main")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| JudgeError::Io(format!("starting {GPROLOG}: {e}")))?;
-        // (read to the end in threads: a full pipe must not block the child)
-        let out_reader = child.stdout.take().map(|out| {
-            std::thread::spawn(move || {
-                BufReader::new(out.take(16 << 20))
-                    .lines()
-                    .map_while(Result::ok)
-                    .collect::<Vec<String>>()
-            })
-        });
-        let err_reader = child.stderr.take().map(|mut e| {
-            std::thread::spawn(move || {
-                let mut s = String::new();
-                let _ = e.by_ref().take(64 * 1024).read_to_string(&mut s);
-                s
-            })
-        });
-        let deadline = start + timeout;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(s)) => break Some(s),
-                Ok(None) if Instant::now() >= deadline => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break None;
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-                Err(e) => return Err(JudgeError::Io(format!("waiting for {GPROLOG}: {e}"))),
+    fn scratch(&self) -> &Path {
+        self.scratch.path()
+    }
+
+    /// What a judged gprolog reads: its installation and the judged file's folder.
+    fn read(&self) -> Vec<PathBuf> {
+        let mut read = self.install.home();
+        read.push(self.file.parent().unwrap_or(Path::new("/")).to_path_buf());
+        read
+    }
+
+    /// Starts `program` with `args`, confined unless judging without confinement.
+    fn start(&self, program: &Path, args: &[OsString]) -> Result<Child, JudgeError> {
+        let spawn = match &self.jail {
+            Some(jail) => {
+                let c = jail.confinement(self.scratch(), self.read(), vec![program.to_path_buf()]);
+                Spawn::confined_exec(program, args, &c).map_err(JudgeError::from)?
             }
+            None => Spawn::program(program, args).current_dir(self.scratch()),
         };
+        spawn
+            .no_stdin()
+            .stderr(Stderr::Capture)
+            .output_cap(OUTPUT_CAP)
+            .spawn()
+            .map_err(JudgeError::from)
+    }
+
+    /// Runs `program` with `args` for at most `timeout`.
+    fn run_program(
+        &self,
+        program: &Path,
+        args: &[OsString],
+        timeout: Duration,
+    ) -> Result<Output, JudgeError> {
+        let start = Instant::now();
+        let mut child = self.start(program, args)?;
+        let (lines, ended) = child.collect(start + timeout);
         let elapsed = start.elapsed();
-        let stderr = err_reader.and_then(|h| h.join().ok()).unwrap_or_default();
-        // the pipes close when the process ends (killed or not): the readers finish
-        let lines = out_reader.and_then(|h| h.join().ok()).unwrap_or_default();
+        let status = if ended { child.wait() } else { None };
+        let stderr = child.stderr_text();
+        if let Some(why) = lines
+            .iter()
+            .chain(stderr.lines().map(str::to_string).collect::<Vec<_>>().iter())
+            .find_map(|l| l.strip_prefix(crate::process::CANNOT_CONFINE))
+        {
+            return Err(JudgeError::CannotConfine(why.to_string()));
+        }
         Ok(Output {
             lines,
             stderr,
             status,
             elapsed,
         })
+    }
+
+    /// Compiles `source` to byte code `target` with pl2wam: its messages, and whether it
+    /// succeeded.
+    fn compile(
+        &self,
+        source: &Path,
+        target: &Path,
+        timeout: Duration,
+    ) -> Result<(String, bool), JudgeError> {
+        let args: Vec<OsString> = vec![
+            "-w".into(),
+            "--no-redef-error".into(),
+            "-o".into(),
+            target.into(),
+            source.into(),
+        ];
+        let out = self.run_program(&self.install.pl2wam, &args, timeout)?;
+        let mut text = out.lines.join("\n");
+        if !out.stderr.trim().is_empty() {
+            text = format!("{text}\n{}", out.stderr.trim());
+        }
+        let ok = out.status.is_some_and(|s| s.success()) && target.is_file();
+        if out.status.is_none() {
+            return Err(JudgeError::Load {
+                file: source.display().to_string(),
+                why: format!("compiling did not end within {} s", timeout.as_secs_f64()),
+            });
+        }
+        Ok((text.trim().to_string(), ok))
+    }
+
+    /// Runs the case term `case` (text ending with `.`) for at most `timeout`.
+    fn spawn(&self, case: &str, timeout: Duration) -> Result<Output, JudgeError> {
+        let file = self.scratch().join("case.pl");
+        std::fs::write(&file, case)
+            .map_err(|e| JudgeError::Io(format!("writing {}: {e}", file.display())))?;
+        let goal = format!(
+            "load({}), load({}), kk_drv_main({})",
+            atom(&self.scratch().join("judged.wbc")),
+            atom(&self.scratch().join("driver.wbc")),
+            atom(&file)
+        );
+        let args: Vec<OsString> = vec!["--entry-goal".into(), goal.into()];
+        self.run_program(&self.install.gprolog, &args, timeout)
     }
 }
 
@@ -161,6 +216,19 @@ fn syntax_errors(file: &Path, output: &str) -> Vec<(usize, String)> {
                 .to_string();
             Some((line, message))
         })
+        .collect()
+}
+
+/// What the compiler said of a file that compiled, less its chatter (`compiling ...`,
+/// `... compiled, N lines read`), one message a line, ending with a newline when any.
+fn compiler_warnings(messages: &str) -> String {
+    messages
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .filter(|l| !(l.starts_with("compiling ") && l.ends_with("...")))
+        .filter(|l| !l.contains(" compiled, "))
+        .map(|l| format!("{l}\n"))
         .collect()
 }
 
@@ -202,13 +270,29 @@ fn split_ms(args: &str) -> (&str, Option<f64>) {
 
 impl Backend for GprologBackend {
     fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError> {
-        let out = self.spawn("kk_case(T, T = [], 1).\n", timeout)?;
+        let start = Instant::now();
         let file = self.file.display().to_string();
-        let all = format!("{}\n{}", out.lines.join("\n"), out.stderr);
-        let errors = syntax_errors(&self.file, &all);
+        let driver = self.scratch().join("driver.pl");
+        std::fs::write(&driver, DRIVER_PL)
+            .map_err(|e| JudgeError::Io(format!("writing the driver: {e}")))?;
+        let (messages, ok) = self.compile(&driver, &self.scratch().join("driver.wbc"), timeout)?;
+        if !ok {
+            return Err(JudgeError::Io(format!("the judge's driver does not compile: {messages}")));
+        }
+        let (messages, ok) =
+            self.compile(&self.file, &self.scratch().join("judged.wbc"), timeout)?;
+        let errors = syntax_errors(&self.file, &messages);
         if !errors.is_empty() {
             return Err(JudgeError::Syntax { file, errors });
         }
+        if !ok {
+            return Err(JudgeError::Load {
+                file,
+                why: format!("gprolog's compiler refused it: {messages}"),
+            });
+        }
+        let left = timeout.saturating_sub(start.elapsed());
+        let out = self.spawn("kk_case(T, T = [], 1).\n", left)?;
         if !out.lines.iter().any(|l| l == "kk_loaded.") {
             let why = match out.status {
                 None => format!(
@@ -216,14 +300,28 @@ impl Backend for GprologBackend {
                     timeout.as_secs_f64()
                 ),
                 Some(s) => format!(
-                    "gprolog stopped while loading it ({s}): {}",
+                    "gprolog stopped while loading it ({}): {}",
+                    status_text(s),
                     out.stderr.trim()
                 ),
             };
             return Err(JudgeError::Load { file, why });
         }
+        // what the file said while loading: the compiler's warnings, then the load's
+        let mut warnings = compiler_warnings(&messages);
+        let said: Vec<&str> = out
+            .lines
+            .iter()
+            .take_while(|l| *l != "kk_loaded.")
+            .map(String::as_str)
+            .chain(out.stderr.lines())
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        if !said.is_empty() {
+            warnings.push_str(&said.join("\n"));
+        }
         Ok(Loaded {
-            warnings: out.stderr.trim().to_string(),
+            warnings: warnings.trim().to_string(),
         })
     }
 
@@ -280,17 +378,32 @@ impl Backend for GprologBackend {
                 answers.truncate(max);
                 End::Limit
             }
+            (Some(End::Exception(e)), _) => {
+                match super::jail::blocked_action(&e, self.scratch(), &super::jail::readable(&self.read())) {
+                    Some(what) if self.jail.is_some() => End::Blocked(what),
+                    _ => End::Exception(e),
+                }
+            }
             (Some(e), _) => e,
             (None, None) => End::Timeout,
+            (None, Some(s)) if self.jail.is_some() && super::jail::killed_for(&status_text(s)).is_some() => {
+                End::Blocked(super::jail::killed_for(&status_text(s)).unwrap_or_default())
+            }
             (None, Some(s)) => {
+                let limit = self.jail.as_ref().and_then(|j| {
+                    super::jail::limit_reached(&status_text(s), &out.stderr, &j.limits)
+                });
                 let fatal = out
                     .stderr
                     .lines()
                     .find(|l| l.contains("Fatal Error") || l.contains("overflow"));
-                match (fatal, s.code()) {
-                    (Some(f), _) => End::Crashed(f.trim().to_string()),
-                    (None, Some(code)) => End::Halted(code.into()),
-                    (None, None) => End::Crashed(format!("gprolog was stopped ({s})")),
+                match (limit, fatal, s.code()) {
+                    (Some(l), _, _) => End::Crashed(l),
+                    (None, Some(f), _) => End::Crashed(f.trim().to_string()),
+                    (None, None, Some(code)) => End::Halted(code.into()),
+                    (None, None, None) => {
+                        End::Crashed(format!("gprolog was stopped ({})", status_text(s)))
+                    }
                 }
             }
         };

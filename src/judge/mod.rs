@@ -15,8 +15,10 @@
 //! println!("{} cases, {} passed", judgement.cases.len(), judgement.count(kenken::judge::Verdict::Pass));
 //! ```
 
+pub mod class;
 mod dialect;
 pub mod gprolog;
+mod jail;
 mod scryer;
 pub mod suite;
 mod verdict;
@@ -29,11 +31,14 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use dialect::{detect, Dialect};
+pub(crate) use jail::{scratch, Jail};
+pub use jail::{parse_size, size_text};
 pub(crate) use scryer::{worker as scryer_worker, ROLE as SCRYER_ROLE};
 pub use suite::Case;
 pub use verdict::{Answer, CaseReport, End, Run, Verdict};
 
 use crate::format::Entry;
+use crate::process::{Limits, WorkerError};
 use crate::prolog::Predicate;
 
 /// A case with more expected answers than this does not make its predicate's larger cases
@@ -93,6 +98,11 @@ pub struct Config {
     pub timeout: Duration,
     /// Cases run at once, each in an engine of its own.
     pub jobs: usize,
+    /// The memory (address space) each engine process may use, in bytes.
+    pub memory: u64,
+    /// Whether the judged code runs confined (see the crate's README, "Security"); `false`
+    /// only for files you trust.
+    pub confine: bool,
 }
 
 impl Default for Config {
@@ -105,6 +115,8 @@ impl Default for Config {
             max_size: None,
             timeout: Duration::from_secs(30),
             jobs: 1,
+            memory: Limits::default().memory,
+            confine: true,
         }
     }
 }
@@ -131,9 +143,21 @@ pub enum JudgeError {
     /// GNU Prolog was asked for and is not installed.
     #[error("gprolog is not installed (or not on the PATH): install GNU Prolog, or judge with --prolog scryer")]
     NoGprolog,
+    /// The kernel cannot confine the judged code (and `--no-confine` was not given).
+    #[error("cannot judge safely: {0}; judge only files you trust with --no-confine")]
+    CannotConfine(String),
     /// Reading the file or writing scratch files failed.
     #[error("{0}")]
     Io(String),
+}
+
+impl From<WorkerError> for JudgeError {
+    fn from(e: WorkerError) -> JudgeError {
+        match e {
+            WorkerError::Confine(why) => JudgeError::CannotConfine(why),
+            other => JudgeError::Io(other.to_string()),
+        }
+    }
 }
 
 fn syntax_text(file: &str, errors: &[(usize, String)]) -> String {
@@ -229,8 +253,16 @@ impl Judgement {
         )
     }
 
-    /// `plain_kenken/3`'s time beside `kenken/3`'s on the cases both passed, as a sentence.
-    pub fn plain_vs_fd(&self) -> Option<String> {
+    /// `plain_kenken/3`'s total time over `kenken/3`'s on the cases both passed (when both
+    /// took a millisecond or more).
+    pub fn plain_over_fd(&self) -> Option<f64> {
+        let (_, fd, plain) = self.both_passed()?;
+        (fd.min(plain) >= 1.0).then(|| plain / fd)
+    }
+
+    /// On the cases both predicates passed: how many, `kenken/3`'s total time and
+    /// `plain_kenken/3`'s, in milliseconds.
+    fn both_passed(&self) -> Option<(usize, f64, f64)> {
         let time = |p: Predicate| -> HashMap<&str, f64> {
             self.cases
                 .iter()
@@ -248,7 +280,12 @@ impl Judgement {
         }
         let fd_total: f64 = both.iter().map(|b| b.1).sum();
         let plain_total: f64 = both.iter().map(|b| b.2).sum();
-        let n = both.len();
+        Some((both.len(), fd_total, plain_total))
+    }
+
+    /// `plain_kenken/3`'s time beside `kenken/3`'s on the cases both passed, as a sentence.
+    pub fn plain_vs_fd(&self) -> Option<String> {
+        let (n, fd_total, plain_total) = self.both_passed()?;
         if fd_total.min(plain_total) < 1.0 {
             return Some(format!(
                 "on the {n} cases both passed, plain_kenken/3 took {plain_total:.1} ms in all \
@@ -287,7 +324,8 @@ pub fn judge(
         None if dialect == Dialect::Gnu && gprolog::available() => System::Gprolog,
         None => System::Scryer,
     };
-    let absolute = std::path::absolute(file)
+    // (links resolved: confinement grants the folder the file really is in)
+    let absolute = std::fs::canonicalize(file)
         .map_err(|e| JudgeError::Io(format!("{}: {e}", file.display())))?;
     let max_size = config.max_size.unwrap_or(match system {
         System::Scryer => 7,
@@ -347,10 +385,20 @@ pub fn judge(
             ));
         }
     }
+    // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
+    // every case, and this bounds whatever the wall clock does not see.
+    let budget = LOAD_TIMEOUT + config.timeout * (cases.len() as u32 + 1);
+    let jail = config.confine.then(|| Jail {
+        limits: Limits {
+            memory: config.memory,
+            cpu_seconds: budget.as_secs().max(1),
+            ..Limits::default()
+        },
+    });
     let open = |_: usize| -> Result<Box<dyn Backend>, JudgeError> {
         Ok(match system {
-            System::Scryer => Box::new(scryer::ScryerBackend::new(&absolute, dialect)),
-            System::Gprolog => Box::new(gprolog::GprologBackend::new(&absolute)?),
+            System::Scryer => Box::new(scryer::ScryerBackend::new(&absolute, dialect, jail.clone())?),
+            System::Gprolog => Box::new(gprolog::GprologBackend::new(&absolute, jail.clone())?),
         })
     };
     let mut first = open(0)?;

@@ -15,9 +15,9 @@ use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, Str
 use serde::{Deserialize, Serialize};
 
 use super::verdict::{Answer, End, Run};
-use super::{Backend, Dialect, JudgeError, Loaded};
+use super::{Backend, Dialect, Jail, JudgeError, Loaded};
+use crate::process::{Worker, WorkerError};
 use crate::prolog::{chars_of, quote, term_text, term_to_grid};
-use crate::worker::Worker;
 
 /// The judge's Prolog side.
 pub const JUDGE_PL: &str = include_str!("../../prolog/judge.pl");
@@ -73,31 +73,76 @@ enum Reply {
     Failed(String),
 }
 
+/// Why a request got no reply.
+enum Failure {
+    /// The worker could not confine itself.
+    CannotConfine(String),
+    /// How the case ends (the worker died: a crash, a limit, a forbidden system call).
+    End(End),
+}
+
 /// A judged file in Scryer, one worker process at a time.
 pub(crate) struct ScryerBackend {
     file: PathBuf,
     dialect: Dialect,
     worker: Worker,
+    jail: Option<Jail>,
+    scratch: tempfile::TempDir,
+    /// What the judged file may read (to tell a refused write from a refused read).
+    readable: Vec<PathBuf>,
 }
 
 impl ScryerBackend {
-    /// The backend for `file` (not started yet).
-    pub(crate) fn new(file: &Path, dialect: Dialect) -> ScryerBackend {
-        ScryerBackend {
+    /// The backend for `file` (not started yet), confined by `jail` when given.
+    pub(crate) fn new(
+        file: &Path,
+        dialect: Dialect,
+        jail: Option<Jail>,
+    ) -> Result<ScryerBackend, JudgeError> {
+        let scratch = super::scratch()?;
+        let read = vec![file.parent().unwrap_or(Path::new("/")).to_path_buf()];
+        let confinement = jail
+            .as_ref()
+            .map(|j| j.confinement(scratch.path(), read.clone(), Vec::new()));
+        Ok(ScryerBackend {
             file: file.to_path_buf(),
             dialect,
-            worker: Worker::new(ROLE),
+            worker: Worker::confined(ROLE, confinement, scratch.path()),
+            jail,
+            scratch,
+            readable: super::jail::readable(&read),
+        })
+    }
+
+    /// How a case ends when its worker failed: a refusal or a limit of the confinement when
+    /// one explains it, else a crash.
+    fn ended(&self, e: WorkerError) -> End {
+        match (&e, &self.jail) {
+            (WorkerError::Died { status, stderr }, Some(jail)) => {
+                if let Some(what) = super::jail::killed_for(status) {
+                    return End::Blocked(what);
+                }
+                match super::jail::limit_reached(status, stderr, &jail.limits) {
+                    Some(limit) => End::Crashed(limit),
+                    None => End::Crashed(e.to_string()),
+                }
+            }
+            _ => End::Crashed(e.to_string()),
         }
     }
 
-    fn request(&mut self, r: &Request, timeout: Duration) -> Result<Option<Reply>, String> {
-        let line = serde_json::to_string(r).map_err(|e| e.to_string())?;
+    /// Sends a request; `Err` says why no reply came (the kernel cannot confine, or how the
+    /// worker ended).
+    fn request(&mut self, r: &Request, timeout: Duration) -> Result<Option<Reply>, Failure> {
+        let line =
+            serde_json::to_string(r).map_err(|e| Failure::End(End::Crashed(e.to_string())))?;
         match self.worker.request(&line, Some(timeout)) {
-            Err(e) => Err(e.to_string()),
+            Err(WorkerError::Confine(why)) => Err(Failure::CannotConfine(why)),
+            Err(e) => Err(Failure::End(self.ended(e))),
             Ok(None) => Ok(None),
-            Ok(Some(reply)) => serde_json::from_str(&reply)
-                .map(Some)
-                .map_err(|e| format!("bad reply from the judge's worker: {e}")),
+            Ok(Some(reply)) => serde_json::from_str(&reply).map(Some).map_err(|e| {
+                Failure::End(End::Crashed(format!("bad reply from the judge's worker: {e}")))
+            }),
         }
     }
 }
@@ -133,7 +178,18 @@ impl Backend for ScryerBackend {
                     timeout.as_secs_f64()
                 ),
             }),
-            Err(why) => Err(JudgeError::Load { file, why }),
+            Err(Failure::CannotConfine(why)) => Err(JudgeError::CannotConfine(why)),
+            Err(Failure::End(End::Blocked(what))) => Err(JudgeError::Load {
+                file,
+                why: format!("{what} while loading: not allowed while judging"),
+            }),
+            Err(Failure::End(end)) => Err(JudgeError::Load {
+                file,
+                why: match end {
+                    End::Crashed(why) => why,
+                    other => format!("{other:?}"),
+                },
+            }),
         }
     }
 
@@ -175,7 +231,12 @@ impl Backend for ScryerBackend {
                 end: match end {
                     WireEnd::Complete => End::Complete,
                     WireEnd::Limit => End::Limit,
-                    WireEnd::Exception(e) => End::Exception(e),
+                    WireEnd::Exception(e) => {
+                        match super::jail::blocked_action(&e, self.scratch.path(), &self.readable) {
+                            Some(what) if self.jail.is_some() => End::Blocked(what),
+                            _ => End::Exception(e),
+                        }
+                    }
                     WireEnd::Unsupported(pi) => End::Unsupported(pi),
                     WireEnd::Halted(c) => End::Halted(c),
                 },
@@ -189,7 +250,12 @@ impl Backend for ScryerBackend {
                 self.worker.stop();
                 crashed("the judge's worker answered out of turn".into())
             }
-            Err(why) => crashed(why),
+            Err(Failure::CannotConfine(why)) => crashed(format!("cannot confine: {why}")),
+            Err(Failure::End(end)) => Run {
+                answers: Vec::new(),
+                end,
+                elapsed: Duration::ZERO,
+            },
         }
     }
 }
@@ -351,7 +417,7 @@ fn solve(judged: &mut Judged, case: &str, size: usize, max: usize) -> Reply {
 }
 
 /// The request handler of the `judge` worker role: a `Load` first, then `Solve`s.
-pub(crate) fn worker() -> crate::engine::Handler {
+pub(crate) fn worker() -> crate::process::Handler {
     let mut judged: Option<Judged> = None;
     Box::new(move |line: &str| {
         let reply = match serde_json::from_str::<Request>(line) {

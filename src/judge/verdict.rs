@@ -30,6 +30,9 @@ pub enum End {
     Timeout,
     /// The goal raised an exception, as Prolog writes it.
     Exception(String),
+    /// The goal tried something confinement does not allow (what, in words: `the file tried
+    /// to write /home/ann/x`).
+    Blocked(String),
     /// The goal called a built-in the judge does not support (`Name/Arity`).
     Unsupported(String),
     /// The judged code called `halt`, with this exit code.
@@ -201,6 +204,7 @@ pub fn judge(case: &Case, run: &Run) -> CaseReport {
             )
         }
         End::Exception(e) => (Verdict::Error, format!("uncaught exception: {e}")),
+        End::Blocked(what) => (Verdict::Error, format!("{what}: not allowed while judging")),
         End::Unsupported(pi) => (
             Verdict::Error,
             format!("uses {pi}, which judge does not support"),

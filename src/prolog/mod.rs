@@ -552,7 +552,7 @@ pub fn query_in_worker(
         inferences,
     })
     .map_err(|e| PrologError::Worker(e.to_string()))?;
-    let mut worker = crate::worker::Worker::new("query");
+    let mut worker = crate::process::Worker::new("query");
     let reply = worker
         .request(&request, timeout)
         .map_err(|e| PrologError::Worker(e.to_string()))?;
@@ -563,7 +563,7 @@ pub fn query_in_worker(
 }
 
 /// The request handler of the `query` worker role.
-pub(crate) fn query_worker() -> crate::engine::Handler {
+pub(crate) fn query_worker() -> crate::process::Handler {
     let mut session = Session::new();
     Box::new(move |line: &str| {
         let got: Result<TextOutcome, String> = serde_json::from_str::<QueryRequest>(line)

@@ -15,7 +15,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use crate::process::{Child, Spawn};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -391,17 +391,9 @@ impl TopProcess {
     fn pipe(&self, name: &str) -> Result<PathBuf, PrologError> {
         let path = self.dir.join(name);
         if !path.exists() {
-            let ok = Command::new("mkfifo")
-                .arg(&path)
-                .status()
-                .map(|s| s.success())
-                .unwrap_or(false);
-            if !ok {
-                return Err(PrologError::Worker(format!(
-                    "cannot make the pipe {}",
-                    path.display()
-                )));
-            }
+            nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU).map_err(|e| {
+                PrologError::Worker(format!("cannot make the pipe {}: {e}", path.display()))
+            })?;
         }
         Ok(path)
     }
@@ -420,15 +412,9 @@ impl TopProcess {
             setup: self.setup.clone(),
         })
         .map_err(|e| PrologError::Worker(e.to_string()))?;
-        let program = crate::worker::program().map_err(|e| PrologError::Worker(e.to_string()))?;
-        let child = Command::new(program)
-            .env(crate::worker::ROLE_VAR, "toplevel")
-            .env(TOP_VAR, env)
-            .stdin(Stdio::inherit())
-            .stdout(Stdio::inherit())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(io)?;
+        let child = Spawn::worker("toplevel")
+            .and_then(|s| s.env(TOP_VAR, &env).terminal().spawn())
+            .map_err(|e| PrologError::Worker(e.to_string()))?;
         // Both ends of both pipes stay open here for the child's whole life (a read end of
         // its own for the requests keeps the child's writes to it from failing).
         let to_child = std::fs::OpenOptions::new()
@@ -497,7 +483,7 @@ impl TopProcess {
                         .map_err(|e| PrologError::Protocol(format!("{e}: {line}")))
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    let dead = matches!(r.child.try_wait(), Ok(Some(_)));
+                    let dead = r.child.has_ended();
                     let late = deadline.is_some_and(|d| Instant::now() >= d);
                     if dead || late {
                         self.kill();
@@ -514,8 +500,7 @@ impl TopProcess {
 
     fn kill(&mut self) {
         if let Some(mut r) = self.running.take() {
-            let _ = r.child.kill();
-            let _ = r.child.wait();
+            r.child.kill();
             for p in &r.pipes {
                 let _ = std::fs::remove_file(p);
             }

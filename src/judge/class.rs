@@ -1,0 +1,215 @@
+//! A whole class at once: every file of a list (folders searched for `.pl` files), judged a few
+//! at a time, each summed up in one [`Row`]. A file that cannot be read or loaded is a row,
+//! never the end of the run.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use super::{judge, Config, JudgeError, Judgement, Verdict};
+use crate::prolog::Predicate;
+
+/// How deep folders are searched for `.pl` files.
+const MAX_DEPTH: usize = 4;
+
+/// The files to judge: each file as given, and the `.pl` files below each folder (sorted,
+/// hidden ones left out). Fails on a path that does not exist, or a folder with none.
+pub fn files_of(paths: &[PathBuf]) -> Result<Vec<PathBuf>, JudgeError> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let before = files.len();
+            walk(p, 0, &mut files);
+            if files.len() == before {
+                return Err(JudgeError::Io(format!(
+                    "{}: no .pl file in this folder",
+                    p.display()
+                )));
+            }
+        } else {
+            std::fs::metadata(p).map_err(|e| {
+                JudgeError::Io(format!("{}: cannot be read: {e}", p.display()))
+            })?;
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn walk(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| !n.starts_with('.'))
+        })
+        .collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            if depth + 1 < MAX_DEPTH {
+                walk(&p, depth + 1, files);
+            }
+        } else if p.extension().is_some_and(|e| e == "pl") {
+            files.push(p);
+        }
+    }
+}
+
+/// One file of a class, summed up.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// The file.
+    pub file: String,
+    /// Per predicate judged: its name, cases passed, cases run.
+    pub passed: Vec<(String, usize, usize)>,
+    /// The first case that did not pass: `kenken/3 spec 6x6 testcase: wrong: ...`; or why the
+    /// file could not be judged.
+    pub first_failure: Option<String>,
+    /// `kenken/3`'s total time on the cases it passed, in milliseconds.
+    pub fd_ms: Option<f64>,
+    /// `plain_kenken/3`'s time over `kenken/3`'s on the cases both passed.
+    pub plain_over_fd: Option<f64>,
+    /// Whether every case passed.
+    pub ok: bool,
+    /// The file's own exit code (0 passed, 1 failed, 2 not loaded, 3 only timeouts).
+    pub exit_code: i32,
+}
+
+impl Row {
+    /// The row of a judged file, or of one that could not be judged.
+    pub fn of(file: &Path, result: &Result<Judgement, JudgeError>, config: &Config) -> Row {
+        let name = file.display().to_string();
+        match result {
+            Err(e) => Row {
+                file: name,
+                passed: config
+                    .predicates
+                    .iter()
+                    .map(|p| (p.name().to_string(), 0, 0))
+                    .collect(),
+                first_failure: Some(format!("not judged: {e}")),
+                fd_ms: None,
+                plain_over_fd: None,
+                ok: false,
+                exit_code: 2,
+            },
+            Ok(j) => {
+                let passed = config
+                    .predicates
+                    .iter()
+                    .map(|p| {
+                        let cases = j.cases.iter().filter(|c| c.predicate == p.name());
+                        let pass = cases.clone().filter(|c| c.verdict == Verdict::Pass).count();
+                        (p.name().to_string(), pass, cases.count())
+                    })
+                    .collect();
+                let first_failure = j.cases.iter().find(|c| c.verdict != Verdict::Pass).map(|c| {
+                    let detail = if c.detail.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", c.detail)
+                    };
+                    format!("{}/3 {}: {}{detail}", c.predicate, c.case, c.verdict)
+                });
+                let fd: Vec<f64> = j
+                    .cases
+                    .iter()
+                    .filter(|c| c.predicate == Predicate::Fd.name() && c.verdict == Verdict::Pass)
+                    .filter_map(|c| c.elapsed_ms)
+                    .collect();
+                Row {
+                    file: name,
+                    passed,
+                    first_failure,
+                    fd_ms: (!fd.is_empty()).then(|| fd.iter().sum()),
+                    plain_over_fd: j.plain_over_fd(),
+                    ok: j.exit_code() == 0,
+                    exit_code: j.exit_code(),
+                }
+            }
+        }
+    }
+}
+
+/// Judges every file, `jobs` at a time (each file's cases one after the other), calling
+/// `on_file` as each is done; results come back in the files' order. A [`JudgeError::
+/// CannotConfine`] stops the run: no file can be judged safely.
+pub fn judge_class(
+    files: &[PathBuf],
+    config: &Config,
+    jobs: usize,
+    on_file: impl Fn(&Path, &Result<Judgement, JudgeError>) + Sync,
+) -> Result<Vec<Result<Judgement, JudgeError>>, JudgeError> {
+    let one = Config {
+        jobs: 1,
+        ..config.clone()
+    };
+    let queue = Mutex::new((0..files.len()).collect::<VecDeque<usize>>());
+    let results: Mutex<Vec<Option<Result<Judgement, JudgeError>>>> =
+        Mutex::new(vec![None; files.len()]);
+    let refused: Mutex<Option<JudgeError>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, files.len().max(1)) {
+            scope.spawn(|| loop {
+                if refused.lock().map(|r| r.is_some()).unwrap_or(true) {
+                    return;
+                }
+                let Some(i) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
+                    return;
+                };
+                let result = judge(&files[i], &one, |_| {});
+                if let Err(e @ JudgeError::CannotConfine(_)) = &result {
+                    if let Ok(mut r) = refused.lock() {
+                        r.get_or_insert(e.clone());
+                    }
+                    return;
+                }
+                on_file(&files[i], &result);
+                if let Ok(mut r) = results.lock() {
+                    r[i] = Some(result);
+                }
+            });
+        }
+    });
+    if let Some(e) = refused.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let results = results.into_inner().unwrap_or_default();
+    Ok(results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(JudgeError::Io("not judged".into()))))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_give_their_prolog_files_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("ann")).unwrap();
+        std::fs::create_dir_all(d.join(".git")).unwrap();
+        for f in ["b.pl", "a.pl", "notes.txt", "ann/kenken.pl", ".git/x.pl", ".hidden.pl"] {
+            std::fs::write(d.join(f), "").unwrap();
+        }
+        let files = files_of(&[d.to_path_buf()]).unwrap();
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| f.strip_prefix(d).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, vec!["a.pl", "ann/kenken.pl", "b.pl"]);
+        assert!(files_of(&[d.join("missing.pl")]).is_err());
+        let empty = tempfile::tempdir().unwrap();
+        assert!(files_of(&[empty.path().to_path_buf()]).is_err());
+    }
+}

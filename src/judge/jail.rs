@@ -1,0 +1,284 @@
+//! What judged code may do, and what the judge says when it tried to do more.
+//!
+//! A judged file runs confined ([`crate::process::confine`]): it reads its own folder and the
+//! system's libraries, writes only in a fresh scratch directory of its own (removed
+//! afterwards), starts no program, opens no connection, and runs within limits of memory, CPU
+//! time and file size. The kernel refuses the rest; here the refusals and the limits become
+//! verdicts a person understands: `error: the file tried to write /home/ann/x: not allowed
+//! while judging`, `crashed: memory limit 2 GiB reached`.
+
+use std::path::{Path, PathBuf};
+
+use super::JudgeError;
+use crate::process::{Confinement, Limits};
+
+/// The rules a judged file runs under (none when judging with `--no-confine`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Jail {
+    /// The limits of each engine process.
+    pub limits: Limits,
+}
+
+impl Jail {
+    /// The confinement of a process that judges a file in `scratch`, reading `read` (the
+    /// judged file's folder, the engine's own files) and executing `exec`.
+    pub(crate) fn confinement(
+        &self,
+        scratch: &Path,
+        mut read: Vec<PathBuf>,
+        exec: Vec<PathBuf>,
+    ) -> Confinement {
+        if let Ok(me) = crate::process::worker_program() {
+            read.push(me);
+        }
+        Confinement {
+            read,
+            scratch: scratch.to_path_buf(),
+            exec,
+            limits: self.limits,
+        }
+    }
+}
+
+/// A fresh private scratch directory (removed when dropped).
+pub(crate) fn scratch() -> Result<tempfile::TempDir, JudgeError> {
+    tempfile::Builder::new()
+        .prefix("kenken-judge-")
+        .tempdir()
+        .map_err(|e| JudgeError::Io(format!("creating a scratch directory: {e}")))
+}
+
+/// Every folder a judged engine may read: the `read` list of its confinement and the
+/// system's libraries.
+pub(crate) fn readable(read: &[PathBuf]) -> Vec<PathBuf> {
+    let mut all = read.to_vec();
+    all.extend(crate::process::confine::system_paths());
+    all
+}
+
+/// A size for a person: `2 GiB`, `512 MiB`, `64 KiB`, `100 bytes`.
+pub fn size_text(bytes: u64) -> String {
+    for (unit, name) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+        if bytes >= unit {
+            let v = bytes as f64 / unit as f64;
+            return if bytes % unit == 0 {
+                format!("{} {name}", bytes / unit)
+            } else {
+                format!("{v:.1} {name}")
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// Parses a size: `2G`, `512M`, `512MiB`, `1.5 GiB`, `100000` (bytes).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size (e.g. 2G, 512M)"))?;
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => return Err(format!("'{text}': unknown unit (use K, M or G)")),
+    };
+    let bytes = value * scale as f64;
+    if !(bytes >= 1.0 && bytes < u64::MAX as f64) {
+        return Err(format!("'{text}' is not a size (e.g. 2G, 512M)"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Why a judged engine that died died, when a limit explains it: `memory limit 2 GiB
+/// reached`. `status` is how it ended (as [`crate::process::status_text`] writes it) and
+/// `stderr` what it wrote last.
+pub(crate) fn limit_reached(status: &str, stderr: &str, limits: &Limits) -> Option<String> {
+    let memory = || format!("memory limit {} reached", size_text(limits.memory));
+    if status.contains("SIGXCPU") {
+        return Some(format!("CPU time limit ({} s) reached", limits.cpu_seconds));
+    }
+    if status.contains("SIGXFSZ") {
+        return Some(format!(
+            "file size limit {} reached",
+            size_text(limits.file_size)
+        ));
+    }
+    let text = stderr.to_ascii_lowercase();
+    let out_of_memory = [
+        "memory allocation of",
+        "memory allocation fault",
+        "cannot allocate memory",
+        "out of memory",
+        "failed to allocate",
+        "capacity overflow",
+    ];
+    if out_of_memory.iter().any(|m| text.contains(m)) {
+        return Some(memory());
+    }
+    None
+}
+
+/// What a judged engine killed by the kernel tried: confinement kills a process that starts
+/// another process or program (`SIGSYS`).
+pub(crate) fn killed_for(status: &str) -> Option<String> {
+    status
+        .contains("SIGSYS")
+        .then(|| "the file tried to start a program".to_string())
+}
+
+/// What a judged file tried that confinement refused, read from the exception its goal
+/// raised (as Prolog writes it): `the file tried to write /home/ann/x`. `readable` are the
+/// folders it may read (an `open` refused there was a write). `None` for any other exception.
+pub(crate) fn blocked_action(exception: &str, scratch: &Path, readable: &[PathBuf]) -> Option<String> {
+    let lower = exception.to_ascii_lowercase();
+    let os_refused = ["permission denied", "operation not permitted"]
+        .iter()
+        .any(|d| lower.contains(d));
+    let context = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    let refused_access = lower.contains("permission_error")
+        && context(&["source_sink", "file", "directory", "socket"]);
+    if !(refused_access || os_refused) {
+        return None;
+    }
+    if context(&["socket", "tcp", "connect"]) {
+        return Some("the file tried to open a network connection".into());
+    }
+    if context(&["shell", "spawn", "exec", "popen", "system(", "process_create", "fork"]) {
+        return Some("the file tried to start a program".into());
+    }
+    let path = quoted_path(exception);
+    if path.as_deref().is_some_and(|p| Path::new(p).starts_with(scratch)) {
+        // inside its own scratch folder a refusal is the file's own business
+        return None;
+    }
+    let verb = if context(&["delete", "unlink"]) {
+        "delete"
+    } else if context(&["rename"]) {
+        "rename"
+    } else if context(&["make_directory", "mkdir"]) {
+        "make a folder"
+    } else if context(&["open", "source_sink", "phrase_from_file", "see", "tell"]) {
+        match &path {
+            Some(p) if readable.iter().any(|r| Path::new(p).starts_with(r)) => "write",
+            _ => "open",
+        }
+    } else {
+        return Some(format!("the file tried something confinement refused ({exception})"));
+    };
+    Some(match path {
+        Some(p) => format!("the file tried to {verb} {p}"),
+        None if verb == "make a folder" => "the file tried to make a folder".into(),
+        None => format!("the file tried to {verb} a file"),
+    })
+}
+
+/// The first absolute path quoted in `text` ('/x/y' or "/x/y", or a path in a list of chars).
+fn quoted_path(text: &str) -> Option<String> {
+    for q in ['\'', '"'] {
+        let mut rest = text;
+        while let Some(i) = rest.find(q) {
+            let after = &rest[i + 1..];
+            let Some(j) = after.find(q) else { break };
+            let inner = &after[..j];
+            if inner.starts_with('/') {
+                return Some(inner.to_string());
+            }
+            rest = &after[j + 1..];
+        }
+    }
+    // a bare atom: the first word starting with '/'
+    text.split(|c: char| c == ',' || c == '(' || c == ')' || c.is_whitespace())
+        .find(|w| w.starts_with('/') && w.len() > 1)
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_and_write() {
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_size("1.5 GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("2X").is_err());
+        assert!(parse_size("0").is_err());
+        assert_eq!(size_text(2 << 30), "2 GiB");
+        assert_eq!(size_text(3 << 29), "1.5 GiB");
+        assert_eq!(size_text(64 << 20), "64 MiB");
+        assert_eq!(size_text(100), "100 bytes");
+    }
+
+    #[test]
+    fn limits_explain_deaths() {
+        let l = Limits::default();
+        assert_eq!(
+            limit_reached("killed by SIGABRT", "memory allocation of 8589934592 bytes failed\n", &l)
+                .as_deref(),
+            Some("memory limit 2 GiB reached")
+        );
+        assert_eq!(
+            limit_reached("killed by SIGXCPU", "", &l).as_deref(),
+            Some("CPU time limit (3600 s) reached")
+        );
+        assert_eq!(
+            limit_reached("killed by SIGXFSZ", "", &l).as_deref(),
+            Some("file size limit 64 MiB reached")
+        );
+        assert_eq!(limit_reached("killed by SIGSEGV", "", &l), None);
+    }
+
+    #[test]
+    fn refusals_name_the_action_and_the_path() {
+        let scratch = Path::new("/tmp/kenken-judge-x");
+        let readable = [PathBuf::from("/home/ann/class")];
+        let blocked = |e: &str| blocked_action(e, scratch, &readable);
+        assert_eq!(
+            blocked("error(permission_error(open,source_sink,'/home/ann/x'),open/4)").as_deref(),
+            Some("the file tried to open /home/ann/x")
+        );
+        assert_eq!(
+            blocked("error(permission_error(open,source_sink,'/home/ann/class/out'),open/4)")
+                .as_deref(),
+            Some("the file tried to write /home/ann/class/out")
+        );
+        assert_eq!(
+            blocked("error(system_error('Permission denied'),delete_file/2)").as_deref(),
+            Some("the file tried to delete a file")
+        );
+        assert_eq!(
+            blocked("error(permission_error(delete,file,'/home/ann/x'),delete_file/1)").as_deref(),
+            Some("the file tried to delete /home/ann/x")
+        );
+        assert_eq!(
+            blocked("error(system_error('shell: Operation not permitted'),shell/2)").as_deref(),
+            Some("the file tried to start a program")
+        );
+        assert_eq!(
+            blocked("error(permission_error(open,socket,'127.0.0.1':9),socket_client_open/3)")
+                .as_deref(),
+            Some("the file tried to open a network connection")
+        );
+        // inside the scratch directory, a refusal is the file's own business
+        assert_eq!(
+            blocked("error(permission_error(open,source_sink,'/tmp/kenken-judge-x/a'),open/4)"),
+            None
+        );
+        assert_eq!(blocked("error(type_error(integer,a),is/2)"), None);
+        // a refusal of Prolog's own is no confinement's
+        assert_eq!(
+            blocked("error(permission_error(modify,static_procedure,foo/1),assertz/1)"),
+            None
+        );
+    }
+}

@@ -1,0 +1,254 @@
+//! Confinement of code we did not write (a judged file, and GNU Prolog running it): applied by
+//! the child process to itself, before it reads the judged file, with no `unsafe` here.
+//!
+//! The parent describes the confinement ([`Confinement`]) and passes it to the child in the
+//! environment variable [`CONFINE_VAR`]; the child (this program started again as a worker,
+//! see [`crate::worker::init`]) calls [`apply_from_env`] first thing, and only then loads the
+//! judged file or `exec`s GNU Prolog (which keeps every rule: Landlock domains, seccomp filters
+//! and resource limits are inherited across `exec`). What it enforces:
+//! - **files** (Landlock): read only the listed folders and files, write only in the scratch
+//!   directory, execute only the listed programs;
+//! - **programs and processes** (seccomp): no new process (threads only), no `exec` unless a
+//!   program is listed;
+//! - **network** (seccomp and Landlock): no socket of any kind, no TCP bind or connect, no
+//!   abstract UNIX socket or signal outside the sandbox;
+//! - **limits** (`setrlimit`): address space, CPU seconds, file size, open files; no core dumps.
+//!
+//! When the kernel cannot enforce the file rules (no Landlock) or the filters (no seccomp), the
+//! child refuses to go on and says why: the parent reports it, and `judge` refuses to run
+//! unless told `--no-confine`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
+};
+use nix::sys::resource::{setrlimit, Resource};
+use seccompiler::{
+    SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
+    TargetArch,
+};
+use serde::{Deserialize, Serialize};
+
+/// The environment variable that carries a child's [`Confinement`] (JSON).
+pub(crate) const CONFINE_VAR: &str = "KENKEN_CONFINE";
+
+/// The Landlock ABI this code was written and tested against (Linux 6.12: files, TCP, scopes).
+const ABI_USED: ABI = ABI::V6;
+
+/// Resource limits of a confined child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Address space, in bytes.
+    pub memory: u64,
+    /// CPU time, in seconds.
+    pub cpu_seconds: u64,
+    /// The largest file it may write, in bytes.
+    pub file_size: u64,
+    /// Open files at once.
+    pub open_files: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            memory: 2 << 30,
+            cpu_seconds: 3600,
+            file_size: 64 << 20,
+            open_files: 256,
+        }
+    }
+}
+
+/// What a confined child may do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Confinement {
+    /// Folders and files it may read (and list).
+    pub read: Vec<PathBuf>,
+    /// The one folder it may write in (and read): a fresh scratch directory.
+    pub scratch: PathBuf,
+    /// Programs it may `exec` (with the dynamic loader each needs); empty: none.
+    pub exec: Vec<PathBuf>,
+    /// Its limits.
+    pub limits: Limits,
+}
+
+/// The system folders every confined program reads: shared libraries and the loader's cache.
+pub(crate) fn system_paths() -> Vec<PathBuf> {
+    ["/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib32", "/etc/ld.so.cache"]
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| p.exists())
+        .collect()
+}
+
+/// The program interpreter (dynamic loader) an ELF program names, if it names one.
+pub(crate) fn interpreter(program: &Path) -> Option<PathBuf> {
+    let bytes = std::fs::read(program).ok()?;
+    let u16_at = |i: usize| Some(u16::from_le_bytes(bytes.get(i..i + 2)?.try_into().ok()?));
+    let u32_at = |i: usize| Some(u32::from_le_bytes(bytes.get(i..i + 4)?.try_into().ok()?));
+    let u64_at = |i: usize| Some(u64::from_le_bytes(bytes.get(i..i + 8)?.try_into().ok()?));
+    // 64-bit little-endian ELF only (every target this crate confines on)
+    if bytes.get(..6)? != b"\x7fELF\x02\x01" {
+        return None;
+    }
+    let (phoff, phentsize, phnum) = (u64_at(0x20)? as usize, u16_at(0x36)?, u16_at(0x38)?);
+    (0..phnum as usize).find_map(|i| {
+        let ph = phoff + i * phentsize as usize;
+        if u32_at(ph)? != 3 {
+            return None; // not PT_INTERP
+        }
+        let (off, size) = (u64_at(ph + 8)? as usize, u64_at(ph + 32)? as usize);
+        let text = bytes.get(off..off + size)?;
+        let text = text.strip_suffix(b"\0").unwrap_or(text);
+        std::fs::canonicalize(std::str::from_utf8(text).ok()?).ok()
+    })
+}
+
+/// Reads the confinement the parent set, if any, and applies it to this process. Call it
+/// before any other thread starts and before anything untrusted is read.
+pub(crate) fn apply_from_env() -> Result<bool, String> {
+    let Ok(text) = std::env::var(CONFINE_VAR) else {
+        return Ok(false);
+    };
+    let c: Confinement =
+        serde_json::from_str(&text).map_err(|e| format!("bad {CONFINE_VAR}: {e}"))?;
+    c.apply()?;
+    Ok(true)
+}
+
+impl Confinement {
+    /// Applies the limits, the file and network rules and the system-call filters to this
+    /// thread and every thread and process it starts from now on.
+    pub(crate) fn apply(&self) -> Result<(), String> {
+        self.apply_limits()?;
+        self.apply_landlock()?;
+        self.apply_seccomp()
+    }
+
+    fn apply_limits(&self) -> Result<(), String> {
+        let l = &self.limits;
+        for (resource, value, name) in [
+            (Resource::RLIMIT_AS, l.memory, "memory"),
+            (Resource::RLIMIT_CPU, l.cpu_seconds, "CPU time"),
+            (Resource::RLIMIT_FSIZE, l.file_size, "file size"),
+            (Resource::RLIMIT_NOFILE, l.open_files, "open files"),
+            (Resource::RLIMIT_CORE, 0, "core dumps"),
+        ] {
+            setrlimit(resource, value, value)
+                .map_err(|e| format!("cannot limit {name}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    fn apply_landlock(&self) -> Result<(), String> {
+        let fail = |e: landlock::RulesetError| format!("Landlock: {e}");
+        let read = AccessFs::ReadFile | AccessFs::ReadDir;
+        let all = AccessFs::from_all(ABI_USED);
+        let file_rights = |p: &Path, rights: BitFlags<AccessFs>| -> BitFlags<AccessFs> {
+            if p.is_dir() {
+                rights
+            } else {
+                rights & (AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Execute | AccessFs::Truncate)
+            }
+        };
+        let mut rules: Vec<(PathBuf, BitFlags<AccessFs>)> = Vec::new();
+        for p in self.read.iter().chain(system_paths().iter()) {
+            rules.push((p.clone(), file_rights(p, read)));
+        }
+        rules.push((self.scratch.clone(), all & !AccessFs::Execute));
+        for program in &self.exec {
+            rules.push((program.clone(), file_rights(program, read | AccessFs::Execute)));
+            if let Some(loader) = interpreter(program) {
+                rules.push((loader.clone(), file_rights(&loader, read | AccessFs::Execute)));
+            }
+        }
+        let mut ruleset = Ruleset::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(all)
+            .map_err(fail)?
+            .handle_access(AccessNet::from_all(ABI_USED))
+            .map_err(fail)?
+            .scope(Scope::from_all(ABI_USED))
+            .map_err(fail)?
+            .create()
+            .map_err(fail)?;
+        for (path, rights) in rules {
+            // (a path that does not exist gives no right, and is no error)
+            if let Ok(fd) = PathFd::new(&path) {
+                ruleset = ruleset
+                    .add_rule(PathBeneath::new(fd, rights))
+                    .map_err(fail)?;
+            }
+        }
+        let status = ruleset.restrict_self().map_err(fail)?;
+        match status.ruleset {
+            RulesetStatus::NotEnforced => Err(
+                "this kernel does not enforce Landlock (Linux 5.13 or later, with landlock in \
+                 the lsm= list), so file access cannot be confined"
+                    .into(),
+            ),
+            RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced => Ok(()),
+        }
+    }
+
+    fn apply_seccomp(&self) -> Result<(), String> {
+        let arch: TargetArch = std::env::consts::ARCH
+            .try_into()
+            .map_err(|e| format!("seccomp: {e:?}"))?;
+        let filter = |rules: BTreeMap<i64, Vec<SeccompRule>>, action: SeccompAction| {
+            let f = SeccompFilter::new(rules, SeccompAction::Allow, action, arch)
+            .map_err(|e| format!("seccomp: {e}"))?;
+            let program: seccompiler::BpfProgram =
+                f.try_into().map_err(|e| format!("seccomp: {e:?}"))?;
+            seccompiler::apply_filter(&program).map_err(|e| format!("seccomp: {e}"))
+        };
+        // clone3's flags cannot be read by a filter: say it does not exist, and the C library
+        // falls back to clone, whose flags can
+        filter(
+            [(libc::SYS_clone3, vec![])].into_iter().collect(),
+            SeccompAction::Errno(libc::ENOSYS as u32),
+        )?;
+        let a_new_process = SeccompRule::new(vec![SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Qword,
+            SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
+            0,
+        )
+        .map_err(|e| format!("seccomp: {e}"))?])
+        .map_err(|e| format!("seccomp: {e}"))?;
+        // a new process, or another program: the process is killed (SIGSYS), so that what it
+        // tried is known even when the engine would hide a failed call
+        let mut killed: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+        killed.insert(libc::SYS_clone, vec![a_new_process]);
+        killed.insert(libc::SYS_fork, vec![]);
+        killed.insert(libc::SYS_vfork, vec![]);
+        if self.exec.is_empty() {
+            killed.insert(libc::SYS_execve, vec![]);
+            killed.insert(libc::SYS_execveat, vec![]);
+        }
+        filter(killed, SeccompAction::KillProcess)?;
+        // the network, and ways around these filters: refused
+        let refused = [libc::SYS_socket, libc::SYS_io_uring_setup, libc::SYS_ptrace]
+            .into_iter()
+            .map(|call| (call, vec![]))
+            .collect();
+        filter(refused, SeccompAction::Errno(libc::EACCES as u32))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loader_of_this_program_is_found() {
+        let me = std::env::current_exe().unwrap();
+        let loader = interpreter(&me).expect("a dynamically linked test program");
+        assert!(loader.is_file(), "{}", loader.display());
+        assert_eq!(interpreter(Path::new("/nonexistent")), None);
+        assert_eq!(interpreter(Path::new(file!())), None);
+    }
+}

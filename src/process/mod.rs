@@ -1,0 +1,687 @@
+//! The process layer: every child process the program starts goes through here (Prolog
+//! workers, the top level's child, judged Scryer engines, GNU Prolog).
+//!
+//! It owns spawning (each child leads a process group of its own), line I/O with deadlines,
+//! reading output with a cap, killing the whole process group (not only the child) and reaping,
+//! and (for code we did not write) confinement and limits ([`confine`]). It imports nothing
+//! above it: the table of worker roles lives at the top, in [`crate::worker::init`].
+//!
+//! A worker is this program started again with the environment variable [`ROLE_VAR`] naming
+//! its role; [`Worker`] is the parent's side of one (start, request, reply, kill, restart).
+
+pub mod confine;
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{ChildStdin, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+
+pub use confine::{Confinement, Limits};
+
+/// The environment variable that names a child's role.
+pub(crate) const ROLE_VAR: &str = "KENKEN_WORKER";
+/// The environment variable that names the program an `exec` child runs (JSON: program, args).
+pub(crate) const EXEC_VAR: &str = "KENKEN_EXEC";
+/// The role of a child that confines itself, then `exec`s another program.
+pub(crate) const EXEC_ROLE: &str = "exec";
+/// The line a child prints once it is ready for requests.
+pub(crate) const READY: &str = "kenken-worker-ready";
+/// The prefix of every reply line (anything else a child prints is skipped).
+pub(crate) const REPLY: &str = "kenken-reply ";
+/// The prefix of the line a child prints when it cannot confine itself, then exits.
+pub(crate) const CANNOT_CONFINE: &str = "kenken-cannot-confine ";
+/// How long a fresh worker may take to get ready (building a Prolog engine takes about 0.3 s).
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long the rest of a process group may hold a pipe open after its leader ended.
+const DRAIN: Duration = Duration::from_millis(500);
+/// At most this much of a child's standard error is kept.
+const STDERR_CAP: usize = 64 * 1024;
+
+/// Answers one request line of a worker with one reply line.
+pub(crate) type Handler = Box<dyn FnMut(&str) -> String>;
+
+static PROGRAM: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Makes workers run `program` (which must call [`crate::worker::init`] first thing) instead of
+/// this program.
+pub fn set_program(program: PathBuf) {
+    if let Ok(mut p) = PROGRAM.lock() {
+        *p = Some(program);
+    }
+}
+
+/// The program workers run: the one [`set_program`] named, or this one.
+pub(crate) fn worker_program() -> Result<PathBuf, WorkerError> {
+    match PROGRAM.lock().ok().and_then(|p| p.clone()) {
+        Some(p) => Ok(p),
+        None => std::env::current_exe()
+            .map_err(|e| WorkerError::Io(format!("finding this program: {e}"))),
+    }
+}
+
+/// Finds `name` on the `PATH`, as an absolute path with links resolved.
+pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+        .and_then(|p| std::fs::canonicalize(p).ok())
+}
+
+/// What went wrong with a child process.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WorkerError {
+    /// The child could not be started or talked to.
+    #[error("{0}")]
+    Io(String),
+    /// The child did not become a worker, answered something unexpected, or stopped.
+    #[error("{0}")]
+    Protocol(String),
+    /// The child could not confine itself (the kernel lacks what confinement needs).
+    #[error("cannot confine the child process: {0}")]
+    Confine(String),
+    /// The child died: how it ended, and the end of what it wrote to standard error.
+    #[error("{}", died_text(.status, .stderr))]
+    Died {
+        /// How it ended (`exit status: 1`, `signal: 6 (SIGABRT)`).
+        status: String,
+        /// The end of its standard error (when it was captured).
+        stderr: String,
+    },
+}
+
+fn died_text(status: &str, stderr: &str) -> String {
+    let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
+    match last {
+        Some(l) => format!("the process stopped ({status}): {}", l.trim()),
+        None => format!("the process stopped ({status})"),
+    }
+}
+
+/// What a child's standard error is connected to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stderr {
+    /// This process's own.
+    Inherit,
+    /// A pipe whose first [`STDERR_CAP`] bytes are kept.
+    Capture,
+}
+
+/// How to start a child: a program or a worker role, its environment and its confinement.
+pub struct Spawn {
+    command: std::process::Command,
+    stdin: bool,
+    /// Shares this process's terminal: standard input and output inherited, and this
+    /// process's group (so that Ctrl-C reaches it, as any job of a shell).
+    terminal: bool,
+    stderr: Stderr,
+    /// At most this many bytes of standard output are read; past it the child is killed.
+    output_cap: usize,
+}
+
+impl Spawn {
+    /// A child running `program` with `args`.
+    pub fn program(program: &Path, args: &[OsString]) -> Spawn {
+        let mut command = std::process::Command::new(program);
+        command.args(args);
+        Spawn {
+            command,
+            stdin: true,
+            terminal: false,
+            stderr: Stderr::Inherit,
+            output_cap: usize::MAX,
+        }
+    }
+
+    /// This program (or the one [`set_program`] named) started as a worker of `role`.
+    pub(crate) fn worker(role: &str) -> Result<Spawn, WorkerError> {
+        if std::env::var_os(ROLE_VAR).is_some() {
+            return Err(WorkerError::Protocol(
+                "this process was started as a kenken worker, but its main did not call \
+                 kenken::worker::init() first"
+                    .into(),
+            ));
+        }
+        let mut s = Spawn::program(&worker_program()?, &[]);
+        s.command.env(ROLE_VAR, role);
+        Ok(s)
+    }
+
+    /// `program` with `args`, run by a worker that confines itself first (`exec` keeps the
+    /// confinement).
+    pub(crate) fn confined_exec(
+        program: &Path,
+        args: &[OsString],
+        confinement: &Confinement,
+    ) -> Result<Spawn, WorkerError> {
+        let mut s = Spawn::worker(EXEC_ROLE)?;
+        let call: Vec<String> = std::iter::once(program.as_os_str())
+            .chain(args.iter().map(|a| a.as_os_str()))
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let call = serde_json::to_string(&call).map_err(|e| WorkerError::Io(e.to_string()))?;
+        s.command.env(EXEC_VAR, call);
+        s.confine(confinement)
+    }
+
+    /// Confines the child (it applies `confinement` to itself before anything else); its
+    /// working directory and `TMPDIR` become the scratch directory.
+    pub(crate) fn confine(mut self, confinement: &Confinement) -> Result<Spawn, WorkerError> {
+        let text =
+            serde_json::to_string(confinement).map_err(|e| WorkerError::Io(e.to_string()))?;
+        self.command.env(confine::CONFINE_VAR, text);
+        Ok(self.current_dir(&confinement.scratch))
+    }
+
+    /// Sets an environment variable of the child.
+    pub fn env(mut self, key: &str, value: &str) -> Spawn {
+        self.command.env(key, value);
+        self
+    }
+
+    /// Gives the child this process's terminal (standard input and output) and process group:
+    /// for a child that runs the user's own goals in the foreground. Killing it kills only it.
+    pub fn terminal(mut self) -> Spawn {
+        self.terminal = true;
+        self
+    }
+
+    /// Adds arguments.
+    pub fn args<I, S>(mut self, args: I) -> Spawn
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.command.args(args);
+        self
+    }
+
+    /// Sets the child's working directory and `TMPDIR`.
+    pub fn current_dir(mut self, dir: &Path) -> Spawn {
+        self.command.current_dir(dir).env("TMPDIR", dir);
+        self
+    }
+
+    /// Connects the child's standard input to nothing.
+    pub(crate) fn no_stdin(mut self) -> Spawn {
+        self.stdin = false;
+        self
+    }
+
+    /// Where the child's standard error goes.
+    pub(crate) fn stderr(mut self, stderr: Stderr) -> Spawn {
+        self.stderr = stderr;
+        self
+    }
+
+    /// Reads at most `cap` bytes of standard output.
+    pub(crate) fn output_cap(mut self, cap: usize) -> Spawn {
+        self.output_cap = cap;
+        self
+    }
+
+    /// Starts the child: the leader of a new process group, with piped standard output, unless
+    /// it shares the terminal.
+    pub fn spawn(mut self) -> Result<Child, WorkerError> {
+        let name = self.command.get_program().to_string_lossy().into_owned();
+        if self.terminal {
+            self.command.stdin(Stdio::inherit()).stdout(Stdio::inherit());
+        } else {
+            self.command
+                .process_group(0)
+                .stdin(if self.stdin {
+                    Stdio::piped()
+                } else {
+                    Stdio::null()
+                })
+                .stdout(Stdio::piped());
+        }
+        self.command
+            .stderr(match self.stderr {
+                Stderr::Inherit => Stdio::inherit(),
+                Stderr::Capture => Stdio::piped(),
+            });
+        let mut child = self
+            .command
+            .spawn()
+            .map_err(|e| WorkerError::Io(format!("starting {name}: {e}")))?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let err_reader = child.stderr.take().map(|e| {
+            let kept = stderr.clone();
+            std::thread::spawn(move || keep_start(e, &kept))
+        });
+        let (tx, lines) = mpsc::channel();
+        let cap = self.output_cap;
+        if let Some(out) = stdout {
+            std::thread::spawn(move || read_lines(out, cap, &tx));
+        }
+        Ok(Child {
+            group: !self.terminal,
+            child,
+            stdin,
+            lines,
+            stderr,
+            err_reader,
+            status: None,
+        })
+    }
+}
+
+/// Keeps the first [`STDERR_CAP`] bytes of `from` in `kept`, and reads the rest away.
+fn keep_start(mut from: impl Read, kept: &Mutex<Vec<u8>>) {
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = from.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        if let Ok(mut k) = kept.lock() {
+            let room = STDERR_CAP.saturating_sub(k.len());
+            k.extend_from_slice(&buf[..n.min(room)]);
+        }
+    }
+}
+
+/// One line of a child's standard output, or why there are no more.
+#[derive(Debug)]
+enum Line {
+    Text(String),
+    Overflow,
+    Error,
+}
+
+/// Sends the lines of `from` (at most `cap` bytes in all) to `tx`.
+fn read_lines(from: impl Read, cap: usize, tx: &mpsc::Sender<Line>) {
+    let mut reader = BufReader::new(from.take(cap.saturating_add(1) as u64));
+    let mut total = 0usize;
+    loop {
+        let mut buf = Vec::new();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                total = total.saturating_add(n);
+                if total > cap {
+                    let _ = tx.send(Line::Overflow);
+                    return;
+                }
+                if buf.last() == Some(&b'\n') {
+                    buf.pop();
+                }
+                let text = String::from_utf8_lossy(&buf).into_owned();
+                if tx.send(Line::Text(text)).is_err() {
+                    return;
+                }
+            }
+            Err(_) => {
+                let _ = tx.send(Line::Error);
+                return;
+            }
+        }
+    }
+}
+
+/// What [`Child::recv`] got.
+#[derive(Debug)]
+pub(crate) enum Recv {
+    /// A line of standard output (without its newline).
+    Line(String),
+    /// The deadline passed first (the child still runs).
+    Timeout,
+    /// Standard output ended: the child ended (its group is killed and it is reaped), or its
+    /// output passed the cap (then it is killed).
+    Ended,
+}
+
+/// A running child process and its process group, killed when dropped.
+pub struct Child {
+    /// Whether the child leads a process group of its own (killed with it).
+    group: bool,
+    child: std::process::Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Line>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    err_reader: Option<std::thread::JoinHandle<()>>,
+    status: Option<ExitStatus>,
+}
+
+impl Child {
+    /// Writes `line` and a newline to the child's standard input.
+    pub(crate) fn send(&mut self, line: &str) -> std::io::Result<()> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("the child has no standard input"))?;
+        writeln!(stdin, "{line}")?;
+        stdin.flush()
+    }
+
+    /// The next line of standard output, waiting until `deadline` at most.
+    pub(crate) fn recv(&mut self, deadline: Option<Instant>) -> Recv {
+        loop {
+            let slice = Duration::from_millis(50);
+            let wait = match deadline {
+                Some(d) => d.saturating_duration_since(Instant::now()).min(slice),
+                None => slice,
+            };
+            match self.lines.recv_timeout(wait) {
+                Ok(Line::Text(t)) => return Recv::Line(t),
+                Ok(Line::Overflow | Line::Error) | Err(RecvTimeoutError::Disconnected) => {
+                    self.kill();
+                    return Recv::Ended;
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if self.status.is_none() {
+                if let Ok(Some(s)) = self.child.try_wait() {
+                    // the leader ended: what it wrote is in the pipe, which the rest of its
+                    // group may hold open; they go, and what is left is read
+                    self.status = Some(s);
+                    self.kill_group();
+                    let until = Instant::now() + DRAIN;
+                    return match self.lines.recv_timeout(until - Instant::now()) {
+                        Ok(Line::Text(t)) => Recv::Line(t),
+                        _ => Recv::Ended,
+                    };
+                }
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Recv::Timeout;
+            }
+        }
+    }
+
+    /// Every remaining line until the child ends or `deadline` passes (then it is killed):
+    /// the lines, and whether it ended by itself.
+    pub(crate) fn collect(&mut self, deadline: Instant) -> (Vec<String>, bool) {
+        let mut lines = Vec::new();
+        loop {
+            match self.recv(Some(deadline)) {
+                Recv::Line(l) => lines.push(l),
+                Recv::Ended => return (lines, true),
+                Recv::Timeout => {
+                    self.kill();
+                    return (lines, false);
+                }
+            }
+        }
+    }
+
+    /// Whether the child has ended (without waiting).
+    pub fn has_ended(&mut self) -> bool {
+        if self.status.is_none() {
+            self.status = self.child.try_wait().ok().flatten();
+        }
+        self.status.is_some()
+    }
+
+    /// How the child ended, once it has (waiting for it).
+    pub fn wait(&mut self) -> Option<ExitStatus> {
+        if self.status.is_none() {
+            self.status = self.child.wait().ok();
+        }
+        self.status
+    }
+
+    /// What the child wrote to standard error (its start, when captured), once it ended.
+    pub(crate) fn stderr_text(&mut self) -> String {
+        if self.status.is_some() {
+            if let Some(h) = self.err_reader.take() {
+                let _ = h.join();
+            }
+        }
+        self.stderr
+            .lock()
+            .map(|k| String::from_utf8_lossy(&k).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The error that says the child died, with how and (if captured) its last words.
+    pub(crate) fn died(&mut self) -> WorkerError {
+        let status = self.wait().map_or_else(|| "unknown".into(), status_text);
+        let stderr = self.stderr_text();
+        if let Some(why) = stderr.lines().find_map(|l| l.strip_prefix(CANNOT_CONFINE)) {
+            return WorkerError::Confine(why.to_string());
+        }
+        WorkerError::Died { status, stderr }
+    }
+
+    fn kill_group(&self) {
+        if !self.group {
+            return;
+        }
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+
+    /// Kills the child and every process of its group, and reaps the child.
+    pub fn kill(&mut self) {
+        if self.status.is_none() {
+            self.kill_group();
+            let _ = self.child.kill();
+        } else {
+            // (the group may outlive its leader)
+            self.kill_group();
+        }
+        self.wait();
+        self.stdin = None;
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// How an exit status reads in a message: `exit status 1`, `killed by SIGKILL`.
+pub(crate) fn status_text(s: ExitStatus) -> String {
+    match (s.code(), s.signal()) {
+        (Some(c), _) => format!("exit status {c}"),
+        (None, Some(sig)) => match Signal::try_from(sig) {
+            Ok(signal) => format!("killed by {}", signal.as_str()),
+            Err(_) => format!("killed by signal {sig}"),
+        },
+        _ => s.to_string(),
+    }
+}
+
+/// The parent's side of one worker of a given role: started on the first request, killed at a
+/// deadline and started again for the next request.
+pub(crate) struct Worker {
+    role: String,
+    confinement: Option<Confinement>,
+    /// The working directory (and `TMPDIR`) of the child.
+    dir: Option<PathBuf>,
+    stderr: Stderr,
+    running: Option<Child>,
+}
+
+impl Worker {
+    /// A worker for `role` (not started yet), its standard error shown.
+    pub(crate) fn new(role: &str) -> Worker {
+        Worker {
+            role: role.to_string(),
+            confinement: None,
+            dir: None,
+            stderr: Stderr::Inherit,
+            running: None,
+        }
+    }
+
+    /// A worker that confines itself with `confinement` (when given) before it serves, working
+    /// in `dir`; its standard error is captured (what it says of a crash is part of the error).
+    pub(crate) fn confined(role: &str, confinement: Option<Confinement>, dir: &Path) -> Worker {
+        Worker {
+            role: role.to_string(),
+            confinement,
+            dir: Some(dir.to_path_buf()),
+            stderr: Stderr::Capture,
+            running: None,
+        }
+    }
+
+    /// Starts the child unless it runs, and waits until it is ready.
+    pub(crate) fn start(&mut self) -> Result<&mut Child, WorkerError> {
+        if self.running.is_none() {
+            let mut spawn = Spawn::worker(&self.role)?.stderr(self.stderr);
+            if let Some(dir) = &self.dir {
+                spawn = spawn.current_dir(dir);
+            }
+            if let Some(c) = &self.confinement {
+                spawn = spawn.confine(c)?;
+            }
+            let mut child = spawn.spawn()?;
+            let deadline = Instant::now() + START_TIMEOUT;
+            loop {
+                match child.recv(Some(deadline)) {
+                    Recv::Line(l) if l == READY => break,
+                    Recv::Line(l) => {
+                        if let Some(why) = l.strip_prefix(CANNOT_CONFINE) {
+                            return Err(WorkerError::Confine(why.to_string()));
+                        }
+                    }
+                    other => {
+                        let program = worker_program()?;
+                        let why = match other {
+                            Recv::Timeout => "did not get ready in time".to_string(),
+                            _ => child.died().to_string(),
+                        };
+                        return Err(WorkerError::Protocol(format!(
+                            "{} did not start as a kenken worker ({why}); a program that uses \
+                             worker engines must call kenken::worker::init() first thing in main",
+                            program.display()
+                        )));
+                    }
+                }
+            }
+            self.running = Some(child);
+        }
+        self.running
+            .as_mut()
+            .ok_or_else(|| WorkerError::Io("no worker".into()))
+    }
+
+    /// Whether a child runs (it stops after a timeout or a crash).
+    pub(crate) fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Stops the child (and its group), if one runs.
+    pub(crate) fn stop(&mut self) {
+        self.running = None;
+    }
+
+    /// Sends one request line and waits for the reply line; `Ok(None)` when `timeout` passed
+    /// first (the child is then killed, and the next request starts a fresh one).
+    pub(crate) fn request(
+        &mut self,
+        line: &str,
+        timeout: Option<Duration>,
+    ) -> Result<Option<String>, WorkerError> {
+        let child = self.start()?;
+        if let Err(e) = child.send(line) {
+            let died = child.died();
+            self.stop();
+            return Err(match died {
+                WorkerError::Died { .. } => died,
+                _ => WorkerError::Io(format!("sending a request: {e}")),
+            });
+        }
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            match child.recv(deadline) {
+                Recv::Line(l) => {
+                    if let Some(reply) = l.strip_prefix(REPLY) {
+                        return Ok(Some(reply.to_string()));
+                    }
+                }
+                Recv::Timeout => {
+                    self.stop();
+                    return Ok(None);
+                }
+                Recv::Ended => {
+                    let died = child.died();
+                    self.stop();
+                    return Err(died);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Child {
+        Spawn::program(Path::new("/bin/sh"), &["-c".into(), script.into()])
+            .stderr(Stderr::Capture)
+            .spawn()
+            .unwrap()
+    }
+
+    #[test]
+    fn lines_come_in_order_and_the_end_is_seen() {
+        let mut c = sh("echo one; echo two >&2; printf 'three'");
+        let (lines, ended) = c.collect(Instant::now() + Duration::from_secs(10));
+        assert!(ended);
+        assert_eq!(lines, vec!["one", "three"]);
+        assert_eq!(c.wait().and_then(|s| s.code()), Some(0));
+        assert_eq!(c.stderr_text(), "two\n");
+    }
+
+    #[test]
+    fn a_background_process_holding_the_pipe_does_not_hold_the_parent() {
+        let start = Instant::now();
+        let mut c = sh("sleep 30 & echo started");
+        let (lines, ended) = c.collect(Instant::now() + Duration::from_secs(20));
+        assert!(ended);
+        assert_eq!(lines, vec!["started"]);
+        assert!(start.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_deadline_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let mut c = sh(&format!("sleep 30 & echo $! > {}; wait", pidfile.display()));
+        let (lines, ended) = c.collect(Instant::now() + Duration::from_millis(500));
+        assert!(!ended && lines.is_empty());
+        let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+        // the background sleep was killed with its group (a zombie until init reaps it at most)
+        std::thread::sleep(Duration::from_millis(200));
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        assert!(state.is_empty() || state.contains(") Z "), "{state}");
+    }
+
+    #[test]
+    fn output_past_the_cap_ends_the_child() {
+        let mut c = Spawn::program(Path::new("/bin/sh"), &["-c".into(), "yes".into()])
+            .output_cap(1 << 16)
+            .spawn()
+            .unwrap();
+        let (lines, ended) = c.collect(Instant::now() + Duration::from_secs(10));
+        assert!(ended);
+        assert!(lines.len() <= 1 << 15);
+    }
+
+    #[test]
+    fn exit_statuses_read_well() {
+        let mut c = sh("kill -9 $$");
+        c.collect(Instant::now() + Duration::from_secs(10));
+        assert_eq!(c.wait().map(status_text).as_deref(), Some("killed by SIGKILL"));
+        assert_eq!(
+            c.died().to_string(),
+            "the process stopped (killed by SIGKILL)"
+        );
+    }
+}
