@@ -56,13 +56,13 @@ pub mod judge;
 pub mod logic;
 pub mod native;
 #[cfg(feature = "prolog")]
+pub mod process;
+#[cfg(feature = "prolog")]
 pub mod prolog;
 pub mod puzzle;
 pub mod random;
 pub mod render;
 pub mod rng;
-#[cfg(feature = "prolog")]
-pub mod process;
 #[cfg(feature = "prolog")]
 pub mod worker;
 

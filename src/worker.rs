@@ -22,7 +22,9 @@
 use std::io::{BufRead, Write};
 use std::os::unix::process::CommandExt;
 
-use crate::process::{confine, Handler, CANNOT_CONFINE, EXEC_ROLE, EXEC_VAR, READY, REPLY, ROLE_VAR};
+use crate::process::{
+    confine, Handler, CANNOT_CONFINE, EXEC_ROLE, EXEC_VAR, READY, REPLY, ROLE_VAR,
+};
 pub use crate::process::{set_program, WorkerError};
 
 /// The stack of the thread that serves requests: Scryer recurses deeply on big terms.

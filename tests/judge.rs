@@ -422,3 +422,110 @@ fn under_gnu_prolog_the_same_verdicts() {
     let j = judge(&fixture("gnu_correct.pl"), &["--suite", "spec"]);
     assert_eq!(j.summary["prolog"], "gprolog");
 }
+
+#[test]
+fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    std::fs::create_dir_all(class.join("ann")).unwrap();
+    for (name, fixture_name) in [
+        ("ann/kenken.pl", "clpz_correct.pl"),
+        ("bob.pl", "missing_answer.pl"),
+        ("cy.pl", "syntax_error.pl"),
+    ] {
+        std::fs::copy(fixture(fixture_name), class.join(name)).unwrap();
+    }
+    std::fs::write(class.join("notes.txt"), "not a Prolog file").unwrap();
+    let args = |output: &str| {
+        let class = class.to_str().unwrap().to_string();
+        let mut a: Vec<String> = vec!["judge".into(), class, "--output".into(), output.into()];
+        a.extend(SPEC_KENKEN_SCRYER.iter().map(|s| s.to_string()));
+        a.extend(["--jobs".into(), "2".into()]);
+        a
+    };
+    let out = Command::cargo_bin("kenken")
+        .unwrap()
+        .args(args("csv"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "a file failed");
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        rows[0],
+        "file,kenken_passed,kenken_cases,first_failure,kenken_ms,plain_over_fd,exit_code"
+    );
+    assert_eq!(rows.len(), 4, "{csv}");
+    assert!(rows[1].contains("class/ann/kenken.pl,8,8,,"), "{}", rows[1]);
+    assert!(rows[1].ends_with(",0"), "{}", rows[1]);
+    assert!(rows[2].contains("class/bob.pl,"), "{}", rows[2]);
+    assert!(rows[2].contains("wrong"), "{}", rows[2]);
+    assert!(rows[2].ends_with(",1"), "{}", rows[2]);
+    assert!(rows[3].contains("class/cy.pl,0,0,"), "{}", rows[3]);
+    assert!(rows[3].contains("not judged: "), "{}", rows[3]);
+    assert!(rows[3].contains("syntax error"), "{}", rows[3]);
+    assert!(rows[3].ends_with(",2"), "{}", rows[3]);
+
+    let out = Command::cargo_bin("kenken")
+        .unwrap()
+        .args(args("json"))
+        .output()
+        .unwrap();
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["ok"], true);
+    assert_eq!(lines[0]["verdicts"]["pass"], 8);
+    assert_eq!(lines[1]["ok"], false);
+    assert_eq!(lines[3]["class"]["files"], 3);
+    assert_eq!(lines[3]["class"]["passed"], 1);
+    assert_eq!(lines[3]["class"]["confined"], true);
+    assert_eq!(lines[3]["class"]["exit_code"], 1);
+
+    // every file passing: exit 0, and the table's rows
+    Command::cargo_bin("kenken")
+        .unwrap()
+        .args([
+            "judge",
+            &fixture("clpz_correct.pl"),
+            &fixture("clpz_correct.pl"),
+        ])
+        .args(SPEC_KENKEN_SCRYER)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "judging 2 files (confined, memory 2 GiB per engine)",
+        ))
+        .stdout(predicate::str::contains("2 of 2 files passed every case"));
+}
+
+#[test]
+fn a_file_that_does_not_load_still_ends_with_a_json_summary() {
+    let out = Command::cargo_bin("kenken")
+        .unwrap()
+        .args(["judge", &fixture("syntax_error.pl"), "--output", "json"])
+        .args(SPEC_KENKEN_SCRYER)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["summary"]["exit_code"], 2);
+    assert!(last["summary"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("syntax error"));
+}
+
+#[test]
+fn bad_memory_sizes_are_usage_errors() {
+    Command::cargo_bin("kenken")
+        .unwrap()
+        .args(["judge", &fixture("clpz_correct.pl"), "--memory", "lots"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--memory"));
+}

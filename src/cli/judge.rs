@@ -283,7 +283,9 @@ fn run_class(files: &[PathBuf], config: &Config, args: &JudgeArgs) -> Result<i32
                 header.push(format!("{}_passed", p.name()));
                 header.push(format!("{}_cases", p.name()));
             }
-            header.extend(["first_failure", "kenken_ms", "plain_over_fd", "exit_code"].map(String::from));
+            header.extend(
+                ["first_failure", "kenken_ms", "plain_over_fd", "exit_code"].map(String::from),
+            );
             writeln!(out, "{}", header.join(","))?;
             for r in &rows {
                 let mut cells = vec![csv_cell(&r.file)];
@@ -293,7 +295,10 @@ fn run_class(files: &[PathBuf], config: &Config, args: &JudgeArgs) -> Result<i32
                 }
                 cells.push(csv_cell(r.first_failure.as_deref().unwrap_or("")));
                 cells.push(r.fd_ms.map_or_else(String::new, |ms| format!("{ms:.1}")));
-                cells.push(r.plain_over_fd.map_or_else(String::new, |x| format!("{x:.2}")));
+                cells.push(
+                    r.plain_over_fd
+                        .map_or_else(String::new, |x| format!("{x:.2}")),
+                );
                 cells.push(r.exit_code.to_string());
                 writeln!(out, "{}", cells.join(","))?;
             }
@@ -319,8 +324,14 @@ fn run_class(files: &[PathBuf], config: &Config, args: &JudgeArgs) -> Result<i32
                     failure = failure.chars().take(69).collect::<String>() + "…";
                 }
                 cells.push(failure);
-                cells.push(r.fd_ms.map_or_else(|| "-".into(), |ms| format!("{ms:.1} ms")));
-                cells.push(r.plain_over_fd.map_or_else(|| "-".into(), |x| format!("{x:.1}x")));
+                cells.push(
+                    r.fd_ms
+                        .map_or_else(|| "-".into(), |ms| format!("{ms:.1} ms")),
+                );
+                cells.push(
+                    r.plain_over_fd
+                        .map_or_else(|| "-".into(), |x| format!("{x:.1}x")),
+                );
                 t.add_row(cells);
             }
             writeln!(out, "{t}")?;

@@ -1,9 +1,9 @@
 //! `kenken query GOAL` and `kenken repl`: Prolog goals against `kenken.pl`, answered the way a
 //! Prolog top level answers them (see [`kenken::prolog::toplevel`]).
 
+use std::ffi::OsString;
 use std::io::{BufRead, IsTerminal, Read};
 use std::path::PathBuf;
-use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -172,7 +172,8 @@ fn terminal_key() -> Key {
     let stdin = std::io::stdin();
     let saved = tcgetattr(&stdin).ok();
     if let Some(mut raw) = saved.clone() {
-        raw.local_flags.remove(LocalFlags::ICANON | LocalFlags::ECHO);
+        raw.local_flags
+            .remove(LocalFlags::ICANON | LocalFlags::ECHO);
         raw.control_chars[SpecialCharacterIndices::VMIN as usize] = 1;
         raw.control_chars[SpecialCharacterIndices::VTIME as usize] = 0;
         let _ = tcsetattr(&stdin, SetArg::TCSANOW, &raw);

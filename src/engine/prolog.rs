@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::{spec_order, Engine, EngineError, EngineKind, Report, Request, Stats, Status};
+use crate::process::{Handler, Worker};
 use crate::prolog::{solve_goal, Predicate, Session, DEFAULT_INFERENCE_LIMIT};
 use crate::puzzle::{Grid, Puzzle};
-use crate::process::{Handler, Worker};
 
 fn predicate(kind: EngineKind) -> Result<Predicate, EngineError> {
     match kind {

@@ -29,9 +29,8 @@ pub fn files_of(paths: &[PathBuf]) -> Result<Vec<PathBuf>, JudgeError> {
                 )));
             }
         } else {
-            std::fs::metadata(p).map_err(|e| {
-                JudgeError::Io(format!("{}: cannot be read: {e}", p.display()))
-            })?;
+            std::fs::metadata(p)
+                .map_err(|e| JudgeError::Io(format!("{}: cannot be read: {e}", p.display())))?;
             files.push(p.clone());
         }
     }
@@ -111,14 +110,18 @@ impl Row {
                         (p.name().to_string(), pass, cases.count())
                     })
                     .collect();
-                let first_failure = j.cases.iter().find(|c| c.verdict != Verdict::Pass).map(|c| {
-                    let detail = if c.detail.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", c.detail)
-                    };
-                    format!("{}/3 {}: {}{detail}", c.predicate, c.case, c.verdict)
-                });
+                let first_failure = j
+                    .cases
+                    .iter()
+                    .find(|c| c.verdict != Verdict::Pass)
+                    .map(|c| {
+                        let detail = if c.detail.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", c.detail)
+                        };
+                        format!("{}/3 {}: {}{detail}", c.predicate, c.case, c.verdict)
+                    });
                 let fd: Vec<f64> = j
                     .cases
                     .iter()
@@ -199,7 +202,14 @@ mod tests {
         let d = dir.path();
         std::fs::create_dir_all(d.join("ann")).unwrap();
         std::fs::create_dir_all(d.join(".git")).unwrap();
-        for f in ["b.pl", "a.pl", "notes.txt", "ann/kenken.pl", ".git/x.pl", ".hidden.pl"] {
+        for f in [
+            "b.pl",
+            "a.pl",
+            "notes.txt",
+            "ann/kenken.pl",
+            ".git/x.pl",
+            ".hidden.pl",
+        ] {
             std::fs::write(d.join(f), "").unwrap();
         }
         let files = files_of(&[d.to_path_buf()]).unwrap();

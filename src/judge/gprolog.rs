@@ -140,7 +140,13 @@ impl GprologBackend {
         let stderr = child.stderr_text();
         if let Some(why) = lines
             .iter()
-            .chain(stderr.lines().map(str::to_string).collect::<Vec<_>>().iter())
+            .chain(
+                stderr
+                    .lines()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+                    .iter(),
+            )
             .find_map(|l| l.strip_prefix(crate::process::CANNOT_CONFINE))
         {
             return Err(JudgeError::CannotConfine(why.to_string()));
@@ -277,7 +283,9 @@ impl Backend for GprologBackend {
             .map_err(|e| JudgeError::Io(format!("writing the driver: {e}")))?;
         let (messages, ok) = self.compile(&driver, &self.scratch().join("driver.wbc"), timeout)?;
         if !ok {
-            return Err(JudgeError::Io(format!("the judge's driver does not compile: {messages}")));
+            return Err(JudgeError::Io(format!(
+                "the judge's driver does not compile: {messages}"
+            )));
         }
         let (messages, ok) =
             self.compile(&self.file, &self.scratch().join("judged.wbc"), timeout)?;
@@ -379,14 +387,20 @@ impl Backend for GprologBackend {
                 End::Limit
             }
             (Some(End::Exception(e)), _) => {
-                match super::jail::blocked_action(&e, self.scratch(), &super::jail::readable(&self.read())) {
+                match super::jail::blocked_action(
+                    &e,
+                    self.scratch(),
+                    &super::jail::readable(&self.read()),
+                ) {
                     Some(what) if self.jail.is_some() => End::Blocked(what),
                     _ => End::Exception(e),
                 }
             }
             (Some(e), _) => e,
             (None, None) => End::Timeout,
-            (None, Some(s)) if self.jail.is_some() && super::jail::killed_for(&status_text(s)).is_some() => {
+            (None, Some(s))
+                if self.jail.is_some() && super::jail::killed_for(&status_text(s)).is_some() =>
+            {
                 End::Blocked(super::jail::killed_for(&status_text(s)).unwrap_or_default())
             }
             (None, Some(s)) => {

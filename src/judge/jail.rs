@@ -136,7 +136,11 @@ pub(crate) fn killed_for(status: &str) -> Option<String> {
 /// What a judged file tried that confinement refused, read from the exception its goal
 /// raised (as Prolog writes it): `the file tried to write /home/ann/x`. `readable` are the
 /// folders it may read (an `open` refused there was a write). `None` for any other exception.
-pub(crate) fn blocked_action(exception: &str, scratch: &Path, readable: &[PathBuf]) -> Option<String> {
+pub(crate) fn blocked_action(
+    exception: &str,
+    scratch: &Path,
+    readable: &[PathBuf],
+) -> Option<String> {
     let lower = exception.to_ascii_lowercase();
     let os_refused = ["permission denied", "operation not permitted"]
         .iter()
@@ -150,11 +154,22 @@ pub(crate) fn blocked_action(exception: &str, scratch: &Path, readable: &[PathBu
     if context(&["socket", "tcp", "connect"]) {
         return Some("the file tried to open a network connection".into());
     }
-    if context(&["shell", "spawn", "exec", "popen", "system(", "process_create", "fork"]) {
+    if context(&[
+        "shell",
+        "spawn",
+        "exec",
+        "popen",
+        "system(",
+        "process_create",
+        "fork",
+    ]) {
         return Some("the file tried to start a program".into());
     }
     let path = quoted_path(exception);
-    if path.as_deref().is_some_and(|p| Path::new(p).starts_with(scratch)) {
+    if path
+        .as_deref()
+        .is_some_and(|p| Path::new(p).starts_with(scratch))
+    {
         // inside its own scratch folder a refusal is the file's own business
         return None;
     }
@@ -170,7 +185,9 @@ pub(crate) fn blocked_action(exception: &str, scratch: &Path, readable: &[PathBu
             _ => "open",
         }
     } else {
-        return Some(format!("the file tried something confinement refused ({exception})"));
+        return Some(format!(
+            "the file tried something confinement refused ({exception})"
+        ));
     };
     Some(match path {
         Some(p) => format!("the file tried to {verb} {p}"),
@@ -223,8 +240,12 @@ mod tests {
     fn limits_explain_deaths() {
         let l = Limits::default();
         assert_eq!(
-            limit_reached("killed by SIGABRT", "memory allocation of 8589934592 bytes failed\n", &l)
-                .as_deref(),
+            limit_reached(
+                "killed by SIGABRT",
+                "memory allocation of 8589934592 bytes failed\n",
+                &l
+            )
+            .as_deref(),
             Some("memory limit 2 GiB reached")
         );
         assert_eq!(

@@ -31,8 +31,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use dialect::{detect, Dialect};
-pub(crate) use jail::{scratch, Jail};
 pub use jail::{parse_size, size_text};
+pub(crate) use jail::{scratch, Jail};
 pub(crate) use scryer::{worker as scryer_worker, ROLE as SCRYER_ROLE};
 pub use suite::Case;
 pub use verdict::{Answer, CaseReport, End, Run, Verdict};
@@ -397,7 +397,11 @@ pub fn judge(
     });
     let open = |_: usize| -> Result<Box<dyn Backend>, JudgeError> {
         Ok(match system {
-            System::Scryer => Box::new(scryer::ScryerBackend::new(&absolute, dialect, jail.clone())?),
+            System::Scryer => Box::new(scryer::ScryerBackend::new(
+                &absolute,
+                dialect,
+                jail.clone(),
+            )?),
             System::Gprolog => Box::new(gprolog::GprologBackend::new(&absolute, jail.clone())?),
         })
     };

@@ -141,7 +141,9 @@ impl ScryerBackend {
             Err(e) => Err(Failure::End(self.ended(e))),
             Ok(None) => Ok(None),
             Ok(Some(reply)) => serde_json::from_str(&reply).map(Some).map_err(|e| {
-                Failure::End(End::Crashed(format!("bad reply from the judge's worker: {e}")))
+                Failure::End(End::Crashed(format!(
+                    "bad reply from the judge's worker: {e}"
+                )))
             }),
         }
     }

@@ -77,11 +77,19 @@ pub struct Confinement {
 
 /// The system folders every confined program reads: shared libraries and the loader's cache.
 pub(crate) fn system_paths() -> Vec<PathBuf> {
-    ["/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib32", "/etc/ld.so.cache"]
-        .iter()
-        .map(PathBuf::from)
-        .filter(|p| p.exists())
-        .collect()
+    [
+        "/lib",
+        "/lib64",
+        "/lib32",
+        "/usr/lib",
+        "/usr/lib64",
+        "/usr/lib32",
+        "/etc/ld.so.cache",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .filter(|p| p.exists())
+    .collect()
 }
 
 /// The program interpreter (dynamic loader) an ELF program names, if it names one.
@@ -137,8 +145,7 @@ impl Confinement {
             (Resource::RLIMIT_NOFILE, l.open_files, "open files"),
             (Resource::RLIMIT_CORE, 0, "core dumps"),
         ] {
-            setrlimit(resource, value, value)
-                .map_err(|e| format!("cannot limit {name}: {e}"))?;
+            setrlimit(resource, value, value).map_err(|e| format!("cannot limit {name}: {e}"))?;
         }
         Ok(())
     }
@@ -151,7 +158,11 @@ impl Confinement {
             if p.is_dir() {
                 rights
             } else {
-                rights & (AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Execute | AccessFs::Truncate)
+                rights
+                    & (AccessFs::ReadFile
+                        | AccessFs::WriteFile
+                        | AccessFs::Execute
+                        | AccessFs::Truncate)
             }
         };
         let mut rules: Vec<(PathBuf, BitFlags<AccessFs>)> = Vec::new();
@@ -160,9 +171,15 @@ impl Confinement {
         }
         rules.push((self.scratch.clone(), all & !AccessFs::Execute));
         for program in &self.exec {
-            rules.push((program.clone(), file_rights(program, read | AccessFs::Execute)));
+            rules.push((
+                program.clone(),
+                file_rights(program, read | AccessFs::Execute),
+            ));
             if let Some(loader) = interpreter(program) {
-                rules.push((loader.clone(), file_rights(&loader, read | AccessFs::Execute)));
+                rules.push((
+                    loader.clone(),
+                    file_rights(&loader, read | AccessFs::Execute),
+                ));
             }
         }
         let mut ruleset = Ruleset::default()
@@ -200,7 +217,7 @@ impl Confinement {
             .map_err(|e| format!("seccomp: {e:?}"))?;
         let filter = |rules: BTreeMap<i64, Vec<SeccompRule>>, action: SeccompAction| {
             let f = SeccompFilter::new(rules, SeccompAction::Allow, action, arch)
-            .map_err(|e| format!("seccomp: {e}"))?;
+                .map_err(|e| format!("seccomp: {e}"))?;
             let program: seccompiler::BpfProgram =
                 f.try_into().map_err(|e| format!("seccomp: {e:?}"))?;
             seccompiler::apply_filter(&program).map_err(|e| format!("seccomp: {e}"))

@@ -232,7 +232,9 @@ impl Spawn {
     pub fn spawn(mut self) -> Result<Child, WorkerError> {
         let name = self.command.get_program().to_string_lossy().into_owned();
         if self.terminal {
-            self.command.stdin(Stdio::inherit()).stdout(Stdio::inherit());
+            self.command
+                .stdin(Stdio::inherit())
+                .stdout(Stdio::inherit());
         } else {
             self.command
                 .process_group(0)
@@ -243,11 +245,10 @@ impl Spawn {
                 })
                 .stdout(Stdio::piped());
         }
-        self.command
-            .stderr(match self.stderr {
-                Stderr::Inherit => Stdio::inherit(),
-                Stderr::Capture => Stdio::piped(),
-            });
+        self.command.stderr(match self.stderr {
+            Stderr::Inherit => Stdio::inherit(),
+            Stderr::Capture => Stdio::piped(),
+        });
         let mut child = self
             .command
             .spawn()
@@ -656,7 +657,11 @@ mod tests {
         let mut c = sh(&format!("sleep 30 & echo $! > {}; wait", pidfile.display()));
         let (lines, ended) = c.collect(Instant::now() + Duration::from_millis(500));
         assert!(!ended && lines.is_empty());
-        let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
         // the background sleep was killed with its group (a zombie until init reaps it at most)
         std::thread::sleep(Duration::from_millis(200));
         let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -678,7 +683,10 @@ mod tests {
     fn exit_statuses_read_well() {
         let mut c = sh("kill -9 $$");
         c.collect(Instant::now() + Duration::from_secs(10));
-        assert_eq!(c.wait().map(status_text).as_deref(), Some("killed by SIGKILL"));
+        assert_eq!(
+            c.wait().map(status_text).as_deref(),
+            Some("killed by SIGKILL")
+        );
         assert_eq!(
             c.died().to_string(),
             "the process stopped (killed by SIGKILL)"

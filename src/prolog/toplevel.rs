@@ -13,9 +13,9 @@
 //! one is started and given the session's state back (the files consulted and every clause of
 //! every dynamic predicate, as they were after the last goal that ended).
 
+use crate::process::{Child, Spawn};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use crate::process::{Child, Spawn};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 

@@ -49,7 +49,14 @@ impl Scene {
 
     fn judge(&self, args: &[&str]) -> (Judged, Duration) {
         let start = Instant::now();
-        let mut all = vec!["--suite", "spec", "--predicates", "kenken", "--timeout", "20"];
+        let mut all = vec![
+            "--suite",
+            "spec",
+            "--predicates",
+            "kenken",
+            "--timeout",
+            "20",
+        ];
         all.extend_from_slice(args);
         let judged = judge(self.file.to_str().unwrap(), &all);
         (judged, start.elapsed())
@@ -73,7 +80,12 @@ impl Scene {
         assert_eq!(names(&self.out), vec!["canary.txt"]);
         assert_eq!(
             names(&self.here),
-            vec![self.file.file_name().unwrap().to_string_lossy().into_owned()]
+            vec![self
+                .file
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()]
         );
         match self.listener.accept() {
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
@@ -108,7 +120,10 @@ fn writing_outside_is_refused_and_named() {
     assert_every_case(
         &j,
         "error",
-        &format!("the file tried to open {}: not allowed while judging", out.display()),
+        &format!(
+            "the file tried to open {}: not allowed while judging",
+            out.display()
+        ),
     );
     assert_eq!(j.code, 1);
     s.assert_untouched();
@@ -119,7 +134,11 @@ fn writing_in_its_own_folder_is_a_refused_write() {
     let s = Scene::new("write_here.pl");
     let (j, _) = s.judge(&SCRYER);
     let new = s.here.join("new.txt");
-    assert_every_case(&j, "error", &format!("the file tried to write {}", new.display()));
+    assert_every_case(
+        &j,
+        "error",
+        &format!("the file tried to write {}", new.display()),
+    );
     s.assert_untouched();
 }
 
@@ -138,7 +157,11 @@ fn reading_outside_is_refused_and_nothing_is_shown() {
     let s = Scene::new("read_canary.pl");
     let (j, _) = s.judge(&SCRYER);
     let canary = s.out.join("canary.txt");
-    assert_every_case(&j, "error", &format!("the file tried to open {}", canary.display()));
+    assert_every_case(
+        &j,
+        "error",
+        &format!("the file tried to open {}", canary.display()),
+    );
     s.assert_untouched();
 }
 
@@ -147,7 +170,11 @@ fn deleting_outside_is_refused_and_named() {
     let s = Scene::new("delete_canary.pl");
     let (j, _) = s.judge(&SCRYER);
     let canary = s.out.join("canary.txt");
-    assert_every_case(&j, "error", &format!("the file tried to delete {}", canary.display()));
+    assert_every_case(
+        &j,
+        "error",
+        &format!("the file tried to delete {}", canary.display()),
+    );
     s.assert_untouched();
 }
 
@@ -174,7 +201,14 @@ fn connecting_to_a_listener_is_refused_and_named() {
 #[test]
 fn memory_is_bounded_and_the_limit_named() {
     let s = Scene::new("memory.pl");
-    let (j, _) = s.judge(&["--prolog", "scryer", "--dialect", "scryer", "--memory", "1G"]);
+    let (j, _) = s.judge(&[
+        "--prolog",
+        "scryer",
+        "--dialect",
+        "scryer",
+        "--memory",
+        "1G",
+    ]);
     assert_every_case(&j, "crashed", "memory limit 1 GiB reached");
     // no process this test waited for (the judge and its engines) grew past the limit
     let usage =
@@ -211,7 +245,11 @@ fn under_gnu_prolog_hostile_files_are_refused_too() {
     let s = Scene::new("gnu_write_outside.pl");
     let (j, _) = s.judge(&gnu);
     let out = s.out.join("new.txt");
-    assert_every_case(&j, "error", &format!("the file tried to open {}", out.display()));
+    assert_every_case(
+        &j,
+        "error",
+        &format!("the file tried to open {}", out.display()),
+    );
     s.assert_untouched();
 
     let s = Scene::new("gnu_delete.pl");
