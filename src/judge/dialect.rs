@@ -24,8 +24,9 @@ impl Dialect {
     }
 }
 
-/// Words only GNU Prolog has.
-const GNU_WORDS: [&str; 9] = [
+/// Predicates only GNU Prolog has (SWI's and Scryer's CLP libraries have `fd_dom/2`,
+/// `fd_size/2`, `fd_var/1` ... too: those tell nothing).
+const GNU_WORDS: [&str; 28] = [
     "fd_domain",
     "fd_all_different",
     "fd_labeling",
@@ -33,39 +34,75 @@ const GNU_WORDS: [&str; 9] = [
     "fd_set_vector_max",
     "fd_max_integer",
     "fd_element",
+    "fd_element_var",
     "fd_relation",
+    "fd_relationc",
     "fd_domain_bool",
+    "fd_minimize",
+    "fd_maximize",
+    "fd_atmost",
+    "fd_atleast",
+    "fd_exactly",
+    "fd_cardinality",
+    "fd_reified_in",
+    "fd_min",
+    "fd_max",
+    "fd_vector_max",
+    "fd_has_vector",
+    "fd_use_vector",
+    "fd_at_least_one",
+    "fd_at_most_one",
+    "fd_only_one",
+    "fd_prime",
+    "fd_not_prime",
 ];
 
-/// Words only the CLP(Z)/CLP(FD) libraries have.
+/// The CLP(Z)/CLP(FD) libraries' names.
+const CLP_LIBRARIES: [&str; 2] = ["clpz", "clpfd"];
+
+/// Predicates (and the operator `ins`) only the CLP(Z)/CLP(FD) libraries have. `#=` and the
+/// like are in both systems, so they tell nothing.
 const CLP_WORDS: [&str; 7] = [
-    "clpz",
-    "clpfd",
     "ins",
     "all_distinct",
     "all_different",
     "label",
     "labeling",
+    "tuples_in",
+    "global_cardinality",
 ];
 
-/// The dialect of a Prolog text: GNU when it uses a GNU finite-domain built-in and loads no
-/// CLP(Z)/CLP(FD) library; Scryer when it loads one (a `:-` directive) or uses its predicates without GNU's; GNU
-/// (the homework's system) when it uses neither. Comments and quoted text are not read.
+/// The dialect of a Prolog text, told from what it uses (comments and quoted text are not
+/// read):
+///
+/// - a `:-` directive that loads a CLP(Z)/CLP(FD) library makes it Scryer, unless the text uses
+///   GNU-only finite-domain built-ins (`fd_domain/3`, `fd_labeling/1`, ...) and none of the
+///   library's own predicates (`ins`, `all_distinct/1`, `label/1`, ...): such a file is written
+///   for GNU Prolog, which only warns about the stray directive;
+/// - without such a directive it is Scryer when it uses the libraries' predicates (or names a
+///   library) and no GNU-only built-in;
+/// - else GNU (the homework's system), also when it uses neither.
 pub fn detect(text: &str) -> Dialect {
     let words = words(text);
-    let gnu = words.iter().any(|w| GNU_WORDS.contains(&w.as_str()));
-    let clp = words.iter().any(|w| CLP_WORDS.contains(&w.as_str()));
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    let gnu = has(&GNU_WORDS);
+    let clp = has(&CLP_WORDS);
     // only a directive loads it: `use_module(library(clpfd)).` as a clause is a fact
     let loads_clp = words.windows(4).any(|w| {
         w[0] == ":-"
             && (w[1] == "use_module" || w[1] == "ensure_loaded")
             && w[2] == "library"
-            && (w[3] == "clpz" || w[3] == "clpfd")
+            && CLP_LIBRARIES.contains(&w[3].as_str())
     });
-    match (gnu, clp) {
-        _ if loads_clp => Dialect::Scryer,
-        (false, true) => Dialect::Scryer,
-        _ => Dialect::Gnu,
+    let scryer = if loads_clp {
+        clp || !gnu
+    } else {
+        (clp || has(&CLP_LIBRARIES)) && !gnu
+    };
+    if scryer {
+        Dialect::Scryer
+    } else {
+        Dialect::Gnu
     }
 }
 
@@ -217,5 +254,66 @@ mod tests {
         );
         // 0'c character codes are not quotes that run on
         assert_eq!(detect("p(0'a). q :- fd_labeling([])."), Dialect::Gnu);
+    }
+
+    #[test]
+    fn mixed_files_are_told_by_what_they_use() {
+        // a GNU body with a stray clpfd (or clpz) import: gprolog warns and loads the rest
+        let gnu_body = "k(L) :- fd_domain(L, 1, 4), fd_all_different(L), S #= 10, fd_labeling(L).";
+        for directive in [
+            ":- use_module(library(clpfd)).",
+            ":- use_module(library(clpz)).",
+            ":- ensure_loaded(library(clpfd)).",
+        ] {
+            assert_eq!(detect(&format!("{directive}\n{gnu_body}")), Dialect::Gnu);
+        }
+        // fd_ words that CLP(FD)/CLP(Z) have too do not make it GNU
+        assert_eq!(
+            detect(":- use_module(library(clpfd)).\nk(X) :- fd_dom(X, D), fd_size(X, S)."),
+            Dialect::Scryer
+        );
+        // a clpz body whose comments and quotes mention GNU built-ins
+        let clpz = ":- use_module(library(clpz)).\n\
+                    % GNU Prolog would say fd_domain(Xs, 1, N) and fd_labeling(Xs)\n\
+                    k(Xs) :- Xs ins 1..4, all_distinct(Xs), label(Xs).\n\
+                    /* fd_all_different */ note('fd_labeling').";
+        assert_eq!(detect(clpz), Dialect::Scryer);
+        // with #= only, a loaded library is what it is written for
+        assert_eq!(
+            detect(":- use_module(library(clpz)).\nk(X, Y) :- X #= Y + 1."),
+            Dialect::Scryer
+        );
+        // both kinds of predicates with the library loaded: the library's (the GNU names may
+        // be its own helpers)
+        assert_eq!(
+            detect(
+                ":- use_module(library(clpfd)).\n\
+                 fd_domain(L, A, B) :- L ins A..B.\n\
+                 k(L) :- fd_domain(L, 1, 4), all_distinct(L), label(L)."
+            ),
+            Dialect::Scryer
+        );
+    }
+
+    #[test]
+    fn the_fixtures_dialects() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/judge/");
+        let of = |name: &str| {
+            let text = std::fs::read_to_string(format!("{dir}{name}")).unwrap();
+            detect(&text)
+        };
+        assert_eq!(of("clpz_correct.pl"), Dialect::Scryer);
+        for name in [
+            "gnu_correct.pl",
+            "gnu_with_clpfd_import.pl",
+            "largest_first.pl",
+            "repeats.pl",
+            "unsupported.pl",
+            "ends_with_comment.pl",
+        ] {
+            assert_eq!(of(name), Dialect::Gnu, "{name}");
+        }
+        let ours = include_str!("../../prolog/kenken.pl");
+        assert_eq!(detect(ours), Dialect::Scryer);
     }
 }

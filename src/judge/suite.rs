@@ -109,8 +109,27 @@ pub fn spec_items() -> Vec<Item> {
     ]
 }
 
+/// The edge case of squares listed in any order and a one-square `*`, with the sum `sum` over
+/// three squares: 7 has no solution, 8 two.
+fn any_order(sum: u64) -> Puzzle {
+    let c = Cell::new;
+    Puzzle::new(
+        4,
+        vec![
+            Cage::new(Op::Sub, 3, vec![c(2, 1), c(1, 1)]),
+            Cage::new(Op::Div, 2, vec![c(4, 4), c(3, 4)]),
+            Cage::new(Op::Mul, 3, vec![c(2, 3)]),
+            Cage::new(Op::Add, sum, vec![c(4, 2), c(3, 2), c(3, 3)]),
+        ],
+    )
+}
+
 /// Cases at the edges of the spec's terms: N = 0, a difference of 0 and a quotient of 1 (cells
 /// in different rows and columns may be equal), squares listed in any order, one-square `*`.
+///
+/// A puzzle with no solution passes a file that answers nothing at all; so each one here (as
+/// the spec's unsatisfiable 4x4 in [`spec_items`]) comes with the same cages, one target
+/// changed, that have solutions.
 pub fn edge_items() -> Vec<Item> {
     let c = Cell::new;
     vec![
@@ -126,35 +145,59 @@ pub fn edge_items() -> Vec<Item> {
             ),
         ),
         Item::new(
-            "squares in any order, one-square *",
-            Puzzle::new(
-                4,
-                vec![
-                    Cage::new(Op::Sub, 3, vec![c(2, 1), c(1, 1)]),
-                    Cage::new(Op::Div, 2, vec![c(4, 4), c(3, 4)]),
-                    Cage::new(Op::Mul, 3, vec![c(2, 3)]),
-                    Cage::new(Op::Add, 7, vec![c(4, 2), c(3, 2), c(3, 3)]),
-                ],
-            ),
+            "squares in any order, one-square *: no solution",
+            any_order(7),
+        ),
+        Item::new(
+            "squares in any order, one-square *: two solutions",
+            any_order(8),
         ),
     ]
 }
 
-/// Random puzzles (uniform Latin squares cut into cages of one to four squares), two of each
-/// side from 1 to `max_size`, with at most [`MAX_EXPECTED`] answers each.
+/// The same puzzle with its one-square given cages (`+(V, [[I|J]])`) written as one-square
+/// products (`*(V, [[I|J]])`): a distinct query with the same solutions.
+fn one_square_products(p: &Puzzle) -> Puzzle {
+    let cages = p
+        .cages
+        .iter()
+        .map(|cage| match cage.op {
+            Op::Given => Cage::new(Op::Mul, cage.target, cage.cells.clone()),
+            _ => cage.clone(),
+        })
+        .collect();
+    Puzzle::new(p.size, cages)
+}
+
+/// Random puzzles (uniform Latin squares cut into cages of one to four squares), two distinct
+/// ones of each side from 1 to `max_size`, with at most [`MAX_EXPECTED`] answers each. Every
+/// seed makes the same 1x1 puzzle, `+(1, [[1|1]])`: a seed whose puzzle was already taken is
+/// taken with its one-square cages written as `*` (for 1x1, `*(1, [[1|1]])`), when that is new.
 pub fn random_items(max_size: usize) -> Vec<Item> {
     let mut items = Vec::new();
     for n in 1..=max_size {
+        let mut taken: Vec<Puzzle> = Vec::new();
         let mut seed = 1;
-        let mut found = 0;
-        while found < 2 && seed < 50 {
+        while taken.len() < 2 && seed < 50 {
             let (p, _) = crate::random::puzzle(n, seed);
+            let mut name = format!("random {n}x{n} seed {seed}");
             seed += 1;
+            let new = |q: &Puzzle| taken.iter().all(|t| t.cages != q.cages);
+            let p = if new(&p) {
+                p
+            } else {
+                let q = one_square_products(&p);
+                if !new(&q) {
+                    continue;
+                }
+                name.push_str(", one-square cages as *");
+                q
+            };
             if n > 1 && expected(&p).is_none() {
                 continue;
             }
-            found += 1;
-            items.push(Item::new(format!("random {n}x{n} seed {}", seed - 1), p));
+            items.push(Item::new(name, p.clone()));
+            taken.push(p);
         }
     }
     items
@@ -328,10 +371,86 @@ mod tests {
     }
 
     #[test]
-    fn random_items_cover_every_size_twice() {
-        let items = random_items(6);
-        for n in 1..=6 {
-            assert_eq!(items.iter().filter(|i| i.puzzle.size == n).count(), 2);
+    fn random_items_are_two_distinct_puzzles_of_every_size() {
+        let items = random_items(9);
+        for n in 1..=9 {
+            let these: Vec<&Item> = items.iter().filter(|i| i.puzzle.size == n).collect();
+            assert_eq!(these.len(), 2, "{n}x{n}");
+            let goals: Vec<String> = these.iter().map(|i| goal(i, Predicate::Fd)).collect();
+            assert_ne!(goals[0], goals[1], "{n}x{n}");
+            assert_ne!(these[0].name, these[1].name);
         }
+        let ones: Vec<String> = items
+            .iter()
+            .filter(|i| i.puzzle.size == 1)
+            .map(|i| format!("{}: {}", i.name, goal(i, Predicate::Fd)))
+            .collect();
+        assert_eq!(
+            ones,
+            [
+                "random 1x1 seed 1: kenken(1, [+(1, [[1|1]])], T)",
+                "random 1x1 seed 2, one-square cages as *: kenken(1, [*(1, [[1|1]])], T)"
+            ]
+        );
+        // the larger ones are the first two seeds, as before
+        for name in [
+            "random 4x4 seed 1",
+            "random 5x5 seed 1",
+            "random 7x7 seed 2",
+        ] {
+            assert!(items.iter().any(|i| i.name == name), "{name}");
+        }
+    }
+
+    /// Whether `a` and `b` have the same cages but for their targets.
+    fn twins(a: &Puzzle, b: &Puzzle) -> bool {
+        a.size == b.size
+            && a.cages.len() == b.cages.len()
+            && a.cages
+                .iter()
+                .zip(&b.cages)
+                .all(|(x, y)| x.op == y.op && x.cells == y.cells)
+    }
+
+    #[test]
+    fn answering_nothing_fails_beside_every_puzzle_without_a_solution() {
+        use super::super::verdict::{judge, End, Run, Verdict};
+        let nothing = Run {
+            answers: Vec::new(),
+            end: End::Complete,
+            elapsed: std::time::Duration::ZERO,
+        };
+        let mut pairs = 0;
+        for items in [spec_items(), edge_items()] {
+            for predicate in [Predicate::Fd, Predicate::Plain] {
+                let cases = cases(&items, &[predicate]);
+                for unsat in cases.iter().filter(|c| c.expected.is_empty()) {
+                    let puzzle = |c: &Case| {
+                        let item = items.iter().find(|i| i.name == c.name).unwrap();
+                        item.puzzle.clone()
+                    };
+                    let twin = cases
+                        .iter()
+                        .find(|c| !c.expected.is_empty() && twins(&puzzle(c), &puzzle(unsat)))
+                        .unwrap_or_else(|| panic!("{} has no twin with solutions", unsat.name));
+                    // answering nothing passes the one, and fails the other
+                    assert_eq!(judge(unsat, &nothing).verdict, Verdict::Pass);
+                    let report = judge(twin, &nothing);
+                    assert_eq!(report.verdict, Verdict::Wrong, "{}", twin.name);
+                    assert!(report.detail.starts_with("0 of "), "{}", report.detail);
+                    pairs += 1;
+                }
+            }
+        }
+        // the spec's unsatisfiable 4x4 and the edge case of squares in any order, for both
+        // predicates
+        assert_eq!(pairs, 4);
+        let edge = cases(&edge_items(), &[Predicate::Fd]);
+        assert_eq!(
+            case(&edge, "squares in any order, one-square *: two solutions")
+                .expected
+                .len(),
+            2
+        );
     }
 }

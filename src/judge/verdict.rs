@@ -24,7 +24,8 @@ pub enum Answer {
 pub enum End {
     /// Every answer was given.
     Complete,
-    /// More answers than were asked for (more than the expected answers, twice over).
+    /// More answers than were asked for (the cap, [`answers_wanted`]): the run was stopped
+    /// after that many, and there are more.
     Limit,
     /// The wall-clock limit passed; the engine was killed.
     Timeout,
@@ -134,7 +135,7 @@ pub struct CaseReport {
     pub expected: usize,
     /// How many answers were given.
     pub answers: usize,
-    /// Expected answers not given.
+    /// Expected answers not given (in a run stopped at the cap: not given before it).
     pub missing: Vec<Grid>,
     /// Answers given that are not solutions.
     pub extra: Vec<Grid>,
@@ -163,9 +164,18 @@ impl CaseReport {
     }
 }
 
-/// How many answers to ask for: enough to see every expected one twice over, and more.
+/// How many times over the judge reads the expected answers before it stops a run (at the
+/// cap): a file that gives each answer up to this many times still shows every one of them. A
+/// `-` cage written as `(A-B #= D ; B-A #= D)` gives each grid twice when D = 0, and with a `/`
+/// cage written the same way and Q = 1, four times.
+pub const REPEATS_READ: usize = 4;
+
+/// How many answers to ask for (the cap): every expected one [`REPEATS_READ`] times over, and
+/// as many again as one more expected answer would add. It is always more than the expected
+/// answers, so a run stopped at the cap has given an answer twice or one that is not a
+/// solution. The cap also bounds the judge's time and memory on a file that never stops.
 pub fn answers_wanted(case: &Case) -> usize {
-    case.expected.len() * 2 + 2
+    (case.expected.len() + 1) * REPEATS_READ
 }
 
 fn grid_text(g: &Grid) -> String {
@@ -222,6 +232,11 @@ pub fn judge(case: &Case, run: &Run) -> CaseReport {
 }
 
 /// Compares the answers of a run that ended normally with the expected ones.
+///
+/// A run that stopped at the cap ([`End::Limit`]) is not said to miss a solution it has not
+/// given yet: it might have given it later. Such a run with no answer that is not a solution
+/// has given some answer more than once (the cap is larger than the expected answers), and is
+/// a duplicate, whether or not every solution was seen before the cap.
 fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String) {
     if let Some((i, text)) = run.answers.iter().enumerate().find_map(|(i, a)| match a {
         Answer::Bad(t) => Some((i, t)),
@@ -266,22 +281,55 @@ fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String)
         .filter(|g| !case.expected.contains(g))
         .map(|g| (*g).clone())
         .collect();
-    let more = if run.end == End::Limit {
-        format!(
-            ", stopped after {}: there are more",
+    let at_cap = run.end == End::Limit;
+    let expected = case.expected.len();
+    // what was seen of the solutions by the cap
+    let by_cap = |missing: &[Grid]| match missing.first() {
+        None if expected == 0 => format!(
+            "stopped at the cap of {} (there are more)",
             plural(got.len(), "answer")
-        )
-    } else {
-        String::new()
+        ),
+        None if expected == 1 => format!(
+            "the solution seen before the cap of {} (there are more answers)",
+            plural(got.len(), "answer")
+        ),
+        None => format!(
+            "all {expected} solutions seen before the cap of {} (there are more answers)",
+            plural(got.len(), "answer")
+        ),
+        Some(m) => format!(
+            "{} of {} not seen before the cap of {} (there are more answers), e.g. {}",
+            missing.len(),
+            plural(expected, "solution"),
+            plural(got.len(), "answer"),
+            grid_text(m)
+        ),
     };
-    if !report.missing.is_empty() || !report.extra.is_empty() {
+    let repeated = if report.duplicates.is_empty() {
+        None
+    } else {
+        let most = seen.values().copied().max().unwrap_or(0);
+        let who = if report.duplicates.len() < distinct.len() {
+            plural(report.duplicates.len(), "answer")
+        } else {
+            "every answer".to_string()
+        };
+        let times = if report.duplicates.len() == 1 {
+            format!("{most} times")
+        } else if seen.values().all(|&n| n == 1 || n == most) {
+            format!("{most} times each")
+        } else {
+            format!("up to {most} times")
+        };
+        Some(format!(
+            "{who} given more than once ({times}), e.g. {}",
+            grid_text(&report.duplicates[0])
+        ))
+    };
+    if !report.extra.is_empty() || (!report.missing.is_empty() && (!at_cap || repeated.is_none())) {
         let mut why = Vec::new();
-        if !report.missing.is_empty() {
-            why.push(format!(
-                "{} missing, e.g. {}",
-                plural(report.missing.len(), "answer"),
-                grid_text(&report.missing[0])
-            ));
+        if !at_cap {
+            why.push(format!("{} of {expected} expected", got.len()));
         }
         if !report.extra.is_empty() {
             why.push(format!(
@@ -290,27 +338,29 @@ fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String)
                 grid_text(&report.extra[0])
             ));
         }
-        return (
-            Verdict::Wrong,
-            format!(
-                "{} of {} expected{more}; {}",
-                got.len(),
-                case.expected.len(),
-                why.join("; ")
-            ),
-        );
+        if at_cap {
+            why.push(by_cap(&report.missing));
+        } else if !report.missing.is_empty() {
+            why.push(format!(
+                "{} missing, e.g. {}",
+                plural(report.missing.len(), "answer"),
+                grid_text(&report.missing[0])
+            ));
+        }
+        why.extend(repeated);
+        return (Verdict::Wrong, why.join("; "));
     }
-    if !report.duplicates.is_empty() {
-        return (
-            Verdict::Duplicate,
+    if let Some(repeated) = repeated {
+        let count = if at_cap {
+            by_cap(&report.missing)
+        } else {
             format!(
-                "{} given more than once ({} for {}{more}), e.g. {}",
-                plural(report.duplicates.len(), "answer"),
+                "{} for {}",
                 plural(got.len(), "answer"),
-                plural(case.expected.len(), "solution"),
-                grid_text(&report.duplicates[0])
-            ),
-        );
+                plural(expected, "solution")
+            )
+        };
+        return (Verdict::Duplicate, format!("{repeated}; {count}"));
     }
     if distinct.iter().zip(&case.expected).any(|(g, e)| *g != e) {
         let at = distinct
@@ -417,6 +467,146 @@ mod tests {
         assert_eq!(
             judge(&case(vec![]), &run(vec![a()], End::Complete)).verdict,
             Verdict::Wrong
+        );
+    }
+
+    /// Grid number `i` (the verdicts do not look inside grids).
+    fn g(i: u32) -> Grid {
+        vec![vec![i]]
+    }
+
+    /// What a backend gives back for a file whose answers are `stream`: at most the cap
+    /// ([`answers_wanted`]), and `Limit` when there were more.
+    fn capped(case: &Case, stream: Vec<Grid>) -> Run {
+        let cap = answers_wanted(case);
+        let end = if stream.len() > cap {
+            End::Limit
+        } else {
+            End::Complete
+        };
+        run(stream.into_iter().take(cap).collect(), end)
+    }
+
+    /// Each of `solutions` given `times` times, one after the other.
+    fn each(solutions: &[Grid], times: usize) -> Vec<Grid> {
+        solutions
+            .iter()
+            .flat_map(|s| std::iter::repeat_n(s.clone(), times))
+            .collect()
+    }
+
+    #[test]
+    fn the_cap_reads_every_answer_given_four_times() {
+        let six: Vec<Grid> = (1..=6).map(g).collect();
+        let c = case(six.clone());
+        assert_eq!(answers_wanted(&c), 28);
+        // all 24 answers read (the old cap of 14 stopped after 3 solutions)
+        let four = judge(&c, &capped(&c, each(&six, 4)));
+        assert_eq!(four.verdict, Verdict::Duplicate);
+        assert_eq!(
+            four.detail,
+            "every answer given more than once (4 times each), e.g. [[1]]; \
+             24 answers for 6 solutions"
+        );
+        assert_eq!((four.duplicates.len(), four.missing.len()), (6, 0));
+        // the whole list four times over: the same
+        let rounds: Vec<Grid> = (0..4).flat_map(|_| six.clone()).collect();
+        assert_eq!(judge(&c, &capped(&c, rounds)).detail, four.detail);
+    }
+
+    #[test]
+    fn a_run_stopped_at_the_cap_misses_nothing() {
+        let six: Vec<Grid> = (1..=6).map(g).collect();
+        let c = case(six.clone());
+        // 5 times each: the cap (28) is reached after every solution was seen
+        let five = judge(&c, &capped(&c, each(&six, 5)));
+        assert_eq!(five.verdict, Verdict::Duplicate);
+        assert_eq!(
+            five.detail,
+            "every answer given more than once (up to 5 times), e.g. [[1]]; \
+             all 6 solutions seen before the cap of 28 answers (there are more answers)"
+        );
+        // 8 times each: two solutions not seen yet, which is not "missing"
+        let eight = judge(&c, &capped(&c, each(&six, 8)));
+        assert_eq!(eight.verdict, Verdict::Duplicate);
+        assert_eq!(
+            eight.detail,
+            "every answer given more than once (up to 8 times), e.g. [[1]]; \
+             2 of 6 solutions not seen before the cap of 28 answers (there are more \
+             answers), e.g. [[5]]"
+        );
+        assert_eq!(eight.missing, vec![g(5), g(6)]);
+        assert_eq!(eight.answers, 28);
+        // one solution only, given forever
+        let one = case(vec![g(1)]);
+        let forever = judge(&one, &capped(&one, vec![g(1); 100]));
+        assert_eq!(forever.verdict, Verdict::Duplicate);
+        assert_eq!(
+            forever.detail,
+            "every answer given more than once (8 times), e.g. [[1]]; \
+             the solution seen before the cap of 8 answers (there are more answers)"
+        );
+    }
+
+    #[test]
+    fn an_answer_that_is_not_a_solution_is_wrong_at_the_cap_or_not() {
+        let c = case(vec![g(1), g(2)]);
+        // complete: what is missing is missing
+        let complete = judge(&c, &run(vec![g(1), g(9), g(1)], End::Complete));
+        assert_eq!(complete.verdict, Verdict::Wrong);
+        assert_eq!(
+            complete.detail,
+            "3 of 2 expected; 1 answer not a solution, e.g. [[9]]; 1 answer missing, e.g. \
+             [[2]]; 1 answer given more than once (2 times), e.g. [[1]]"
+        );
+        // at the cap: not seen yet
+        let stream: Vec<Grid> = (0..20)
+            .map(|i| if i % 2 == 0 { g(1) } else { g(9) })
+            .collect();
+        let at_cap = judge(&c, &capped(&c, stream));
+        assert_eq!(at_cap.verdict, Verdict::Wrong);
+        assert_eq!(
+            at_cap.detail,
+            "1 answer not a solution, e.g. [[9]]; 1 of 2 solutions not seen before the cap of \
+             12 answers (there are more answers), e.g. [[2]]; every answer given more than \
+             once (6 times each), e.g. [[1]]"
+        );
+        assert!(!at_cap.detail.contains("missing"));
+        // every solution seen, and one that is not
+        let all = judge(&c, &capped(&c, each(&[g(1), g(2), g(9)], 5)));
+        assert_eq!(all.verdict, Verdict::Wrong);
+        assert!(all.detail.starts_with(
+            "1 answer not a solution, e.g. [[9]]; all 2 solutions seen before the cap of 12 \
+             answers (there are more answers)"
+        ));
+        // no solution at all, and answers without end
+        let none = case(vec![]);
+        assert_eq!(answers_wanted(&none), 4);
+        let endless = judge(&none, &capped(&none, vec![g(9); 10]));
+        assert_eq!(endless.verdict, Verdict::Wrong);
+        assert_eq!(
+            endless.detail,
+            "1 answer not a solution, e.g. [[9]]; stopped at the cap of 4 answers (there are \
+             more); every answer given more than once (4 times), e.g. [[9]]"
+        );
+    }
+
+    #[test]
+    fn missing_answers_and_repeats_without_the_cap_are_wrong() {
+        let c = case(vec![g(1), g(2), g(3)]);
+        let r = judge(&c, &run(vec![g(1), g(2), g(1), g(2)], End::Complete));
+        assert_eq!(r.verdict, Verdict::Wrong);
+        assert_eq!(
+            r.detail,
+            "4 of 3 expected; 1 answer missing, e.g. [[3]]; every answer given more than once \
+             (2 times each), e.g. [[1]]"
+        );
+        let some = judge(&c, &run(vec![g(1), g(1), g(1), g(2), g(3)], End::Complete));
+        assert_eq!(some.verdict, Verdict::Duplicate);
+        assert_eq!(
+            some.detail,
+            "1 answer given more than once (3 times), e.g. [[1]]; 5 answers for 3 \
+             solutions"
         );
     }
 }
