@@ -1001,6 +1001,15 @@ kk_gnu_builtins(11, [call, call_with_args]).
 :- dynamic(kk_gnu_warned/1).
 
 % kk_gnu_expand(+Term, -Clauses): [] for a clause GNU ignores; fails for a clause kept.
+% GNU Prolog has no use_module/1,2: "unknown directive use_module/1 - maybe use
+% initialization/1 - directive ignored".  A stray import of SWI's library(clpfd), which
+% Scryer lacks (loading it would fail the whole file), is ignored so too.
+kk_gnu_expand((:- D), []) :-
+    nonvar(D),
+    prolog_load_context(module, user),
+    kk_gnu_stray_import(D, PI),
+    !,
+    kk_gnu_ignored(directive(PI)).
 kk_gnu_expand(Term, []) :-
     nonvar(Term),
     Term \== [],
@@ -1020,6 +1029,11 @@ kk_gnu_expand(Term, []) :-
         (   kk_gnu_seen(Key) -> true ; assertz(kk_gnu_seen(Key)) ),
         fail
     ).
+
+% kk_gnu_stray_import(+Directive, -Name/Arity)
+kk_gnu_stray_import(use_module(L), use_module/1) :- L == library(clpfd).
+kk_gnu_stray_import(use_module(L, _), use_module/2) :- L == library(clpfd).
+kk_gnu_stray_import(ensure_loaded(L), ensure_loaded/1) :- L == library(clpfd).
 
 % kk_gnu_clause_key(+Clause, -Name/Arity)
 kk_gnu_clause_key(Term, Key) :-
@@ -1055,6 +1069,8 @@ kk_gnu_ignored(Why) :-
             format:format(user_error, "error: native code procedure ~q cannot be redefined (ignored)~n", [PI])
         ;   Why = discontiguous(PI) ->
             format:format(user_error, "warning: discontiguous predicate ~q - clause ignored~n", [PI])
+        ;   Why = directive(PI) ->
+            format:format(user_error, "warning: unknown directive ~q - maybe use initialization/1 - directive ignored~n", [PI])
         ;   Why = scryer(PI),
             format:format(user_error, "warning: ~q is a Scryer Prolog built-in: the judge ignores this clause (GNU Prolog would not)~n", [PI])
         )

@@ -118,10 +118,42 @@ kk_judge_syntax_error(E, error(0, Text)) :-
 
 % The directives that change how the rest of the file is read are run while reading it.
 kk_judge_directive(Term) :-
-    (   nonvar(Term), Term = (:- D), nonvar(D), kk_judge_reading_directive(D)
-    ->  catch(call(D), _, true)
+    (   nonvar(Term), Term = (:- D0), nonvar(D0), kk_judge_reading_directive(D0)
+    ->  kk_judge_clpfd_as_clpz(D0, Ds),
+        kk_judge_run_directives(Ds)
     ;   true
     ).
+
+% A file written for SWI-Prolog imports library(clpfd), which Scryer calls library(clpz) (and
+% SWI's clpfd also exports transpose/2, which Scryer's library(lists) has). Under the Scryer
+% dialect (the host adds the fact kk_judge_clpfd_is_clpz), such an import is read as both.
+term_expansion((:- D0), Directives) :-
+    nonvar(D0),
+    catch(kk_judge_clpfd_is_clpz, _, fail),
+    kk_judge_clpfd_import(D0, Ds),
+    kk_judge_directives(Ds, Directives).
+
+kk_judge_run_directives([]).
+kk_judge_run_directives([D | Ds]) :-
+    catch(call(D), _, true),
+    kk_judge_run_directives(Ds).
+
+kk_judge_directives([], []).
+kk_judge_directives([D | Ds], [(:- D) | Cs]) :-
+    kk_judge_directives(Ds, Cs).
+
+% kk_judge_clpfd_as_clpz(+Directive, -Directives)
+kk_judge_clpfd_as_clpz(D0, Ds) :-
+    (   catch(kk_judge_clpfd_is_clpz, _, fail), kk_judge_clpfd_import(D0, Ds1) -> Ds = Ds1
+    ;   Ds = [D0]
+    ).
+
+kk_judge_clpfd_import(use_module(L), [use_module(library(clpz)), use_module(library(lists))]) :-
+    L == library(clpfd).
+kk_judge_clpfd_import(use_module(L, Is), [use_module(library(clpz), Is)]) :-
+    L == library(clpfd).
+kk_judge_clpfd_import(ensure_loaded(L), [use_module(library(clpz)), use_module(library(lists))]) :-
+    L == library(clpfd).
 
 kk_judge_reading_directive(op(_, _, _)).
 kk_judge_reading_directive(use_module(_)).

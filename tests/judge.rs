@@ -529,3 +529,25 @@ fn bad_memory_sizes_are_usage_errors() {
         .code(2)
         .stderr(predicate::str::contains("--memory"));
 }
+
+#[test]
+fn a_gnu_file_with_a_stray_clpfd_import_is_judged_as_gnu() {
+    for system in ["scryer", "gprolog"] {
+        if system == "gprolog" && !gprolog() {
+            continue;
+        }
+        let j = judge(
+            &fixture("gnu_with_clpfd_import.pl"),
+            &["--suite", "spec", "--prolog", system, "--predicates", "kenken", "--timeout", "120"],
+        );
+        assert_eq!(j.summary["dialect"], "gnu");
+        assert_eq!(j.code, 0, "{:?}", j.details);
+    }
+}
+
+#[test]
+fn a_swi_file_with_library_clpfd_is_judged_with_clpz() {
+    let j = judge(&fixture("swi_clpfd.pl"), SPEC_KENKEN_SCRYER);
+    assert_eq!(j.summary["dialect"], "scryer");
+    assert_eq!(j.code, 0, "{:?}", j.details);
+}

@@ -307,7 +307,8 @@ fn load(file: &Path, dialect: Dialect) -> (Option<Judged>, Reply) {
     let mut machine = MachineBuilder::default().with_streams(streams).build();
     let program = match dialect {
         Dialect::Gnu => format!("{JUDGE_PL}\n{GNU_PL}"),
-        Dialect::Scryer => JUDGE_PL.to_string(),
+        // (SWI's library(clpfd) is read as Scryer's library(clpz): see judge.pl)
+        Dialect::Scryer => format!("{JUDGE_PL}\nkk_judge_clpfd_is_clpz.\n"),
     };
     machine.consult_module_string("user", program);
     if let Ok(mut w) = warnings.lock() {
