@@ -538,7 +538,16 @@ fn a_gnu_file_with_a_stray_clpfd_import_is_judged_as_gnu() {
         }
         let j = judge(
             &fixture("gnu_with_clpfd_import.pl"),
-            &["--suite", "spec", "--prolog", system, "--predicates", "kenken", "--timeout", "120"],
+            &[
+                "--suite",
+                "spec",
+                "--prolog",
+                system,
+                "--predicates",
+                "kenken",
+                "--timeout",
+                "120",
+            ],
         );
         assert_eq!(j.summary["dialect"], "gnu");
         assert_eq!(j.code, 0, "{:?}", j.details);

@@ -61,7 +61,7 @@ pub fn size_text(bytes: u64) -> String {
     for (unit, name) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
         if bytes >= unit {
             let v = bytes as f64 / unit as f64;
-            return if bytes % unit == 0 {
+            return if bytes.is_multiple_of(unit) {
                 format!("{} {name}", bytes / unit)
             } else {
                 format!("{v:.1} {name}")

@@ -24,7 +24,7 @@ pub enum Answer {
 pub enum End {
     /// Every answer was given.
     Complete,
-    /// More answers than were asked for (the cap, [`answers_wanted`]): the run was stopped
+    /// More answers than were asked for (the cap, `answers_wanted`): the run was stopped
     /// after that many, and there are more.
     Limit,
     /// The wall-clock limit passed; the engine was killed.

@@ -2,8 +2,8 @@
 //! the child process to itself, before it reads the judged file, with no `unsafe` here.
 //!
 //! The parent describes the confinement ([`Confinement`]) and passes it to the child in the
-//! environment variable [`CONFINE_VAR`]; the child (this program started again as a worker,
-//! see [`crate::worker::init`]) calls [`apply_from_env`] first thing, and only then loads the
+//! environment variable `KENKEN_CONFINE`; the child (this program started again as a worker,
+//! see [`crate::worker::init`]) calls `apply_from_env` first thing, and only then loads the
 //! judged file or `exec`s GNU Prolog (which keeps every rule: Landlock domains, seccomp filters
 //! and resource limits are inherited across `exec`). What it enforces:
 //! - **files** (Landlock): read only the listed folders and files, write only in the scratch

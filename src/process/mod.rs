@@ -6,8 +6,8 @@
 //! and (for code we did not write) confinement and limits ([`confine`]). It imports nothing
 //! above it: the table of worker roles lives at the top, in [`crate::worker::init`].
 //!
-//! A worker is this program started again with the environment variable [`ROLE_VAR`] naming
-//! its role; [`Worker`] is the parent's side of one (start, request, reply, kill, restart).
+//! A worker is this program started again with the environment variable `KENKEN_WORKER` naming
+//! its role; `Worker` is the parent's side of one (start, request, reply, kill, restart).
 
 pub mod confine;
 
