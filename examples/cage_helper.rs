@@ -11,6 +11,7 @@ use kenken::cage::{combinations, row_shape};
 use kenken::puzzle::{Cell, Op};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    kenken::quiet_on_closed_stdout();
     let l_shape = [Cell::new(1, 1), Cell::new(2, 1), Cell::new(2, 2)];
     let cases: [(&str, Op, u64, Vec<Cell>); 4] = [
         ("11+ over two cells of a row", Op::Add, 11, row_shape(2)),

@@ -12,6 +12,7 @@ use kenken::format::keen;
 use kenken::render::{render, Style};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    kenken::quiet_on_closed_stdout();
     let id = std::env::args().nth(1).unwrap_or_else(|| {
         "6dx:a_11aa_a_a_aa_aa_aa__aa_a__b_3ba_,d2d2d2a7m30s4s1a8m12d2a7m60m6m6a8s2s1".into()
     });

@@ -24,6 +24,7 @@ use kenken::random;
 const QUICK_SIZE: usize = 12;
 
 fn main() {
+    kenken::quiet_on_closed_stdout();
     let mut args = std::env::args().skip(1);
     let (mut size, mut seed, mut count, mut timeout, mut limit) = (None, 0u64, None, None, 2);
     let mut threads = 1;

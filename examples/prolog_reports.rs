@@ -24,6 +24,7 @@ const KEEN_9X9: &str = "9du:aa_3a_6a_3aa_a__a__a_3aa__aa_4b__aa_3a3_3baa_a_3a_a_
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     kenken::worker::init();
+    kenken::quiet_on_closed_stdout();
     let timeout = std::env::args()
         .nth(1)
         .map(|s| s.parse::<f64>())

@@ -12,6 +12,7 @@ use kenken::format::{self, Notation};
 use kenken::render::{render, Style};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    kenken::quiet_on_closed_stdout();
     let path = std::env::args()
         .nth(1)
         .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/examples/spec-6x6.pl").into());
