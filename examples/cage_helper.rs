@@ -1,12 +1,17 @@
 //! The cage helper: which values can a cage hold? Lists the combinations for a few cages a
 //! solver meets on a 6x6 grid.
 //!
-//! `cargo run --example cage_helper`
+//! `cargo run --example cage_helper` (no arguments) prints one line per cage: the cage, then each
+//! multiset of values it can hold, e.g. `11+ over two cells of a row (6x6): {5,6}`. A reader
+//! checks the arithmetic, and that a value repeats only where two cells of the cage share neither
+//! a row nor a column: `{3,4,4,5}` for the 2x2 square (the 4s on a diagonal), `{1,1,6}` for the L,
+//! never for a row.
 
 use kenken::cage::{combinations, row_shape};
 use kenken::puzzle::{Cell, Op};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    kenken::quiet_on_closed_stdout();
     let l_shape = [Cell::new(1, 1), Cell::new(2, 1), Cell::new(2, 2)];
     let cases: [(&str, Op, u64, Vec<Cell>); 4] = [
         ("11+ over two cells of a row", Op::Add, 11, row_shape(2)),

@@ -46,17 +46,64 @@
       several operators is given once per choice. On failure (no grid fits) the call fails,
       leaving T and Ops unbound. Like kenken/3, N and C must be ground.
 
-    Performance (kenken/3 vs plain_kenken/3), release build, one core of an AMD EPYC, proving
-    uniqueness (two answers asked for), medians over the README's default set:
-        size        4x4     5x5     6x6     7x7     8x8     9x9
-        kenken/3     31 ms   47 ms   77 ms   93 ms  158 ms  260 ms
-        plain        2.5 ms  6.0 ms  28 ms  231 ms  587 ms  0.5 s (one 9x9 > 10 s)
-    On the 20 hard 9x9 Keen puzzles of tests/data/keen/keen-9du.jsonl, kenken/3 takes a median
-    of 0.37 s and at most 2.0 s (`kenken bench tests/data/keen/keen-9du.jsonl --engines fd`).
-    plain_kenken/3 wins on small grids (no constraint posting to pay for); kenken/3 grows far
-    more gently and is the only one that stays bounded on hard 9x9s. Reproduce with
-    `kenken bench --engines fd,plain` (see the README's "Performance" section) or, in a Prolog
-    top level, ?- kenken_testcase(N, C), time(findall(T, kenken(N, C, T), Ts)).
+    Examples
+    --------
+    Goals to paste into a top level, each followed by its answers as the project's top level
+    prints them (%@ lines): `kenken query 'GOAL.'` runs one (`cargo run --release -- query
+    'GOAL.'`; `--help` for its options).
+
+    The spec's 4x4 puzzle, whose six answers come in order; the first:
+
+    ?- kenken(4, [+(6, [[1|1], [1|2], [2|1]]), *(96, [[1|3], [1|4], [2|2], [2|3], [2|4]]),
+                  -(1, [3|1], [3|2]), -(1, [4|1], [4|2]), +(8, [[3|3], [4|3], [4|4]]),
+                  *(2, [[3|4]])], T).
+    %@ T = [[1,2,3,4],[3,4,2,1],[4,3,1,2],[2,1,4,3]] ;
+    %@ ...
+
+    plain_kenken/3 on the same puzzle (kenken_4x4_testcase/2 holds it): the same six answers in
+    the same order.
+
+    ?- kenken_4x4_testcase(_N, _C), plain_kenken(_N, _C, T).
+    %@ T = [[1,2,3,4],[3,4,2,1],[4,3,1,2],[2,1,4,3]] ;
+    %@ T = [[1,2,4,3],[3,4,2,1],[4,3,1,2],[2,1,3,4]] ;
+    %@ T = [[2,1,3,4],[3,4,2,1],[4,3,1,2],[1,2,4,3]] ;
+    %@ T = [[2,1,4,3],[3,4,2,1],[4,3,1,2],[1,2,3,4]] ;
+    %@ T = [[3,1,2,4],[2,4,3,1],[4,3,1,2],[1,2,4,3]] ;
+    %@ T = [[3,2,4,1],[1,4,2,3],[4,3,1,2],[2,1,3,4]] ;
+    %@ false.
+
+    The spec's 6x6 puzzle (kenken_testcase/2), with its one answer (no choice point is left):
+
+    ?- kenken_testcase(_N, _C), kenken(_N, _C, T).
+    %@ T = [[5,6,3,4,1,2],[6,1,4,5,2,3],[4,5,2,3,6,1],[3,4,1,2,5,6],[2,3,6,1,4,5],[1,2,5,6,3,4]].
+
+    No-op KenKen: the operators are found with the grid, one answer per operator that fits (2 is
+    1*2 and 2/1). `?- noop_kenken_testcase.` prints the answers of the example below.
+
+    ?- noop_kenken(2, [?(2, [[1|1], [2|1]]), ?(3, [[1|2], [2|2]])], T, Ops).
+    %@ T = [[1,2],[2,1]],
+    %@ Ops = [2*[[1|1],[2|1]],3+[[1|2],[2|2]]] ;
+    %@ T = [[1,2],[2,1]],
+    %@ Ops = [/(2,[1|1],[2|1]),3+[[1|2],[2|2]]] ;
+    %@ T = [[2,1],[1,2]],
+    %@ Ops = [2*[[1|1],[2|1]],3+[[1|2],[2|2]]] ;
+    %@ T = [[2,1],[1,2]],
+    %@ Ops = [/(2,[1|1],[2|1]),3+[[1|2],[2|2]]] ;
+    %@ false.
+
+    Timing kenken/3 against plain_kenken/3: time/1 prints a line per call (CPU time and
+    inferences; the figures below are one run's, release build), and the two findall/3 calls
+    agreeing on _Ts shows that both give the same answers in the same order.
+
+    ?- kenken_testcase(_N, _C), time(findall(T, kenken(_N, _C, T), _Ts)),
+       time(findall(T, plain_kenken(_N, _C, T), _Ts)), length(_Ts, L).
+    %@ % CPU time: 0.064s, 231_273 inferences
+    %@    % CPU time: 0.007s, 48_057 inferences
+    %@    L = 1.
+
+    plain_kenken/3 wins on small grids (no constraints to post); kenken/3 grows far more gently
+    and is the one that stays bounded on hard 9x9s. For timings over many puzzles, see
+    `kenken bench --engines fd,plain` and the README's "Performance" section.
 */
 
 :- use_module(library(clpz)).

@@ -67,3 +67,23 @@ pub mod rng;
 pub mod worker;
 
 pub use puzzle::{Cage, Cell, Grid, Op, Puzzle};
+
+/// Ends the program quietly when standard output is closed under it (`kenken solve ... | head`,
+/// `cargo run --example NAME | head`), as ripgrep does: `print!` panics on a closed pipe, and
+/// this hook turns that one panic into a plain exit. Every other panic is reported as usual. The
+/// `kenken` binary and the examples call it first thing in `main`.
+pub fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
