@@ -412,7 +412,7 @@ impl Backend for GprologBackend {
                     .lines()
                     .find(|l| l.contains("Fatal Error") || l.contains("overflow"));
                 match (limit, fatal, s.code()) {
-                    (Some(l), _, _) => End::Crashed(l),
+                    (Some(l), _, _) => End::OverLimit(l),
                     (None, Some(f), _) => End::Crashed(f.trim().to_string()),
                     (None, None, Some(code)) => End::Halted(code.into()),
                     (None, None, None) => {

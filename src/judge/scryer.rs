@@ -123,7 +123,7 @@ impl ScryerBackend {
                     return End::Blocked(what);
                 }
                 match super::jail::limit_reached(status, stderr, &jail.limits) {
-                    Some(limit) => End::Crashed(limit),
+                    Some(limit) => End::OverLimit(limit),
                     None => End::Crashed(e.to_string()),
                 }
             }
@@ -188,7 +188,7 @@ impl Backend for ScryerBackend {
             Err(Failure::End(end)) => Err(JudgeError::Load {
                 file,
                 why: match end {
-                    End::Crashed(why) => why,
+                    End::Crashed(why) | End::OverLimit(why) => why,
                     other => format!("{other:?}"),
                 },
             }),

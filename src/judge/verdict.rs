@@ -40,6 +40,8 @@ pub enum End {
     Halted(i64),
     /// The engine died (a crash, a stack or memory overflow); what is known of why.
     Crashed(String),
+    /// The engine was stopped at a limit of confinement (`memory limit 2 GiB reached`).
+    OverLimit(String),
 }
 
 /// What a backend gives back for one case.
@@ -223,6 +225,10 @@ pub fn judge(case: &Case, run: &Run) -> CaseReport {
         End::Crashed(why) => {
             report.elapsed_ms = None;
             (Verdict::Crashed, format!("the Prolog engine died: {why}"))
+        }
+        End::OverLimit(limit) => {
+            report.elapsed_ms = None;
+            (Verdict::Crashed, limit.clone())
         }
         End::Complete | End::Limit => compare(case, run, &mut report),
     };
@@ -456,6 +462,21 @@ mod tests {
         );
         assert_eq!(bad.verdict, Verdict::Wrong);
         assert!(bad.detail.contains("not a 2x2 grid"));
+        // what confinement refused or stopped, in words
+        let blocked = v(
+            vec![],
+            End::Blocked("the file tried to write /home/ann/x".into()),
+        );
+        assert_eq!(blocked.verdict, Verdict::Error);
+        assert_eq!(
+            blocked.detail,
+            "the file tried to write /home/ann/x: not allowed while judging"
+        );
+        let limit = v(vec![], End::OverLimit("memory limit 2 GiB reached".into()));
+        assert_eq!(
+            (limit.verdict, limit.detail.as_str(), limit.elapsed_ms),
+            (Verdict::Crashed, "memory limit 2 GiB reached", None)
+        );
     }
 
     #[test]

@@ -210,6 +210,10 @@ fn memory_is_bounded_and_the_limit_named() {
         "1G",
     ]);
     assert_every_case(&j, "crashed", "memory limit 1 GiB reached");
+    assert_eq!(
+        j.detail("spec 6x6 testcase", "kenken"),
+        "memory limit 1 GiB reached"
+    );
     // no process this test waited for (the judge and its engines) grew past the limit
     let usage =
         nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
