@@ -11,6 +11,8 @@ fn main() {
     let cli = cli::Cli::parse();
     let code = match cli::run(cli) {
         Ok(code) => code,
+        // standard output closed under us (`kenken judge ... | head`): nothing to say
+        Err(e) if closed_stdout(&e) => 0,
         Err(e) => {
             eprintln!("kenken: {e:#}");
             e.downcast_ref::<cli::Exit>()
@@ -18,4 +20,28 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// Whether `e` is a write to a closed pipe.
+fn closed_stdout(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closed_stdout;
+
+    #[test]
+    fn only_a_closed_pipe_is_quiet() {
+        let pipe = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        assert!(closed_stdout(
+            &anyhow::Error::new(pipe).context("writing the table")
+        ));
+        let other = std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert!(!closed_stdout(&anyhow::Error::new(other)));
+        assert!(!closed_stdout(&anyhow::anyhow!("Broken pipe")));
+    }
 }

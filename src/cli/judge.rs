@@ -150,7 +150,7 @@ pub fn run(args: JudgeArgs) -> Result<i32> {
         }
         writeln!(out, "{}", summary_json(&judgement))?;
     } else {
-        write_table(&mut out, &judgement, &args.suite)?;
+        write_table(&mut out, &judgement, &args.suite, &config)?;
     }
     Ok(judgement.exit_code())
 }
@@ -175,10 +175,15 @@ fn summary_json(j: &Judgement) -> serde_json::Value {
     })
 }
 
-fn write_table(out: &mut impl Write, j: &Judgement, args_suite: &str) -> Result<()> {
+fn write_table(
+    out: &mut impl Write,
+    j: &Judgement,
+    args_suite: &str,
+    config: &Config,
+) -> Result<()> {
     writeln!(
         out,
-        "judging {} under {} ({} dialect, {}); {} suite, cases up to {}x{}",
+        "judging {} under {} ({} dialect, {}); {} suite, cases up to {}x{}; {}",
         j.file,
         j.system.name(),
         j.dialect.name(),
@@ -193,7 +198,8 @@ fn write_table(out: &mut impl Write, j: &Judgement, args_suite: &str) -> Result<
             &j.suite
         },
         j.max_size,
-        j.max_size
+        j.max_size,
+        confinement_text(config)
     )?;
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
@@ -258,11 +264,7 @@ fn run_class(files: &[PathBuf], config: &Config, args: &JudgeArgs) -> Result<i32
         1
     };
     let mut out = std::io::stdout().lock();
-    let confinement = if config.confine {
-        format!("confined, memory {} per engine", size_text(config.memory))
-    } else {
-        "NOT confined (--no-confine)".to_string()
-    };
+    let confinement = confinement_text(config);
     match args.output.as_str() {
         "json" => {
             for (row, result) in rows.iter().zip(&results) {
@@ -339,6 +341,15 @@ fn run_class(files: &[PathBuf], config: &Config, args: &JudgeArgs) -> Result<i32
         }
     }
     Ok(code)
+}
+
+/// How the judged code runs, for a report's first line.
+fn confinement_text(config: &Config) -> String {
+    if config.confine {
+        format!("confined, memory {} per engine", size_text(config.memory))
+    } else {
+        "NOT confined (--no-confine)".to_string()
+    }
 }
 
 /// A CSV cell: quoted when it holds a comma, a quote or a line break.
