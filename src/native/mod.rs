@@ -1,7 +1,7 @@
 //! The native solver: candidate bitsets per cell, per-cage tables of admissible tuples (respecting
 //! row/column distinctness inside the cage) filtered by bitset operations (`table`), naked and
-//! hidden singles in rows and columns, all driven by queues of changed cells, lines and cages;
-//! fewest-candidates-first branching over an explicit stack of states, so solutions come out of an
+//! hidden singles in rows and columns, all driven by queues of changed cells, lines and cages
+//! (module `propagate`); fewest-candidates-first branching over an explicit stack of states, so solutions come out of an
 //! [`Iterator`] and the search allocates nothing once warm.
 //!
 //! From 10x10 on, rows and columns are filtered to generalised arc consistency (module `line`), the
@@ -10,8 +10,8 @@
 //!
 //! From 10x10 on, the first few solutions come from a search that learns from its failures
 //! (module `learn`: every removal is recorded with its reason, each contradiction becomes a
-//! clause, branching on the (cell, value) pairs of recent conflicts, restarts); past them, and below 10x10, the plain search
-//! runs: it restarts (after a Luby sequence of failure counts) with the dom/wdeg weights it
+//! clause, branching on the (cell, value) pairs of recent conflicts, restarts); past them, and
+//! below 10x10, the plain search runs: it restarts (after a Luby sequence of failure counts) with the dom/wdeg weights it
 //! learnt and randomised tie-breaking; solutions found before a restart are blocked in later
 //! runs, so every solution still comes exactly once (after a few solutions it stops restarting
 //! and finishes its current tree).
@@ -28,14 +28,16 @@
 mod learn;
 mod line;
 mod portfolio;
+mod propagate;
 mod table;
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Instant;
 
-use learn::{record_cage, Conflict, Learner, Outcome, Recorder, Why};
+use learn::{Learner, Outcome};
 use portfolio::{Next, Portfolio};
+use propagate::{line_start_step, CellQueue, Queues, Recorder, Weights};
 use table::{Cage, FilterScratch, Table};
 
 use crate::puzzle::{Grid, InvalidPuzzle, Op, Puzzle};
@@ -150,20 +152,13 @@ pub struct Solver {
 
 /// Buffers reused across the search, so that it allocates nothing once warm.
 struct Scratch {
-    /// Cells whose domain changed and are still to be looked at.
-    queue: CellQueue,
-    /// Cages to filter again (flags, and the list of those flagged).
-    dirty: Vec<bool>,
-    cage_list: Vec<usize>,
-    /// Rows (`0..n`) and columns (`n..2n`) to check for hidden singles.
-    line_dirty: Vec<bool>,
-    line_list: Vec<usize>,
+    /// Cells whose domain changed, cages to filter again and lines to check.
+    queues: Queues,
     /// The domains of the cage being filtered, before.
     before: Vec<u64>,
     filter: FilterScratch,
     /// How often each cage, and each line, caused a contradiction (for branching).
-    cage_weight: Vec<u32>,
-    line_weight: Vec<u32>,
+    weights: Weights,
     /// Set when the deadline passed during a propagation (which then reports a contradiction).
     expired: bool,
     /// The cage tables narrowed to the root's domains, once they are known (see
@@ -321,15 +316,13 @@ impl Solver {
 
     fn scratch(&self) -> Scratch {
         Scratch {
-            queue: CellQueue::new(self.n * self.n),
-            dirty: vec![false; self.cages.len()],
-            cage_list: Vec::new(),
-            line_dirty: vec![false; 2 * self.n],
-            line_list: Vec::new(),
+            queues: Queues::new(self.n * self.n, self.cages.len(), 2 * self.n),
             before: Vec::new(),
             filter: FilterScratch::default(),
-            cage_weight: vec![0; self.cages.len()],
-            line_weight: vec![0; 2 * self.n],
+            weights: Weights {
+                cage: vec![0; self.cages.len()],
+                line: vec![0; 2 * self.n],
+            },
             expired: false,
             tables: None,
             propagations: 0,
@@ -386,12 +379,13 @@ impl Solver {
             let c = d.count_ones() as u64;
             let w = 1
                 + scratch
-                    .cage_weight
+                    .weights
+                    .cage
                     .get(self.cage_of[i])
                     .copied()
                     .unwrap_or(0) as u64
-                + scratch.line_weight[self.row_of[i] as usize] as u64
-                + scratch.line_weight[n + self.col_of[i] as usize] as u64;
+                + scratch.weights.line[self.row_of[i] as usize] as u64
+                + scratch.weights.line[n + self.col_of[i] as usize] as u64;
             let (a, b) = (c * best_w, best_c * w);
             if a < b {
                 (best_c, best_w) = (c, w);
@@ -409,273 +403,6 @@ impl Solver {
         best
     }
 
-    /// Filters `doms` to a fixpoint after the cells in `changed` changed (all cells, and every
-    /// cage, for a fresh start); false on a contradiction. Work is driven by queues: a changed
-    /// cell wakes its row, its column and its cage; a placed value leaves its row and column.
-    fn propagate(&self, doms: &mut [u64], scratch: &mut Scratch, changed: &[usize]) -> bool {
-        self.propagate_with(doms, scratch, changed, &mut ())
-    }
-
-    /// [`Solver::propagate`], telling `rec` every value removed and why, and every
-    /// contradiction; `rec` may narrow domains too (learnt clauses).
-    fn propagate_with(
-        &self,
-        doms: &mut [u64],
-        scratch: &mut Scratch,
-        changed: &[usize],
-        rec: &mut impl Recorder,
-    ) -> bool {
-        for &i in changed {
-            scratch.queue.push(i, true);
-        }
-        let ok = self.run_queues(doms, scratch, rec);
-        if !ok {
-            scratch.queue.clear();
-            for k in scratch.cage_list.drain(..) {
-                scratch.dirty[k] = false;
-            }
-            for l in scratch.line_list.drain(..) {
-                scratch.line_dirty[l] = false;
-            }
-        }
-        ok
-    }
-
-    fn run_queues(&self, doms: &mut [u64], scratch: &mut Scratch, rec: &mut impl Recorder) -> bool {
-        let n = self.n;
-        let full = self.full();
-        let Scratch {
-            queue,
-            dirty,
-            cage_list,
-            line_dirty,
-            line_list,
-            before,
-            filter,
-            cage_weight,
-            line_weight,
-            expired,
-            tables,
-            propagations,
-        } = scratch;
-        let tables = tables.as_deref().unwrap_or(&self.tables);
-        loop {
-            // Learnt clauses first (the cheapest).
-            if !rec.clauses(doms, queue) {
-                return false;
-            }
-            // Changed cells: wake their lines and cage; placed values leave the peers.
-            while let Some((i, wake_cage)) = queue.pop() {
-                let d = doms[i];
-                if d == 0 {
-                    rec.conflict(Conflict::Wipe(i));
-                    return false;
-                }
-                let (r, c) = (self.row_of[i] as usize, self.col_of[i] as usize);
-                for l in [r, n + c] {
-                    if !line_dirty[l] {
-                        line_dirty[l] = true;
-                        line_list.push(l);
-                    }
-                }
-                let k = self.cage_of[i];
-                if wake_cage && k != FREE && !dirty[k] {
-                    dirty[k] = true;
-                    cage_list.push(k);
-                }
-                if d & (d - 1) == 0 {
-                    // The other cells of the row, then of the column.
-                    for (line, start, step) in [(r, r * n, 1), (n + c, c, n)] {
-                        let mut j = start;
-                        for _ in 0..n {
-                            if j != i && doms[j] & d != 0 {
-                                doms[j] &= !d;
-                                rec.removed(j, d, doms[j], |_| Why::Peer(i as u32));
-                                if doms[j] == 0 {
-                                    bump(&mut line_weight[line]);
-                                    rec.conflict(Conflict::Wipe(j));
-                                    return false;
-                                }
-                                queue.push(j, true);
-                            }
-                            j += step;
-                        }
-                    }
-                }
-            }
-            // Then the cages (the costliest filter), then the lines.
-            if let Some(k) = cage_list.pop() {
-                dirty[k] = false;
-                *propagations += 1;
-                let cage = &self.cages[k];
-                before.clear();
-                before.extend(cage.cells.iter().map(|&i| doms[i]));
-                match &tables[k] {
-                    Some(t) => {
-                        if !t.filter(&cage.cells, doms, filter) {
-                            bump(&mut cage_weight[k]);
-                            rec.conflict(Conflict::Cage(k as u32));
-                            return false;
-                        }
-                        record_cage(&cage.cells, k, before, doms, rec);
-                        // Values the cage must put in a line leave the line's other cells.
-                        for (l, (line, _)) in t.lines().iter().enumerate() {
-                            let forced = t.forced(l, filter);
-                            if forced == 0 {
-                                continue;
-                            }
-                            let (start, step) = line_start_step(*line, n);
-                            for j in 0..n {
-                                let i = start + j * step;
-                                if self.cage_of[i] != k && doms[i] & forced != 0 {
-                                    let gone = doms[i] & forced;
-                                    doms[i] &= !forced;
-                                    rec.removed(i, gone, doms[i], |_| {
-                                        Why::Forced(k as u32, l as u16)
-                                    });
-                                    if doms[i] == 0 {
-                                        bump(&mut cage_weight[k]);
-                                        rec.conflict(Conflict::Wipe(i));
-                                        return false;
-                                    }
-                                    queue.push(i, true);
-                                }
-                            }
-                        }
-                    }
-                    None => {
-                        if !table::filter_by_search(cage, n, doms, SEARCH_BUDGET, filter) {
-                            bump(&mut cage_weight[k]);
-                            rec.conflict(Conflict::Cage(k as u32));
-                            return false;
-                        }
-                        record_cage(&cage.cells, k, before, doms, rec);
-                        // Filtering by search can be long: the deadline is checked after each.
-                        if self.deadline.is_some_and(|d| Instant::now() >= d) {
-                            *expired = true;
-                            return false;
-                        }
-                    }
-                }
-                // The cage is at its fixpoint: these changes need not wake it again.
-                for (&i, &b) in cage.cells.iter().zip(before.iter()) {
-                    if doms[i] != b {
-                        queue.push(i, false);
-                    }
-                }
-                continue;
-            }
-            // Hidden singles and missing values in a line that changed.
-            let Some(line) = line_list.pop() else {
-                return true;
-            };
-            {
-                line_dirty[line] = false;
-                *propagations += 1;
-                let (start, step) = line_start_step(line, n);
-                let mut once = 0u64;
-                let mut twice = 0u64;
-                let mut placed = 0u64;
-                for j in 0..n {
-                    let d = doms[start + j * step];
-                    twice |= once & d;
-                    once |= d;
-                    if d & (d - 1) == 0 {
-                        placed |= d;
-                    }
-                }
-                if once != full {
-                    bump(&mut line_weight[line]);
-                    let missing = full & !once;
-                    let value = missing.trailing_zeros() as u8 + 1;
-                    rec.conflict(Conflict::Missing(line as u16, value));
-                    return false;
-                }
-                // Values in one cell only, that cell not yet fixed to it.
-                let unique = once & !twice & !placed;
-                if unique != 0 {
-                    for j in 0..n {
-                        let i = start + j * step;
-                        let d = doms[i];
-                        if d & unique != 0 && d & (d - 1) != 0 {
-                            if (d & unique).count_ones() > 1 {
-                                bump(&mut line_weight[line]);
-                                let two = d & unique;
-                                let u1 = two.trailing_zeros() as u8 + 1;
-                                let u2 = (two & (two - 1)).trailing_zeros() as u8 + 1;
-                                rec.conflict(Conflict::Double(line as u16, i as u32, u1, u2));
-                                return false;
-                            }
-                            doms[i] = d & unique;
-                            let value = (d & unique).trailing_zeros() as u8 + 1;
-                            rec.removed(i, d & !unique, d & unique, |_| {
-                                Why::Single(line as u16, value)
-                            });
-                            queue.push(i, true);
-                        }
-                    }
-                }
-                if n >= self.strong_from {
-                    let gac = line::all_different(doms, start, step, n, |i, kept, gone, reach| {
-                        queue.push(i, true);
-                        rec.removed(i, gone, kept, |v| {
-                            Why::Hall(line as u16, reach[v - 1] | table::bit(v))
-                        });
-                    });
-                    if let Err(shared) = gac {
-                        bump(&mut line_weight[line]);
-                        rec.conflict(Conflict::Hall(line as u16, shared));
-                        return false;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Failed-value probing at the root: each candidate of each open cell is tried and
-    /// propagated on a copy; one that fails is removed (and the removal propagated), until a pass
-    /// removes nothing. False on a contradiction (or when the deadline passes: then
-    /// `scratch.expired` is set). The failures found also weigh in the branching (dom/wdeg).
-    fn probe(&self, doms: &mut [u64], scratch: &mut Scratch, failures: &mut u64) -> bool {
-        let mut copy = vec![0u64; doms.len()];
-        for _ in 0..PROBE_PASSES {
-            let mut removed = false;
-            for i in 0..doms.len() {
-                if self.deadline.is_some_and(|t| Instant::now() >= t) {
-                    scratch.expired = true;
-                    return false;
-                }
-                for v in table::values(doms[i]) {
-                    let d = doms[i];
-                    if d & (d - 1) == 0 {
-                        break;
-                    }
-                    if d & table::bit(v) == 0 {
-                        continue;
-                    }
-                    copy.copy_from_slice(doms);
-                    copy[i] = table::bit(v);
-                    if self.propagate(&mut copy, scratch, &[i]) {
-                        continue;
-                    }
-                    *failures += 1;
-                    if scratch.expired {
-                        return false;
-                    }
-                    doms[i] &= !table::bit(v);
-                    removed = true;
-                    if !self.propagate(doms, scratch, &[i]) {
-                        return false;
-                    }
-                }
-            }
-            if !removed {
-                break;
-            }
-        }
-        true
-    }
-
     /// Each cell's candidates (bit `v-1` set when `v` is possible, row-major) after the cage and
     /// row/column deductions, before any guess; `None` when they already contradict.
     pub fn candidates(&self) -> Option<Vec<u64>> {
@@ -689,61 +416,6 @@ impl Solver {
     /// The cage index of each cell (row-major); `usize::MAX` for a cell in no cage.
     pub fn cage_of(&self) -> &[usize] {
         &self.cage_of
-    }
-}
-
-/// Counts one more contradiction against a cage or line.
-fn bump(weight: &mut u32) {
-    *weight = weight.saturating_add(1);
-}
-
-/// The first cell of a line (rows `0..n`, columns `n..2n`) and the step to the next one.
-fn line_start_step(line: usize, n: usize) -> (usize, usize) {
-    if line < n {
-        (line * n, 1)
-    } else {
-        (line - n, n)
-    }
-}
-
-/// The cells still to be looked at, each queued once; a cell changed only by its own cage's
-/// filter (which is at its fixpoint then) does not wake that cage again.
-struct CellQueue {
-    list: Vec<u32>,
-    /// Per cell: 0 not queued, 1 queued and waking its cage, 2 queued without.
-    state: Vec<u8>,
-}
-
-impl CellQueue {
-    fn new(cells: usize) -> Self {
-        CellQueue {
-            list: Vec::new(),
-            state: vec![0; cells],
-        }
-    }
-
-    fn push(&mut self, i: usize, wake_cage: bool) {
-        match self.state[i] {
-            0 => {
-                self.list.push(i as u32);
-                self.state[i] = if wake_cage { 1 } else { 2 };
-            }
-            _ if wake_cage => self.state[i] = 1,
-            _ => {}
-        }
-    }
-
-    fn pop(&mut self) -> Option<(usize, bool)> {
-        let i = self.list.pop()? as usize;
-        let wake = self.state[i] == 1;
-        self.state[i] = 0;
-        Some((i, wake))
-    }
-
-    fn clear(&mut self) {
-        for i in self.list.drain(..) {
-            self.state[i as usize] = 0;
-        }
     }
 }
 
