@@ -260,13 +260,10 @@ impl Solver {
             scratch: self.scratch(),
             doms: Vec::new(),
             frames: Vec::new(),
-            started: false,
-            done: false,
+            phase: Phase::Start,
             stop: None,
             stats: SearchStats::default(),
             restarts: Restarts::new(self.restart_unit),
-            learner: None,
-            portfolio: None,
         }
     }
 
@@ -432,18 +429,28 @@ struct Frame {
 pub struct SolutionIter<'a> {
     solver: &'a Solver,
     scratch: Scratch,
-    /// The domains at each depth of the stack, `n * n` words per depth.
+    /// The domains at each depth of the stack, `n * n` words per depth (depth 0: the root).
     doms: Vec<u64>,
     frames: Vec<Frame>,
-    started: bool,
-    done: bool,
+    phase: Phase,
     stop: Option<Stop>,
     stats: SearchStats,
     restarts: Restarts,
-    /// The learning search, while it gives the first solutions (large grids).
-    learner: Option<Box<Learner>>,
-    /// The learning search gone on as several at once (it took `learner`), if it did.
-    portfolio: Option<Portfolio>,
+}
+
+/// Where a [`SolutionIter`] is: the search it runs.
+enum Phase {
+    /// Nothing done yet: the root is still to propagate.
+    Start,
+    /// The learning search gives the first solutions (large grids).
+    Learning(Box<Learner>),
+    /// The learning search gone on as several at once.
+    Portfolio(Portfolio),
+    /// The plain search, over `frames` (for every solution of small grids; past the first few
+    /// of large ones).
+    Plain,
+    /// The search is over; `theirs` is the work of a portfolio's searches, if it ended as one.
+    Over { theirs: SearchStats },
 }
 
 /// When to restart, and what earlier runs found.
@@ -488,6 +495,16 @@ fn luby(mut i: u64) -> u64 {
     }
 }
 
+/// The sum of two searches' work.
+fn add(a: SearchStats, b: SearchStats) -> SearchStats {
+    SearchStats {
+        nodes: a.nodes + b.nodes,
+        failures: a.failures + b.failures,
+        propagations: a.propagations + b.propagations,
+        restarts: a.restarts + b.restarts,
+    }
+}
+
 impl SolutionIter<'_> {
     /// `Some(Stop::Deadline)` once the deadline has ended the search.
     pub fn stopped(&self) -> Option<Stop> {
@@ -506,66 +523,86 @@ impl SolutionIter<'_> {
             propagations: self.scratch.propagations,
             ..self.stats
         };
-        match &self.portfolio {
-            None => mine,
-            Some(p) => {
-                let theirs = p.stats();
-                SearchStats {
-                    nodes: mine.nodes + theirs.nodes,
-                    failures: mine.failures + theirs.failures,
-                    propagations: mine.propagations + theirs.propagations,
-                    restarts: mine.restarts + theirs.restarts,
-                }
-            }
+        match &self.phase {
+            Phase::Portfolio(p) => add(mine, p.stats()),
+            Phase::Over { theirs } => add(mine, *theirs),
+            _ => mine,
         }
+    }
+
+    /// Ends the search.
+    fn end(&mut self) {
+        let theirs = match &self.phase {
+            Phase::Portfolio(p) => p.stats(),
+            _ => SearchStats::default(),
+        };
+        self.phase = Phase::Over { theirs };
+    }
+
+    /// Ends the search at the deadline.
+    fn expire(&mut self) {
+        self.stop = Some(Stop::Deadline);
+        self.end();
     }
 
     /// The learning search's next solution (its domains), from the learner or the portfolio it
     /// became; `None` at the end (`self.stop` says when it stopped early).
     fn learn_next(&mut self) -> Option<Vec<u64>> {
-        let solver = self.solver;
         loop {
-            if let Some(p) = self.portfolio.as_mut() {
-                return match p.next(&self.restarts.found) {
-                    Next::Solution(doms) => Some(doms),
-                    Next::Exhausted => None,
-                    Next::Stopped(stop) => {
-                        self.stop = Some(stop);
-                        None
+            let outcome = match &mut self.phase {
+                Phase::Portfolio(p) => {
+                    return match p.next(&self.restarts.found) {
+                        Next::Solution(doms) => Some(doms),
+                        Next::Exhausted => None,
+                        Next::Stopped(stop) => {
+                            self.stop = Some(stop);
+                            None
+                        }
                     }
-                };
-            }
-            let learner = self.learner.as_mut()?;
-            match learner.next(solver, &mut self.scratch, &mut self.stats) {
-                Outcome::Solution => return Some(learner.solution_doms().to_vec()),
-                Outcome::Exhausted => return None,
+                }
+                Phase::Learning(learner) => {
+                    match learner.next(self.solver, &mut self.scratch, &mut self.stats) {
+                        Outcome::Solution => return Some(learner.solution_doms().to_vec()),
+                        outcome => outcome,
+                    }
+                }
+                _ => return None,
+            };
+            match outcome {
                 Outcome::Stopped(stop) => {
                     self.stop = Some(stop);
                     return None;
                 }
-                Outcome::Paused => {
-                    // Still unresolved: it goes on beside other searches, on threads of their
-                    // own; the iterator keeps fresh buffers for the plain search after it.
-                    let learner = self.learner.take()?;
-                    let mut fresh = solver.scratch();
-                    fresh.tables = self.scratch.tables.clone();
-                    let scratch = std::mem::replace(&mut self.scratch, fresh);
-                    let stats = std::mem::take(&mut self.stats);
-                    let root = &self.doms[..solver.n * solver.n];
-                    let first = (learner, scratch, stats);
-                    let (threads, wanted) = (solver.threads, solver.learn_solutions);
-                    match Portfolio::start(solver, root, first, threads, wanted) {
-                        Ok(p) => self.portfolio = Some(p),
-                        Err(back) => {
-                            let (learner, scratch, stats) = *back;
-                            self.learner = Some(learner);
-                            self.scratch = scratch;
-                            self.stats = stats;
-                        }
-                    }
-                }
+                Outcome::Paused => self.go_portfolio(),
+                _ => return None,
             }
         }
+    }
+
+    /// The learning search, still unresolved, goes on beside other searches, on threads of
+    /// their own (or alone, if none can start); the iterator keeps fresh buffers for the plain
+    /// search after it.
+    fn go_portfolio(&mut self) {
+        let solver = self.solver;
+        let Phase::Learning(learner) = std::mem::replace(&mut self.phase, Phase::Start) else {
+            unreachable!("a portfolio comes from a learning search");
+        };
+        let mut fresh = solver.scratch();
+        fresh.tables = self.scratch.tables.clone();
+        let scratch = std::mem::replace(&mut self.scratch, fresh);
+        let stats = std::mem::take(&mut self.stats);
+        let root = &self.doms[..solver.n * solver.n];
+        let first = (learner, scratch, stats);
+        let (threads, wanted) = (solver.threads, solver.learn_solutions);
+        self.phase = match Portfolio::start(solver, root, first, threads, wanted) {
+            Ok(p) => Phase::Portfolio(p),
+            Err(back) => {
+                let (learner, scratch, stats) = *back;
+                self.scratch = scratch;
+                self.stats = stats;
+                Phase::Learning(learner)
+            }
+        };
     }
 
     /// Abandons the current run when it has failed often enough: the search starts again from
@@ -608,85 +645,107 @@ impl SolutionIter<'_> {
     }
 
     /// Moves to the next solution; true when there is one (its domains are then at depth
-    /// `frames.len()`), false when the search is over.
+    /// `frames.len()`, or last in `restarts.found` from the learning search), false when the
+    /// search is over.
     fn advance(&mut self) -> bool {
-        if self.done {
-            return false;
+        if matches!(self.phase, Phase::Start) && self.start() {
+            return true;
         }
-        let solver = self.solver;
-        let cells = solver.n * solver.n;
-        if !self.started {
-            self.started = true;
-            self.stats.nodes = 1;
-            self.doms.reserve(16 * cells);
-            self.doms.resize(cells, solver.full());
-            let all: Vec<usize> = (0..cells).collect();
-            if !solver.propagate(&mut self.doms, &mut self.scratch, &all)
-                || (solver.n >= solver.strong_from
-                    && !solver.probe(&mut self.doms, &mut self.scratch, &mut self.stats.failures))
-            {
-                self.done = true;
-                if self.scratch.expired {
-                    self.stop = Some(Stop::Deadline);
-                }
-                return false;
-            }
-            // Probing's failures do not count against the first run.
-            self.restarts.limit = self.stats.failures + self.restarts.unit;
-            if solver.n >= solver.strong_from {
-                self.scratch.tables = Some(Arc::new(solver.narrow_tables(&self.doms[..cells])));
-            }
-            if solver.n >= solver.learn_from {
-                let root = &self.doms[..cells];
-                let mut learner = Learner::new(solver, root, self.stats.failures, None);
-                if solver.threads > 1 {
-                    learner.pause_at(self.stats.failures + solver.portfolio_after);
-                }
-                self.learner = Some(Box::new(learner));
-                return self.advance();
-            }
-            match solver.choose(&self.doms, &self.scratch, None) {
-                None => return true,
-                Some(cell) => self.frames.push(Frame {
-                    cell,
-                    rest: self.doms[cell],
-                }),
-            }
-        }
-        if self.learner.is_some() || self.portfolio.is_some() {
-            if self.restarts.found.len() < solver.learn_solutions {
+        if matches!(self.phase, Phase::Learning(_) | Phase::Portfolio(_)) {
+            if self.restarts.found.len() < self.solver.learn_solutions {
                 if let Some(doms) = self.learn_next() {
                     self.restarts.found.push(doms);
                     return true;
                 }
-                self.done = true;
+                self.end();
                 return false;
             }
-            // Enough solutions: the plain search enumerates the others in one tree (skipping
-            // those found), from the root's domains, without restarts.
-            self.learner = None;
-            if let Some(p) = self.portfolio.take() {
-                let theirs = p.stop();
-                let s = &mut self.stats;
-                s.nodes += theirs.nodes;
-                s.failures += theirs.failures;
-                s.restarts += theirs.restarts;
-                self.scratch.propagations += theirs.propagations;
+            self.hand_over();
+        }
+        match self.phase {
+            Phase::Plain => self.plain_next(),
+            _ => false,
+        }
+    }
+
+    /// Propagates (and probes) the root, then starts the learning search or the plain one;
+    /// true when the root is a solution.
+    fn start(&mut self) -> bool {
+        let solver = self.solver;
+        let cells = solver.n * solver.n;
+        self.stats.nodes = 1;
+        self.doms.reserve(16 * cells);
+        self.doms.resize(cells, solver.full());
+        let all: Vec<usize> = (0..cells).collect();
+        if !solver.propagate(&mut self.doms, &mut self.scratch, &all)
+            || (solver.n >= solver.strong_from
+                && !solver.probe(&mut self.doms, &mut self.scratch, &mut self.stats.failures))
+        {
+            if self.scratch.expired {
+                self.expire();
+            } else {
+                self.end();
             }
-            self.restarts.on = false;
+            return false;
+        }
+        // Probing's failures do not count against the first run.
+        self.restarts.limit = self.stats.failures + self.restarts.unit;
+        if solver.n >= solver.strong_from {
+            self.scratch.tables = Some(Arc::new(solver.narrow_tables(&self.doms[..cells])));
+        }
+        if solver.n >= solver.learn_from {
             let root = &self.doms[..cells];
-            // (An open root: a fixed one has one solution, given already.)
-            if let Some(cell) = solver.choose(root, &self.scratch, None) {
+            let mut learner = Learner::new(solver, root, self.stats.failures, None);
+            if solver.threads > 1 {
+                learner.pause_at(self.stats.failures + solver.portfolio_after);
+            }
+            self.phase = Phase::Learning(Box::new(learner));
+            return false;
+        }
+        self.phase = Phase::Plain;
+        match solver.choose(&self.doms, &self.scratch, None) {
+            None => true,
+            Some(cell) => {
                 self.frames.push(Frame {
                     cell,
-                    rest: root[cell],
+                    rest: self.doms[cell],
                 });
+                false
             }
         }
+    }
+
+    /// Enough solutions from the learning search: the plain search enumerates the others in one
+    /// tree (skipping those found), from the root's domains, without restarts.
+    fn hand_over(&mut self) {
+        if let Phase::Portfolio(p) = std::mem::replace(&mut self.phase, Phase::Plain) {
+            let theirs = p.stop();
+            let s = &mut self.stats;
+            s.nodes += theirs.nodes;
+            s.failures += theirs.failures;
+            s.restarts += theirs.restarts;
+            self.scratch.propagations += theirs.propagations;
+        }
+        self.restarts.on = false;
+        let root = &self.doms[..self.solver.n * self.solver.n];
+        // (An open root: a fixed one has one solution, given already.)
+        if let Some(cell) = self.solver.choose(root, &self.scratch, None) {
+            self.frames.push(Frame {
+                cell,
+                rest: root[cell],
+            });
+        }
+    }
+
+    /// The plain search's next solution: depth first over `frames`, restarting while
+    /// `restarts` allows.
+    fn plain_next(&mut self) -> bool {
+        let solver = self.solver;
+        let cells = solver.n * solver.n;
         loop {
             let depth = self.frames.len();
             let Some(top) = self.frames.last_mut() else {
-                self.done = true;
+                self.end();
                 return false;
             };
             if top.rest == 0 {
@@ -704,14 +763,11 @@ impl SolutionIter<'_> {
             top.rest &= !value;
             let cell = top.cell;
             self.stats.nodes += 1;
-            if self.stats.nodes.is_multiple_of(256) {
-                if let Some(d) = solver.deadline {
-                    if Instant::now() >= d {
-                        self.stop = Some(Stop::Deadline);
-                        self.done = true;
-                        return false;
-                    }
-                }
+            if self.stats.nodes.is_multiple_of(256)
+                && solver.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                self.expire();
+                return false;
             }
             if self.doms.len() < (depth + 1) * cells {
                 self.doms.resize((depth + 1) * cells, 0);
@@ -722,8 +778,7 @@ impl SolutionIter<'_> {
             child[cell] = value;
             if !solver.propagate(child, &mut self.scratch, &[cell]) {
                 if self.scratch.expired {
-                    self.stop = Some(Stop::Deadline);
-                    self.done = true;
+                    self.expire();
                     return false;
                 }
                 self.stats.failures += 1;
@@ -750,9 +805,11 @@ impl SolutionIter<'_> {
     fn grid(&self) -> Grid {
         let n = self.solver.n;
         let depth = self.frames.len();
-        let doms = match self.learner.is_some() || self.portfolio.is_some() {
-            true => self.restarts.found.last().map_or(&[][..], |d| &d[..]),
-            false => &self.doms[depth * n * n..(depth + 1) * n * n],
+        let doms = match self.phase {
+            Phase::Learning(_) | Phase::Portfolio(_) => {
+                self.restarts.found.last().map_or(&[][..], |d| &d[..])
+            }
+            _ => &self.doms[depth * n * n..(depth + 1) * n * n],
         };
         doms.chunks_exact(n)
             .map(|row| row.iter().map(|d| d.trailing_zeros() + 1).collect())
@@ -943,7 +1000,7 @@ mod tests {
                 let mut it = s.solutions();
                 let mut grids = Vec::new();
                 while let Some(g) = it.next() {
-                    if let Some(p) = &it.portfolio {
+                    if let Phase::Portfolio(p) = &it.phase {
                         portfolios += 1;
                         offered += p.offered();
                     }
