@@ -210,8 +210,7 @@ mod tests {
     /// `b`), and `¬z` goes in minimisation (`a` implies `z`). Every literal met is bumped.
     #[test]
     fn analysis_learns_the_first_uip_minimised() {
-        let mut t = Trail::new(3, 0b111);
-        let mut db = Clauses::new(2 * Trail::atoms(3));
+        let (mut t, mut db) = super::super::empty(3);
         let (a, z, b, x, y) = (t.eq(0, 1), t.ne(1, 1), t.eq(4, 2), t.ne(5, 2), t.ne(8, 3));
         let cz = db.add(&[z, a ^ 1], true, 2);
         let cx = db.add(&[x, b ^ 1], true, 2);

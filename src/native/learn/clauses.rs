@@ -220,8 +220,7 @@ mod tests {
     /// alone, while the watches move from literal to literal as others become false.
     #[test]
     fn clauses_propagate_through_their_watches() {
-        let mut t = Trail::new(4, 0b1111);
-        let mut db = Clauses::new(2 * Trail::atoms(4));
+        let (mut t, mut db) = super::super::empty(4);
         let mut doms = vec![0b1111u64; 16];
         let mut queue = CellQueue::new(16);
         // Makes `cell ≠ v` true, as a decision.
@@ -265,8 +264,7 @@ mod tests {
     /// watches exactly those.
     #[test]
     fn forgetting_keeps_the_better_half() {
-        let t = Trail::new(2, 0b11);
-        let mut db = Clauses::new(2 * Trail::atoms(2));
+        let (t, mut db) = super::super::empty(2);
         let clauses = [
             (vec![t.eq(0, 1), t.eq(1, 2), t.eq(2, 1)], false, 9),
             (vec![t.ne(3, 1), t.ne(2, 2)], true, 2),
@@ -314,8 +312,7 @@ mod tests {
     /// becomes false), and its literal made true leaves nothing to do.
     #[test]
     fn a_unit_clause_is_watched_by_its_literal() {
-        let mut t = Trail::new(2, 0b11);
-        let mut db = Clauses::new(2 * Trail::atoms(2));
+        let (mut t, mut db) = super::super::empty(2);
         let c = db.add(&[t.eq(1, 2)], false, 1);
         assert_eq!(db.watches[t.eq(1, 2) as usize], [(c, t.eq(1, 2))]);
         assert_eq!(db.learnt(), 0);

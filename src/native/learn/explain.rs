@@ -131,7 +131,7 @@ impl Explainer {
                     out.push(lit);
                     out.push(lit ^ 1);
                 }
-                None => trail.lost_before(i, trail.full, t, view.now, root, out),
+                None => lost_before(trail, i, trail.full, t, view, out),
             },
             Conflict::Cage(k) => self.cage(trail, k, Dead::All, t, view, out),
             Conflict::Missing(line, u) => {
@@ -184,7 +184,7 @@ impl Explainer {
         if !covered {
             for (p, &c) in cells.iter().enumerate() {
                 if Some(p) != except {
-                    trail.lost_before(c, trail.full, t, view.now, view.root, out);
+                    lost_before(trail, c, trail.full, t, view, out);
                 }
             }
         }
@@ -258,6 +258,33 @@ fn cells_of(line: u16, n: usize) -> impl Iterator<Item = usize> {
     (0..n).map(move |j| start + j * step)
 }
 
+/// Adds to `out` why `cell` had lost the values of `mask` before `t` (those it had lost): its
+/// `=` literal if it was fixed, else its `≠` literals. Literals true at the root are left out.
+fn lost_before(trail: &Trail, cell: usize, mask: u64, t: usize, view: View, out: &mut Vec<Lit>) {
+    let (doms, root) = (view.now, view.root);
+    if let Some(lit) = trail.fixed_before(cell, t, doms) {
+        out.push(lit);
+        return;
+    }
+    for w in values(mask & !doms[cell] & root[cell]) {
+        let lit = trail.ne(cell, w);
+        if trail.set_before(lit, t) {
+            out.push(lit);
+        }
+    }
+}
+
+/// Whether `cell` had lost every value of `mask` before `t`.
+fn all_lost_before(trail: &Trail, cell: usize, mask: u64, t: usize, view: View) -> bool {
+    if trail.fixed_before(cell, t, view.now).is_some_and(|l| {
+        let (_, v, _) = trail.decode(l);
+        bit(v) & mask == 0
+    }) {
+        return true;
+    }
+    values(mask & view.root[cell]).all(|w| trail.set_before(trail.ne(cell, w), t))
+}
+
 /// Adds to `out` the cells of `line` (but `except`) that held only values of `set` before `t`,
 /// with why.
 fn hall_cells(
@@ -271,8 +298,8 @@ fn hall_cells(
 ) {
     let outside = trail.full & !set;
     for c in cells_of(line, trail.n) {
-        if Some(c) != except && trail.all_lost_before(c, outside, t, view.now, view.root) {
-            trail.lost_before(c, outside, t, view.now, view.root, out);
+        if Some(c) != except && all_lost_before(trail, c, outside, t, view) {
+            lost_before(trail, c, outside, t, view, out);
         }
     }
 }
@@ -285,8 +312,7 @@ mod tests {
     /// value left, a hidden single, a cage without a table, and contradictions.
     #[test]
     fn reasons_give_the_literals_behind_them() {
-        let mut t = Trail::new(3, 0b111);
-        let clauses = Clauses::new(2 * Trail::atoms(3));
+        let (mut t, clauses) = super::super::empty(3);
         // One cage over cells 3 and 4.
         let mut ex = Explainer::new(vec![vec![3, 4]]);
         let root = vec![0b111u64; 9];
@@ -319,6 +345,12 @@ mod tests {
         assert_eq!(reason(t.ne(0, 3)), [t.eq(0, 1)]);
         assert_eq!(reason(t.ne(1, 1)), [t.eq(0, 1)]);
         assert_eq!(reason(t.eq(1, 3)), [t.ne(1, 1), t.ne(1, 2)]);
+        // What cell 1 had lost before its `= 3`, and before that.
+        let mut out = Vec::new();
+        lost_before(&t, 1, 0b111, t.index(t.eq(1, 3)), view, &mut out);
+        assert_eq!(out, [t.ne(1, 1), t.ne(1, 2)]);
+        assert!(all_lost_before(&t, 1, 0b011, t.events.len(), view));
+        assert!(!all_lost_before(&t, 1, 0b011, t.index(t.ne(1, 2)), view));
         // Every removal on the cage's cells before: cell 3 lost 1, cell 4 was fixed to 2.
         assert_eq!(reason(t.ne(5, 3)), [t.ne(3, 1), t.eq(4, 2)]);
         // Value 1 of column 1 (line 4) has cell 7 only left: the column's other cells lost it.

@@ -519,10 +519,26 @@ impl Learner {
     }
 }
 
+/// An empty trail and clause database for an `n`×`n` grid, for tests.
+#[cfg(test)]
+fn empty(n: usize) -> (Trail, Clauses) {
+    let full = (1u64 << n) - 1;
+    (Trail::new(n, full), Clauses::new(2 * Trail::atoms(n)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::puzzle::{Cage, Cell, Op, Puzzle};
+
+    /// The solver of an `n`×`n` grid with one `+` cage over everything (any Latin square).
+    fn latin(n: usize) -> Solver {
+        let all = (1..=n)
+            .flat_map(|r| (1..=n).map(move |c| Cell::new(r, c)))
+            .collect();
+        let sum = (n * n * (n + 1) / 2) as u64;
+        Solver::new(&Puzzle::new(n, vec![Cage::new(Op::Add, sum, all)])).unwrap()
+    }
 
     /// Branching takes the (cell, value) pair of highest activity per candidate of its cell: a
     /// cell of fewest candidates and its smallest value while no conflict happened, then the
@@ -530,12 +546,7 @@ mod tests {
     /// it; fixed cells never.
     #[test]
     fn branching_takes_the_most_active_pair() {
-        // 4x4, one `+` cage over everything (any Latin square).
-        let all = (1..=4)
-            .flat_map(|r| (1..=4).map(move |c| Cell::new(r, c)))
-            .collect();
-        let p = Puzzle::new(4, vec![Cage::new(Op::Add, 40, all)]);
-        let solver = Solver::new(&p).unwrap();
+        let solver = latin(4);
         let mut doms = vec![0b1111u64; 16];
         (doms[0], doms[5], doms[6]) = (0b0100, 0b0110, 0b1010);
         let mut learner = Learner::new(&solver, &doms, 0, None);
@@ -579,12 +590,8 @@ mod tests {
     /// the next, then reports the search over.
     #[test]
     fn the_learning_search_gives_each_solution_once() {
-        // 3x3, one `+` cage over everything: the 12 Latin squares.
-        let all = (1..=3)
-            .flat_map(|r| (1..=3).map(move |c| Cell::new(r, c)))
-            .collect();
-        let p = Puzzle::new(3, vec![Cage::new(Op::Add, 18, all)]);
-        let solver = Solver::new(&p).unwrap();
+        // The 12 Latin squares of size 3.
+        let solver = latin(3);
         let root = vec![0b111u64; 9];
         let mut learner = Learner::new(&solver, &root, 0, None);
         let (mut scratch, mut stats) = (solver.scratch(), SearchStats::default());

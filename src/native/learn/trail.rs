@@ -252,48 +252,6 @@ impl Trail {
         None
     }
 
-    /// Adds to `out` why `cell` had lost the values of `mask` before `t` (those it had lost):
-    /// its `=` literal if it was fixed, else its `≠` literals. Literals true at the root (in
-    /// `root`) are left out.
-    pub(super) fn lost_before(
-        &self,
-        cell: usize,
-        mask: u64,
-        t: usize,
-        doms: &[u64],
-        root: &[u64],
-        out: &mut Vec<Lit>,
-    ) {
-        if let Some(lit) = self.fixed_before(cell, t, doms) {
-            out.push(lit);
-            return;
-        }
-        for w in values(mask & !doms[cell] & root[cell]) {
-            let lit = self.ne(cell, w);
-            if self.set_before(lit, t) {
-                out.push(lit);
-            }
-        }
-    }
-
-    /// Whether `cell` had lost every value of `mask` before `t`.
-    pub(super) fn all_lost_before(
-        &self,
-        cell: usize,
-        mask: u64,
-        t: usize,
-        doms: &[u64],
-        root: &[u64],
-    ) -> bool {
-        if self.fixed_before(cell, t, doms).is_some_and(|l| {
-            let (_, v, _) = self.decode(l);
-            bit(v) & mask == 0
-        }) {
-            return true;
-        }
-        values(mask & root[cell]).all(|w| self.set_before(self.ne(cell, w), t))
-    }
-
     /// The negations of the decisions so far, the latest first: true, since propagation is
     /// sound and the decisions led to a contradiction (or to a solution, to block).
     pub(super) fn decision_clause(&self) -> Vec<Lit> {
@@ -380,12 +338,6 @@ mod tests {
         assert!(!t.set_before(t.ne(1, 1), t.index(t.ne(1, 1))));
         assert_eq!(t.fixed_before(1, t.events.len(), &doms), Some(t.eq(1, 3)));
         assert_eq!(t.fixed_before(1, t.index(t.eq(1, 3)), &doms), None);
-        let mut out = Vec::new();
-        let root = vec![0b111u64; 9];
-        t.lost_before(1, 0b111, t.index(t.eq(1, 3)), &doms, &root, &mut out);
-        assert_eq!(out, [t.ne(1, 1), t.ne(1, 2)]);
-        assert!(t.all_lost_before(1, 0b011, t.events.len(), &doms, &root));
-        assert!(!t.all_lost_before(1, 0b011, t.index(t.ne(1, 1)), &doms, &root));
         // A clause false at levels 1 and 2, asserting at 2.
         let clause = [t.eq(2, 1), t.ne(1, 3), t.ne(0, 2)];
         assert_eq!((t.lbd(&clause), t.backjump_level(&clause)), (3, 2));
