@@ -120,6 +120,7 @@ impl Queues {
         }
     }
 
+    #[inline(always)]
     fn wake_cage(&mut self, k: usize) {
         if !self.cage_dirty[k] {
             self.cage_dirty[k] = true;
@@ -127,6 +128,7 @@ impl Queues {
         }
     }
 
+    #[inline(always)]
     fn wake_line(&mut self, l: usize) {
         if !self.line_dirty[l] {
             self.line_dirty[l] = true;
@@ -134,12 +136,14 @@ impl Queues {
         }
     }
 
+    #[inline(always)]
     fn next_cage(&mut self) -> Option<usize> {
         let k = self.cages.pop()?;
         self.cage_dirty[k] = false;
         Some(k)
     }
 
+    #[inline(always)]
     fn next_line(&mut self) -> Option<usize> {
         let l = self.lines.pop()?;
         self.line_dirty[l] = false;
@@ -252,6 +256,7 @@ impl<R: Recorder> Run<'_, R> {
 
     /// Filters cage `k`; its cells it changed are queued without waking it again (it is at its
     /// fixpoint).
+    #[inline(always)]
     fn cage(&mut self, k: usize) -> Result<(), Conflict> {
         self.filter_cage(k)
             .inspect_err(|_| bump(&mut self.weights.cage[k]))?;
