@@ -506,3 +506,96 @@ impl Solver {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::{Cage, Cell, Op, Puzzle};
+
+    /// What propagation told: each removal (cell, values gone, values left, the reason of the
+    /// first value gone) and each contradiction.
+    #[derive(Default)]
+    struct Log {
+        removed: Vec<(usize, u64, u64, String)>,
+        conflicts: Vec<String>,
+    }
+
+    impl Recorder for Log {
+        const ON: bool = true;
+        fn removed(&mut self, i: usize, gone: u64, now: u64, why: impl Fn(usize) -> Why) {
+            let first = gone.trailing_zeros() as usize + 1;
+            self.removed
+                .push((i, gone, now, format!("{:?}", why(first))));
+        }
+        fn conflict(&mut self, conflict: Conflict) {
+            self.conflicts.push(format!("{conflict:?}"));
+        }
+        fn clauses(&mut self, _: &mut [u64], _: &mut CellQueue) -> Result<(), Conflict> {
+            Ok(())
+        }
+    }
+
+    /// A 3x3 grid with one `+` cage over everything (any Latin square).
+    fn latin3() -> Solver {
+        let all = (1..=3)
+            .flat_map(|r| (1..=3).map(move |c| Cell::new(r, c)))
+            .collect();
+        Solver::new(&Puzzle::new(3, vec![Cage::new(Op::Add, 18, all)])).unwrap()
+    }
+
+    /// A value placed leaves the cell's row and column, each removal told with its reason.
+    #[test]
+    fn a_placed_value_leaves_its_row_and_column() {
+        let solver = latin3();
+        let mut scratch = solver.scratch();
+        let mut doms = vec![0b111u64; 9];
+        doms[0] = 0b001;
+        let mut log = Log::default();
+        assert!(solver.propagate_with(&mut doms, &mut scratch, &[0], &mut log));
+        for i in [1, 2, 3, 6] {
+            assert_eq!(doms[i], 0b110, "cell {i}");
+            assert!(log.removed.contains(&(i, 0b001, 0b110, "Peer(0)".into())));
+        }
+        assert_eq!(doms[4], 0b111);
+        assert!(log.conflicts.is_empty());
+        assert!(scratch.propagations > 0);
+    }
+
+    /// A contradiction is told once, weighs against the line that caused it, and leaves the
+    /// queues empty for the next propagation.
+    #[test]
+    fn a_contradiction_is_told_and_the_queues_emptied() {
+        let solver = latin3();
+        let mut scratch = solver.scratch();
+        // Cells 0 and 1 of row 0 both hold 1.
+        let mut doms = vec![0b111u64; 9];
+        (doms[0], doms[1]) = (0b001, 0b001);
+        let mut log = Log::default();
+        assert!(!solver.propagate_with(&mut doms, &mut scratch, &[0, 1], &mut log));
+        assert!(matches!(&log.conflicts[..], [c] if c.starts_with("Wipe(")));
+        assert_eq!(scratch.weights.line[0], 1);
+        // Nothing left queued: a consistent grid propagates to its own fixpoint.
+        let mut doms = vec![0b111u64; 9];
+        assert!(solver.propagate(&mut doms, &mut scratch, &[]));
+        assert_eq!(doms, vec![0b111u64; 9]);
+    }
+
+    /// A value with one cell left in a line goes there (a hidden single), for that reason.
+    #[test]
+    fn a_hidden_single_is_placed() {
+        let solver = latin3();
+        let mut scratch = solver.scratch();
+        // Value 3 of row 0 fits cell 2 only.
+        let mut doms = vec![0b111u64; 9];
+        (doms[0], doms[1]) = (0b011, 0b011);
+        let mut log = Log::default();
+        // (Changed as if by their cage, which is then not woken: the line finds it.)
+        scratch.queues.cells.push(0, false);
+        scratch.queues.cells.push(1, false);
+        assert!(solver.propagate_with(&mut doms, &mut scratch, &[], &mut log));
+        assert_eq!(doms[2], 0b100);
+        assert!(log
+            .removed
+            .contains(&(2, 0b011, 0b100, "Single(0, 3)".into())));
+    }
+}
