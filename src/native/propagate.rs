@@ -535,23 +535,34 @@ mod tests {
         }
     }
 
-    /// A 3x3 grid with one `+` cage over everything (any Latin square).
-    fn latin3() -> Solver {
+    /// Propagates on a 3x3 grid with one `+` cage over everything (any Latin square), from the
+    /// domains `doms` with cells `changed` (waking the cage) and `quiet` (not waking it):
+    /// whether it holds, what it told, and its buffers after.
+    fn run(doms: &mut [u64], changed: &[usize], quiet: &[usize]) -> (bool, Log, Scratch) {
         let all = (1..=3)
             .flat_map(|r| (1..=3).map(move |c| Cell::new(r, c)))
             .collect();
-        Solver::new(&Puzzle::new(3, vec![Cage::new(Op::Add, 18, all)])).unwrap()
+        let solver = Solver::new(&Puzzle::new(3, vec![Cage::new(Op::Add, 18, all)])).unwrap();
+        let mut scratch = solver.scratch();
+        for &i in quiet {
+            scratch.queues.cells.push(i, false);
+        }
+        let mut log = Log::default();
+        let ok = solver.propagate_with(doms, &mut scratch, changed, &mut log);
+        // Nothing is left queued: a consistent grid propagates to its own fixpoint.
+        let mut open = vec![0b111u64; 9];
+        assert!(solver.propagate(&mut open, &mut scratch, &[]));
+        assert_eq!(open, vec![0b111u64; 9]);
+        (ok, log, scratch)
     }
 
     /// A value placed leaves the cell's row and column, each removal told with its reason.
     #[test]
     fn a_placed_value_leaves_its_row_and_column() {
-        let solver = latin3();
-        let mut scratch = solver.scratch();
         let mut doms = vec![0b111u64; 9];
         doms[0] = 0b001;
-        let mut log = Log::default();
-        assert!(solver.propagate_with(&mut doms, &mut scratch, &[0], &mut log));
+        let (ok, log, scratch) = run(&mut doms, &[0], &[]);
+        assert!(ok);
         for i in [1, 2, 3, 6] {
             assert_eq!(doms[i], 0b110, "cell {i}");
             assert!(log.removed.contains(&(i, 0b001, 0b110, "Peer(0)".into())));
@@ -565,37 +576,26 @@ mod tests {
     /// queues empty for the next propagation.
     #[test]
     fn a_contradiction_is_told_and_the_queues_emptied() {
-        let solver = latin3();
-        let mut scratch = solver.scratch();
         // Cells 0 and 1 of row 0 both hold 1.
         let mut doms = vec![0b111u64; 9];
         (doms[0], doms[1]) = (0b001, 0b001);
-        let mut log = Log::default();
-        assert!(!solver.propagate_with(&mut doms, &mut scratch, &[0, 1], &mut log));
+        let (ok, log, scratch) = run(&mut doms, &[0, 1], &[]);
+        assert!(!ok);
         assert!(matches!(&log.conflicts[..], [c] if c.starts_with("Wipe(")));
         assert_eq!(scratch.weights.line[0], 1);
-        // Nothing left queued: a consistent grid propagates to its own fixpoint.
-        let mut doms = vec![0b111u64; 9];
-        assert!(solver.propagate(&mut doms, &mut scratch, &[]));
-        assert_eq!(doms, vec![0b111u64; 9]);
     }
 
     /// A value with one cell left in a line goes there (a hidden single), for that reason.
     #[test]
     fn a_hidden_single_is_placed() {
-        let solver = latin3();
-        let mut scratch = solver.scratch();
-        // Value 3 of row 0 fits cell 2 only.
+        // Value 3 of row 0 fits cell 2 only; cells 0 and 1 changed as if by their cage, which
+        // is then not woken: the line finds it.
         let mut doms = vec![0b111u64; 9];
         (doms[0], doms[1]) = (0b011, 0b011);
-        let mut log = Log::default();
-        // (Changed as if by their cage, which is then not woken: the line finds it.)
-        scratch.queues.cells.push(0, false);
-        scratch.queues.cells.push(1, false);
-        assert!(solver.propagate_with(&mut doms, &mut scratch, &[], &mut log));
+        let (ok, log, _) = run(&mut doms, &[], &[0, 1]);
+        assert!(ok);
         assert_eq!(doms[2], 0b100);
-        assert!(log
-            .removed
-            .contains(&(2, 0b011, 0b100, "Single(0, 3)".into())));
+        let single = (2, 0b011, 0b100, "Single(0, 3)".to_string());
+        assert!(log.removed.contains(&single));
     }
 }
