@@ -1,7 +1,7 @@
 //! The native solver: candidate bitsets per cell, per-cage tables of admissible tuples (respecting
 //! row/column distinctness inside the cage) filtered by bitset operations (`table`), naked and
-//! hidden singles in rows and columns, all driven by queues of changed cells, lines and cages;
-//! fewest-candidates-first branching over an explicit stack of states, so solutions come out of an
+//! hidden singles in rows and columns, all driven by queues of changed cells, lines and cages
+//! (module `propagate`); fewest-candidates-first branching over an explicit stack of states, so solutions come out of an
 //! [`Iterator`] and the search allocates nothing once warm.
 //!
 //! From 10x10 on, rows and columns are filtered to generalised arc consistency (module `line`), the
@@ -10,8 +10,8 @@
 //!
 //! From 10x10 on, the first few solutions come from a search that learns from its failures
 //! (module `learn`: every removal is recorded with its reason, each contradiction becomes a
-//! clause, branching on the (cell, value) pairs of recent conflicts, restarts); past them, and below 10x10, the plain search
-//! runs: it restarts (after a Luby sequence of failure counts) with the dom/wdeg weights it
+//! clause, branching on the (cell, value) pairs of recent conflicts, restarts); past them, and
+//! below 10x10, the plain search runs: it restarts (after a Luby sequence of failure counts) with the dom/wdeg weights it
 //! learnt and randomised tie-breaking; solutions found before a restart are blocked in later
 //! runs, so every solution still comes exactly once (after a few solutions it stops restarting
 //! and finishes its current tree).
@@ -28,14 +28,16 @@
 mod learn;
 mod line;
 mod portfolio;
+mod propagate;
 mod table;
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Instant;
 
-use learn::{record_cage, Conflict, Learner, Outcome, Recorder, Why};
+use learn::{Learner, Outcome};
 use portfolio::{Next, Portfolio};
+use propagate::{line_start_step, CellQueue, Queues, Recorder, Weights};
 use table::{Cage, FilterScratch, Table};
 
 use crate::puzzle::{Grid, InvalidPuzzle, Op, Puzzle};
@@ -150,20 +152,13 @@ pub struct Solver {
 
 /// Buffers reused across the search, so that it allocates nothing once warm.
 struct Scratch {
-    /// Cells whose domain changed and are still to be looked at.
-    queue: CellQueue,
-    /// Cages to filter again (flags, and the list of those flagged).
-    dirty: Vec<bool>,
-    cage_list: Vec<usize>,
-    /// Rows (`0..n`) and columns (`n..2n`) to check for hidden singles.
-    line_dirty: Vec<bool>,
-    line_list: Vec<usize>,
+    /// Cells whose domain changed, cages to filter again and lines to check.
+    queues: Queues,
     /// The domains of the cage being filtered, before.
     before: Vec<u64>,
     filter: FilterScratch,
     /// How often each cage, and each line, caused a contradiction (for branching).
-    cage_weight: Vec<u32>,
-    line_weight: Vec<u32>,
+    weights: Weights,
     /// Set when the deadline passed during a propagation (which then reports a contradiction).
     expired: bool,
     /// The cage tables narrowed to the root's domains, once they are known (see
@@ -265,13 +260,10 @@ impl Solver {
             scratch: self.scratch(),
             doms: Vec::new(),
             frames: Vec::new(),
-            started: false,
-            done: false,
+            phase: Phase::Start,
             stop: None,
             stats: SearchStats::default(),
             restarts: Restarts::new(self.restart_unit),
-            learner: None,
-            portfolio: None,
         }
     }
 
@@ -321,15 +313,13 @@ impl Solver {
 
     fn scratch(&self) -> Scratch {
         Scratch {
-            queue: CellQueue::new(self.n * self.n),
-            dirty: vec![false; self.cages.len()],
-            cage_list: Vec::new(),
-            line_dirty: vec![false; 2 * self.n],
-            line_list: Vec::new(),
+            queues: Queues::new(self.n * self.n, self.cages.len(), 2 * self.n),
             before: Vec::new(),
             filter: FilterScratch::default(),
-            cage_weight: vec![0; self.cages.len()],
-            line_weight: vec![0; 2 * self.n],
+            weights: Weights {
+                cage: vec![0; self.cages.len()],
+                line: vec![0; 2 * self.n],
+            },
             expired: false,
             tables: None,
             propagations: 0,
@@ -386,12 +376,13 @@ impl Solver {
             let c = d.count_ones() as u64;
             let w = 1
                 + scratch
-                    .cage_weight
+                    .weights
+                    .cage
                     .get(self.cage_of[i])
                     .copied()
                     .unwrap_or(0) as u64
-                + scratch.line_weight[self.row_of[i] as usize] as u64
-                + scratch.line_weight[n + self.col_of[i] as usize] as u64;
+                + scratch.weights.line[self.row_of[i] as usize] as u64
+                + scratch.weights.line[n + self.col_of[i] as usize] as u64;
             let (a, b) = (c * best_w, best_c * w);
             if a < b {
                 (best_c, best_w) = (c, w);
@@ -407,273 +398,6 @@ impl Solver {
             }
         }
         best
-    }
-
-    /// Filters `doms` to a fixpoint after the cells in `changed` changed (all cells, and every
-    /// cage, for a fresh start); false on a contradiction. Work is driven by queues: a changed
-    /// cell wakes its row, its column and its cage; a placed value leaves its row and column.
-    fn propagate(&self, doms: &mut [u64], scratch: &mut Scratch, changed: &[usize]) -> bool {
-        self.propagate_with(doms, scratch, changed, &mut ())
-    }
-
-    /// [`Solver::propagate`], telling `rec` every value removed and why, and every
-    /// contradiction; `rec` may narrow domains too (learnt clauses).
-    fn propagate_with(
-        &self,
-        doms: &mut [u64],
-        scratch: &mut Scratch,
-        changed: &[usize],
-        rec: &mut impl Recorder,
-    ) -> bool {
-        for &i in changed {
-            scratch.queue.push(i, true);
-        }
-        let ok = self.run_queues(doms, scratch, rec);
-        if !ok {
-            scratch.queue.clear();
-            for k in scratch.cage_list.drain(..) {
-                scratch.dirty[k] = false;
-            }
-            for l in scratch.line_list.drain(..) {
-                scratch.line_dirty[l] = false;
-            }
-        }
-        ok
-    }
-
-    fn run_queues(&self, doms: &mut [u64], scratch: &mut Scratch, rec: &mut impl Recorder) -> bool {
-        let n = self.n;
-        let full = self.full();
-        let Scratch {
-            queue,
-            dirty,
-            cage_list,
-            line_dirty,
-            line_list,
-            before,
-            filter,
-            cage_weight,
-            line_weight,
-            expired,
-            tables,
-            propagations,
-        } = scratch;
-        let tables = tables.as_deref().unwrap_or(&self.tables);
-        loop {
-            // Learnt clauses first (the cheapest).
-            if !rec.clauses(doms, queue) {
-                return false;
-            }
-            // Changed cells: wake their lines and cage; placed values leave the peers.
-            while let Some((i, wake_cage)) = queue.pop() {
-                let d = doms[i];
-                if d == 0 {
-                    rec.conflict(Conflict::Wipe(i));
-                    return false;
-                }
-                let (r, c) = (self.row_of[i] as usize, self.col_of[i] as usize);
-                for l in [r, n + c] {
-                    if !line_dirty[l] {
-                        line_dirty[l] = true;
-                        line_list.push(l);
-                    }
-                }
-                let k = self.cage_of[i];
-                if wake_cage && k != FREE && !dirty[k] {
-                    dirty[k] = true;
-                    cage_list.push(k);
-                }
-                if d & (d - 1) == 0 {
-                    // The other cells of the row, then of the column.
-                    for (line, start, step) in [(r, r * n, 1), (n + c, c, n)] {
-                        let mut j = start;
-                        for _ in 0..n {
-                            if j != i && doms[j] & d != 0 {
-                                doms[j] &= !d;
-                                rec.removed(j, d, doms[j], |_| Why::Peer(i as u32));
-                                if doms[j] == 0 {
-                                    bump(&mut line_weight[line]);
-                                    rec.conflict(Conflict::Wipe(j));
-                                    return false;
-                                }
-                                queue.push(j, true);
-                            }
-                            j += step;
-                        }
-                    }
-                }
-            }
-            // Then the cages (the costliest filter), then the lines.
-            if let Some(k) = cage_list.pop() {
-                dirty[k] = false;
-                *propagations += 1;
-                let cage = &self.cages[k];
-                before.clear();
-                before.extend(cage.cells.iter().map(|&i| doms[i]));
-                match &tables[k] {
-                    Some(t) => {
-                        if !t.filter(&cage.cells, doms, filter) {
-                            bump(&mut cage_weight[k]);
-                            rec.conflict(Conflict::Cage(k as u32));
-                            return false;
-                        }
-                        record_cage(&cage.cells, k, before, doms, rec);
-                        // Values the cage must put in a line leave the line's other cells.
-                        for (l, (line, _)) in t.lines().iter().enumerate() {
-                            let forced = t.forced(l, filter);
-                            if forced == 0 {
-                                continue;
-                            }
-                            let (start, step) = line_start_step(*line, n);
-                            for j in 0..n {
-                                let i = start + j * step;
-                                if self.cage_of[i] != k && doms[i] & forced != 0 {
-                                    let gone = doms[i] & forced;
-                                    doms[i] &= !forced;
-                                    rec.removed(i, gone, doms[i], |_| {
-                                        Why::Forced(k as u32, l as u16)
-                                    });
-                                    if doms[i] == 0 {
-                                        bump(&mut cage_weight[k]);
-                                        rec.conflict(Conflict::Wipe(i));
-                                        return false;
-                                    }
-                                    queue.push(i, true);
-                                }
-                            }
-                        }
-                    }
-                    None => {
-                        if !table::filter_by_search(cage, n, doms, SEARCH_BUDGET, filter) {
-                            bump(&mut cage_weight[k]);
-                            rec.conflict(Conflict::Cage(k as u32));
-                            return false;
-                        }
-                        record_cage(&cage.cells, k, before, doms, rec);
-                        // Filtering by search can be long: the deadline is checked after each.
-                        if self.deadline.is_some_and(|d| Instant::now() >= d) {
-                            *expired = true;
-                            return false;
-                        }
-                    }
-                }
-                // The cage is at its fixpoint: these changes need not wake it again.
-                for (&i, &b) in cage.cells.iter().zip(before.iter()) {
-                    if doms[i] != b {
-                        queue.push(i, false);
-                    }
-                }
-                continue;
-            }
-            // Hidden singles and missing values in a line that changed.
-            let Some(line) = line_list.pop() else {
-                return true;
-            };
-            {
-                line_dirty[line] = false;
-                *propagations += 1;
-                let (start, step) = line_start_step(line, n);
-                let mut once = 0u64;
-                let mut twice = 0u64;
-                let mut placed = 0u64;
-                for j in 0..n {
-                    let d = doms[start + j * step];
-                    twice |= once & d;
-                    once |= d;
-                    if d & (d - 1) == 0 {
-                        placed |= d;
-                    }
-                }
-                if once != full {
-                    bump(&mut line_weight[line]);
-                    let missing = full & !once;
-                    let value = missing.trailing_zeros() as u8 + 1;
-                    rec.conflict(Conflict::Missing(line as u16, value));
-                    return false;
-                }
-                // Values in one cell only, that cell not yet fixed to it.
-                let unique = once & !twice & !placed;
-                if unique != 0 {
-                    for j in 0..n {
-                        let i = start + j * step;
-                        let d = doms[i];
-                        if d & unique != 0 && d & (d - 1) != 0 {
-                            if (d & unique).count_ones() > 1 {
-                                bump(&mut line_weight[line]);
-                                let two = d & unique;
-                                let u1 = two.trailing_zeros() as u8 + 1;
-                                let u2 = (two & (two - 1)).trailing_zeros() as u8 + 1;
-                                rec.conflict(Conflict::Double(line as u16, i as u32, u1, u2));
-                                return false;
-                            }
-                            doms[i] = d & unique;
-                            let value = (d & unique).trailing_zeros() as u8 + 1;
-                            rec.removed(i, d & !unique, d & unique, |_| {
-                                Why::Single(line as u16, value)
-                            });
-                            queue.push(i, true);
-                        }
-                    }
-                }
-                if n >= self.strong_from {
-                    let gac = line::all_different(doms, start, step, n, |i, kept, gone, reach| {
-                        queue.push(i, true);
-                        rec.removed(i, gone, kept, |v| {
-                            Why::Hall(line as u16, reach[v - 1] | table::bit(v))
-                        });
-                    });
-                    if let Err(shared) = gac {
-                        bump(&mut line_weight[line]);
-                        rec.conflict(Conflict::Hall(line as u16, shared));
-                        return false;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Failed-value probing at the root: each candidate of each open cell is tried and
-    /// propagated on a copy; one that fails is removed (and the removal propagated), until a pass
-    /// removes nothing. False on a contradiction (or when the deadline passes: then
-    /// `scratch.expired` is set). The failures found also weigh in the branching (dom/wdeg).
-    fn probe(&self, doms: &mut [u64], scratch: &mut Scratch, failures: &mut u64) -> bool {
-        let mut copy = vec![0u64; doms.len()];
-        for _ in 0..PROBE_PASSES {
-            let mut removed = false;
-            for i in 0..doms.len() {
-                if self.deadline.is_some_and(|t| Instant::now() >= t) {
-                    scratch.expired = true;
-                    return false;
-                }
-                for v in table::values(doms[i]) {
-                    let d = doms[i];
-                    if d & (d - 1) == 0 {
-                        break;
-                    }
-                    if d & table::bit(v) == 0 {
-                        continue;
-                    }
-                    copy.copy_from_slice(doms);
-                    copy[i] = table::bit(v);
-                    if self.propagate(&mut copy, scratch, &[i]) {
-                        continue;
-                    }
-                    *failures += 1;
-                    if scratch.expired {
-                        return false;
-                    }
-                    doms[i] &= !table::bit(v);
-                    removed = true;
-                    if !self.propagate(doms, scratch, &[i]) {
-                        return false;
-                    }
-                }
-            }
-            if !removed {
-                break;
-            }
-        }
-        true
     }
 
     /// Each cell's candidates (bit `v-1` set when `v` is possible, row-major) after the cage and
@@ -692,61 +416,6 @@ impl Solver {
     }
 }
 
-/// Counts one more contradiction against a cage or line.
-fn bump(weight: &mut u32) {
-    *weight = weight.saturating_add(1);
-}
-
-/// The first cell of a line (rows `0..n`, columns `n..2n`) and the step to the next one.
-fn line_start_step(line: usize, n: usize) -> (usize, usize) {
-    if line < n {
-        (line * n, 1)
-    } else {
-        (line - n, n)
-    }
-}
-
-/// The cells still to be looked at, each queued once; a cell changed only by its own cage's
-/// filter (which is at its fixpoint then) does not wake that cage again.
-struct CellQueue {
-    list: Vec<u32>,
-    /// Per cell: 0 not queued, 1 queued and waking its cage, 2 queued without.
-    state: Vec<u8>,
-}
-
-impl CellQueue {
-    fn new(cells: usize) -> Self {
-        CellQueue {
-            list: Vec::new(),
-            state: vec![0; cells],
-        }
-    }
-
-    fn push(&mut self, i: usize, wake_cage: bool) {
-        match self.state[i] {
-            0 => {
-                self.list.push(i as u32);
-                self.state[i] = if wake_cage { 1 } else { 2 };
-            }
-            _ if wake_cage => self.state[i] = 1,
-            _ => {}
-        }
-    }
-
-    fn pop(&mut self) -> Option<(usize, bool)> {
-        let i = self.list.pop()? as usize;
-        let wake = self.state[i] == 1;
-        self.state[i] = 0;
-        Some((i, wake))
-    }
-
-    fn clear(&mut self) {
-        for i in self.list.drain(..) {
-            self.state[i as usize] = 0;
-        }
-    }
-}
-
 /// A choice point: the cell branched on and the values not tried yet.
 struct Frame {
     cell: usize,
@@ -760,18 +429,28 @@ struct Frame {
 pub struct SolutionIter<'a> {
     solver: &'a Solver,
     scratch: Scratch,
-    /// The domains at each depth of the stack, `n * n` words per depth.
+    /// The domains at each depth of the stack, `n * n` words per depth (depth 0: the root).
     doms: Vec<u64>,
     frames: Vec<Frame>,
-    started: bool,
-    done: bool,
+    phase: Phase,
     stop: Option<Stop>,
     stats: SearchStats,
     restarts: Restarts,
-    /// The learning search, while it gives the first solutions (large grids).
-    learner: Option<Box<Learner>>,
-    /// The learning search gone on as several at once (it took `learner`), if it did.
-    portfolio: Option<Portfolio>,
+}
+
+/// Where a [`SolutionIter`] is: the search it runs.
+enum Phase {
+    /// Nothing done yet: the root is still to propagate.
+    Start,
+    /// The learning search gives the first solutions (large grids).
+    Learning(Box<Learner>),
+    /// The learning search gone on as several at once.
+    Portfolio(Portfolio),
+    /// The plain search, over `frames` (for every solution of small grids; past the first few
+    /// of large ones).
+    Plain,
+    /// The search is over; `theirs` is the work of a portfolio's searches, if it ended as one.
+    Over { theirs: SearchStats },
 }
 
 /// When to restart, and what earlier runs found.
@@ -816,6 +495,16 @@ fn luby(mut i: u64) -> u64 {
     }
 }
 
+/// The sum of two searches' work.
+fn add(a: SearchStats, b: SearchStats) -> SearchStats {
+    SearchStats {
+        nodes: a.nodes + b.nodes,
+        failures: a.failures + b.failures,
+        propagations: a.propagations + b.propagations,
+        restarts: a.restarts + b.restarts,
+    }
+}
+
 impl SolutionIter<'_> {
     /// `Some(Stop::Deadline)` once the deadline has ended the search.
     pub fn stopped(&self) -> Option<Stop> {
@@ -834,66 +523,86 @@ impl SolutionIter<'_> {
             propagations: self.scratch.propagations,
             ..self.stats
         };
-        match &self.portfolio {
-            None => mine,
-            Some(p) => {
-                let theirs = p.stats();
-                SearchStats {
-                    nodes: mine.nodes + theirs.nodes,
-                    failures: mine.failures + theirs.failures,
-                    propagations: mine.propagations + theirs.propagations,
-                    restarts: mine.restarts + theirs.restarts,
-                }
-            }
+        match &self.phase {
+            Phase::Portfolio(p) => add(mine, p.stats()),
+            Phase::Over { theirs } => add(mine, *theirs),
+            _ => mine,
         }
+    }
+
+    /// Ends the search.
+    fn end(&mut self) {
+        let theirs = match &self.phase {
+            Phase::Portfolio(p) => p.stats(),
+            _ => SearchStats::default(),
+        };
+        self.phase = Phase::Over { theirs };
+    }
+
+    /// Ends the search at the deadline.
+    fn expire(&mut self) {
+        self.stop = Some(Stop::Deadline);
+        self.end();
     }
 
     /// The learning search's next solution (its domains), from the learner or the portfolio it
     /// became; `None` at the end (`self.stop` says when it stopped early).
     fn learn_next(&mut self) -> Option<Vec<u64>> {
-        let solver = self.solver;
         loop {
-            if let Some(p) = self.portfolio.as_mut() {
-                return match p.next(&self.restarts.found) {
-                    Next::Solution(doms) => Some(doms),
-                    Next::Exhausted => None,
-                    Next::Stopped(stop) => {
-                        self.stop = Some(stop);
-                        None
+            let outcome = match &mut self.phase {
+                Phase::Portfolio(p) => {
+                    return match p.next(&self.restarts.found) {
+                        Next::Solution(doms) => Some(doms),
+                        Next::Exhausted => None,
+                        Next::Stopped(stop) => {
+                            self.stop = Some(stop);
+                            None
+                        }
                     }
-                };
-            }
-            let learner = self.learner.as_mut()?;
-            match learner.next(solver, &mut self.scratch, &mut self.stats) {
-                Outcome::Solution => return Some(learner.solution_doms().to_vec()),
-                Outcome::Exhausted => return None,
+                }
+                Phase::Learning(learner) => {
+                    match learner.next(self.solver, &mut self.scratch, &mut self.stats) {
+                        Outcome::Solution => return Some(learner.solution_doms().to_vec()),
+                        outcome => outcome,
+                    }
+                }
+                _ => return None,
+            };
+            match outcome {
                 Outcome::Stopped(stop) => {
                     self.stop = Some(stop);
                     return None;
                 }
-                Outcome::Paused => {
-                    // Still unresolved: it goes on beside other searches, on threads of their
-                    // own; the iterator keeps fresh buffers for the plain search after it.
-                    let learner = self.learner.take()?;
-                    let mut fresh = solver.scratch();
-                    fresh.tables = self.scratch.tables.clone();
-                    let scratch = std::mem::replace(&mut self.scratch, fresh);
-                    let stats = std::mem::take(&mut self.stats);
-                    let root = &self.doms[..solver.n * solver.n];
-                    let first = (learner, scratch, stats);
-                    let (threads, wanted) = (solver.threads, solver.learn_solutions);
-                    match Portfolio::start(solver, root, first, threads, wanted) {
-                        Ok(p) => self.portfolio = Some(p),
-                        Err(back) => {
-                            let (learner, scratch, stats) = *back;
-                            self.learner = Some(learner);
-                            self.scratch = scratch;
-                            self.stats = stats;
-                        }
-                    }
-                }
+                Outcome::Paused => self.go_portfolio(),
+                _ => return None,
             }
         }
+    }
+
+    /// The learning search, still unresolved, goes on beside other searches, on threads of
+    /// their own (or alone, if none can start); the iterator keeps fresh buffers for the plain
+    /// search after it.
+    fn go_portfolio(&mut self) {
+        let solver = self.solver;
+        let Phase::Learning(learner) = std::mem::replace(&mut self.phase, Phase::Start) else {
+            unreachable!("a portfolio comes from a learning search");
+        };
+        let mut fresh = solver.scratch();
+        fresh.tables = self.scratch.tables.clone();
+        let scratch = std::mem::replace(&mut self.scratch, fresh);
+        let stats = std::mem::take(&mut self.stats);
+        let root = &self.doms[..solver.n * solver.n];
+        let first = (learner, scratch, stats);
+        let (threads, wanted) = (solver.threads, solver.learn_solutions);
+        self.phase = match Portfolio::start(solver, root, first, threads, wanted) {
+            Ok(p) => Phase::Portfolio(p),
+            Err(back) => {
+                let (learner, scratch, stats) = *back;
+                self.scratch = scratch;
+                self.stats = stats;
+                Phase::Learning(learner)
+            }
+        };
     }
 
     /// Abandons the current run when it has failed often enough: the search starts again from
@@ -936,85 +645,107 @@ impl SolutionIter<'_> {
     }
 
     /// Moves to the next solution; true when there is one (its domains are then at depth
-    /// `frames.len()`), false when the search is over.
+    /// `frames.len()`, or last in `restarts.found` from the learning search), false when the
+    /// search is over.
     fn advance(&mut self) -> bool {
-        if self.done {
-            return false;
+        if matches!(self.phase, Phase::Start) && self.start() {
+            return true;
         }
-        let solver = self.solver;
-        let cells = solver.n * solver.n;
-        if !self.started {
-            self.started = true;
-            self.stats.nodes = 1;
-            self.doms.reserve(16 * cells);
-            self.doms.resize(cells, solver.full());
-            let all: Vec<usize> = (0..cells).collect();
-            if !solver.propagate(&mut self.doms, &mut self.scratch, &all)
-                || (solver.n >= solver.strong_from
-                    && !solver.probe(&mut self.doms, &mut self.scratch, &mut self.stats.failures))
-            {
-                self.done = true;
-                if self.scratch.expired {
-                    self.stop = Some(Stop::Deadline);
-                }
-                return false;
-            }
-            // Probing's failures do not count against the first run.
-            self.restarts.limit = self.stats.failures + self.restarts.unit;
-            if solver.n >= solver.strong_from {
-                self.scratch.tables = Some(Arc::new(solver.narrow_tables(&self.doms[..cells])));
-            }
-            if solver.n >= solver.learn_from {
-                let root = &self.doms[..cells];
-                let mut learner = Learner::new(solver, root, self.stats.failures, None);
-                if solver.threads > 1 {
-                    learner.pause_at(self.stats.failures + solver.portfolio_after);
-                }
-                self.learner = Some(Box::new(learner));
-                return self.advance();
-            }
-            match solver.choose(&self.doms, &self.scratch, None) {
-                None => return true,
-                Some(cell) => self.frames.push(Frame {
-                    cell,
-                    rest: self.doms[cell],
-                }),
-            }
-        }
-        if self.learner.is_some() || self.portfolio.is_some() {
-            if self.restarts.found.len() < solver.learn_solutions {
+        if matches!(self.phase, Phase::Learning(_) | Phase::Portfolio(_)) {
+            if self.restarts.found.len() < self.solver.learn_solutions {
                 if let Some(doms) = self.learn_next() {
                     self.restarts.found.push(doms);
                     return true;
                 }
-                self.done = true;
+                self.end();
                 return false;
             }
-            // Enough solutions: the plain search enumerates the others in one tree (skipping
-            // those found), from the root's domains, without restarts.
-            self.learner = None;
-            if let Some(p) = self.portfolio.take() {
-                let theirs = p.stop();
-                let s = &mut self.stats;
-                s.nodes += theirs.nodes;
-                s.failures += theirs.failures;
-                s.restarts += theirs.restarts;
-                self.scratch.propagations += theirs.propagations;
+            self.hand_over();
+        }
+        match self.phase {
+            Phase::Plain => self.plain_next(),
+            _ => false,
+        }
+    }
+
+    /// Propagates (and probes) the root, then starts the learning search or the plain one;
+    /// true when the root is a solution.
+    fn start(&mut self) -> bool {
+        let solver = self.solver;
+        let cells = solver.n * solver.n;
+        self.stats.nodes = 1;
+        self.doms.reserve(16 * cells);
+        self.doms.resize(cells, solver.full());
+        let all: Vec<usize> = (0..cells).collect();
+        if !solver.propagate(&mut self.doms, &mut self.scratch, &all)
+            || (solver.n >= solver.strong_from
+                && !solver.probe(&mut self.doms, &mut self.scratch, &mut self.stats.failures))
+        {
+            if self.scratch.expired {
+                self.expire();
+            } else {
+                self.end();
             }
-            self.restarts.on = false;
+            return false;
+        }
+        // Probing's failures do not count against the first run.
+        self.restarts.limit = self.stats.failures + self.restarts.unit;
+        if solver.n >= solver.strong_from {
+            self.scratch.tables = Some(Arc::new(solver.narrow_tables(&self.doms[..cells])));
+        }
+        if solver.n >= solver.learn_from {
             let root = &self.doms[..cells];
-            // (An open root: a fixed one has one solution, given already.)
-            if let Some(cell) = solver.choose(root, &self.scratch, None) {
+            let mut learner = Learner::new(solver, root, self.stats.failures, None);
+            if solver.threads > 1 {
+                learner.pause_at(self.stats.failures + solver.portfolio_after);
+            }
+            self.phase = Phase::Learning(Box::new(learner));
+            return false;
+        }
+        self.phase = Phase::Plain;
+        match solver.choose(&self.doms, &self.scratch, None) {
+            None => true,
+            Some(cell) => {
                 self.frames.push(Frame {
                     cell,
-                    rest: root[cell],
+                    rest: self.doms[cell],
                 });
+                false
             }
         }
+    }
+
+    /// Enough solutions from the learning search: the plain search enumerates the others in one
+    /// tree (skipping those found), from the root's domains, without restarts.
+    fn hand_over(&mut self) {
+        if let Phase::Portfolio(p) = std::mem::replace(&mut self.phase, Phase::Plain) {
+            let theirs = p.stop();
+            let s = &mut self.stats;
+            s.nodes += theirs.nodes;
+            s.failures += theirs.failures;
+            s.restarts += theirs.restarts;
+            self.scratch.propagations += theirs.propagations;
+        }
+        self.restarts.on = false;
+        let root = &self.doms[..self.solver.n * self.solver.n];
+        // (An open root: a fixed one has one solution, given already.)
+        if let Some(cell) = self.solver.choose(root, &self.scratch, None) {
+            self.frames.push(Frame {
+                cell,
+                rest: root[cell],
+            });
+        }
+    }
+
+    /// The plain search's next solution: depth first over `frames`, restarting while
+    /// `restarts` allows.
+    fn plain_next(&mut self) -> bool {
+        let solver = self.solver;
+        let cells = solver.n * solver.n;
         loop {
             let depth = self.frames.len();
             let Some(top) = self.frames.last_mut() else {
-                self.done = true;
+                self.end();
                 return false;
             };
             if top.rest == 0 {
@@ -1032,14 +763,11 @@ impl SolutionIter<'_> {
             top.rest &= !value;
             let cell = top.cell;
             self.stats.nodes += 1;
-            if self.stats.nodes.is_multiple_of(256) {
-                if let Some(d) = solver.deadline {
-                    if Instant::now() >= d {
-                        self.stop = Some(Stop::Deadline);
-                        self.done = true;
-                        return false;
-                    }
-                }
+            if self.stats.nodes.is_multiple_of(256)
+                && solver.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                self.expire();
+                return false;
             }
             if self.doms.len() < (depth + 1) * cells {
                 self.doms.resize((depth + 1) * cells, 0);
@@ -1050,8 +778,7 @@ impl SolutionIter<'_> {
             child[cell] = value;
             if !solver.propagate(child, &mut self.scratch, &[cell]) {
                 if self.scratch.expired {
-                    self.stop = Some(Stop::Deadline);
-                    self.done = true;
+                    self.expire();
                     return false;
                 }
                 self.stats.failures += 1;
@@ -1078,9 +805,11 @@ impl SolutionIter<'_> {
     fn grid(&self) -> Grid {
         let n = self.solver.n;
         let depth = self.frames.len();
-        let doms = match self.learner.is_some() || self.portfolio.is_some() {
-            true => self.restarts.found.last().map_or(&[][..], |d| &d[..]),
-            false => &self.doms[depth * n * n..(depth + 1) * n * n],
+        let doms = match self.phase {
+            Phase::Learning(_) | Phase::Portfolio(_) => {
+                self.restarts.found.last().map_or(&[][..], |d| &d[..])
+            }
+            _ => &self.doms[depth * n * n..(depth + 1) * n * n],
         };
         doms.chunks_exact(n)
             .map(|row| row.iter().map(|d| d.trailing_zeros() + 1).collect())
@@ -1271,7 +1000,7 @@ mod tests {
                 let mut it = s.solutions();
                 let mut grids = Vec::new();
                 while let Some(g) = it.next() {
-                    if let Some(p) = &it.portfolio {
+                    if let Phase::Portfolio(p) = &it.phase {
                         portfolios += 1;
                         offered += p.offered();
                     }
