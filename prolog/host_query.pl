@@ -24,7 +24,15 @@ kk_host_query_(Chars, Limit, Max, Result) :-
     catch(kk_read_goal(Chars, Goal, VNs), E, true),
     (   nonvar(E) -> Result = syntax_error(E)
     ;   var(Goal) -> Result = syntax_error(goal_is_a_variable)
-    ;   kk_collect(Goal, VNs, Limit, Max, Result)
+    ;   kk_collect(kk_qualified(Goal), VNs, Limit, Max, Result)
+    ).
+
+% kk_qualified(+Goal): calls Goal; a module qualification M:G whose M is bound but not an atom
+% is a type error here (Scryer 0.10 panics on it).
+kk_qualified(Goal) :-
+    (   nonvar(Goal), Goal = M:_, nonvar(M), \+ atom(M)
+    ->  throw(error(type_error(atom, M), (:)/2))
+    ;   call(Goal)
     ).
 
 kk_collect(Goal, VNs, Limit, Max, answers(As, Status)) :-

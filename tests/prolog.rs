@@ -451,3 +451,28 @@ fn answers_show_residual_constraints_with_the_query_names() {
     assert!(a[0].starts_with("T = [[_A,_B],[_C,_D]],\n"), "{}", a[0]);
     assert!(a[0].contains("clpz:(_C in 1..2)"), "{}", a[0]);
 }
+
+#[test]
+fn a_goal_scryer_panics_on_is_an_exception_and_the_session_goes_on() {
+    // Regression: `-a:A` (found by arbitrary_query_text_gets_one_typed_outcome in CI) made
+    // Scryer 0.10 panic in its module resolution, and the panic escaped Session::query.
+    let mut e = Session::new();
+    let (a, s) = texts(&mut e, "-a:A.", 3);
+    assert!(a.is_empty());
+    match s {
+        Status::Exception(text) => assert!(text.contains("type_error"), "{text}"),
+        other => panic!("{other:?}"),
+    }
+    // deeper in the goal the wrapper does not see it: the panic is caught, the engine replaced
+    let (a, s) = texts(&mut e, "true, -a:A.", 3);
+    assert!(a.is_empty());
+    match s {
+        Status::Exception(text) => assert!(
+            text.contains("type_error") || text.contains("the session was restarted"),
+            "{text}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let (a, s) = texts(&mut e, "kenken(1, [], T).", 5);
+    assert_eq!((a, s), (vec!["T = [[1]]".to_string()], Status::Complete));
+}

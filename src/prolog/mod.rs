@@ -314,7 +314,35 @@ impl Session {
             inference_limit,
             max_answers.max(1)
         );
-        let answers: Vec<_> = self.machine.run_query(q).collect();
+        // Scryer 0.10 panics on a few goals instead of raising an error (`-a:A`, a module
+        // qualification whose module is not an atom, deep in a goal): the panic is caught, the
+        // machine (no longer to be trusted) replaced by a fresh one, and the goal answered
+        // with an exception that says so.
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.machine.run_query(q).collect::<Vec<_>>()
+        }));
+        let answers = match run {
+            Ok(answers) => answers,
+            Err(panic) => {
+                let why = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("a panic")
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                *self = Session::new();
+                return Ok(Outcome::Answers {
+                    answers: Vec::new(),
+                    status: Status::Exception(format!(
+                        "the Prolog engine failed on this goal (Scryer Prolog: {why}); the \
+                         session was restarted"
+                    )),
+                });
+            }
+        };
         let mut result = None;
         self.last_inferences = None;
         for a in answers {
