@@ -12,9 +12,11 @@
 //!   `plain_kenken/3` in this thread, and the same in a killable worker process.
 //! - [`native`]: the native solver (candidate bitsets, cage tables, propagation, search).
 //! - `prolog` (feature `prolog`): `prolog/kenken.pl` in an embedded Scryer Prolog, and
-//!   `worker`, the child processes that bound its work; `judge` (feature `prolog`): anyone's
-//!   `kenken.pl` (GNU Prolog dialect too) run on the spec's examples and random puzzles and
-//!   compared with the native solver.
+//!   `worker`, the child processes that bound its work (their roles); `process`, the layer
+//!   every child process goes through (spawning, deadlines, killing the whole process group,
+//!   and the confinement of judged code); `judge` (feature `prolog`): anyone's `kenken.pl`
+//!   (GNU Prolog dialect too) run, confined, on the spec's examples and random puzzles and
+//!   compared with the native solver, one file or a whole class.
 //! - [`render`]: grids drawn for a person; [`cage`]: which values a cage can hold;
 //!   [`rng`]: the seeded generator behind random puzzles; [`random`]: the random benchmark
 //!   puzzles (uniform Latin squares cut into cages).

@@ -1,7 +1,8 @@
 //! The puzzle model: a grid size, its cages, and validation with precise errors.
 //!
-//! Semantics (see `DESIGN.md`): an N×N grid whose rows and columns each hold 1..N once, cut into
-//! cages. `+` and `*` take any number of cells; `-` and `/` take two or more (for three or more,
+//! Semantics: an N×N grid (N ≥ 1; `kenken/3` also answers N = 0 with `T = []`) whose rows and
+//! columns each hold 1..N once, cut into cages. A cell belongs to at most one cage; a cell in no
+//! cage is free (as in `kenken/3`), and `kenken check` warns about it. `+` and `*` take any number of cells; `-` and `/` take two or more (for three or more,
 //! the largest value comes first and every other value is subtracted or divided in turn); `=` is a
 //! single cell whose value is given; `?` is a cage whose operator is unknown (no-op KenKen).
 

@@ -20,11 +20,8 @@
 //! into a worker is reported as an error, never started twice over.
 
 use std::io::{BufRead, Write};
-use std::os::unix::process::CommandExt;
 
-use crate::process::{
-    confine, Handler, CANNOT_CONFINE, EXEC_ROLE, EXEC_VAR, READY, REPLY, ROLE_VAR,
-};
+use crate::process::{confine, Handler, CANNOT_CONFINE, EXEC_ROLE, READY, REPLY, ROLE_VAR};
 pub use crate::process::{set_program, WorkerError};
 
 /// The stack of the thread that serves requests: Scryer recurses deeply on big terms.
@@ -57,7 +54,7 @@ pub fn init() {
         std::process::exit(CANNOT_CONFINE_EXIT);
     }
     if role == EXEC_ROLE {
-        let e = exec_from_env();
+        let e = crate::process::exec_from_env();
         eprintln!("kenken worker: {e}");
         std::process::exit(2);
     }
@@ -79,26 +76,6 @@ pub fn init() {
         }
     };
     std::process::exit(code);
-}
-
-/// Replaces this process by the program `KENKEN_EXEC` names; returns only on failure.
-fn exec_from_env() -> std::io::Error {
-    let call: Vec<String> = match std::env::var(EXEC_VAR)
-        .map_err(std::io::Error::other)
-        .and_then(|t| serde_json::from_str(&t).map_err(std::io::Error::other))
-    {
-        Ok(c) => c,
-        Err(e) => return e,
-    };
-    let Some((program, args)) = call.split_first() else {
-        return std::io::Error::other("no program to run");
-    };
-    std::process::Command::new(program)
-        .args(args)
-        .env_remove(ROLE_VAR)
-        .env_remove(EXEC_VAR)
-        .env_remove(confine::CONFINE_VAR)
-        .exec()
 }
 
 /// Serves `role`: the interactive top level on its own pipes, any other role on standard input

@@ -1,4 +1,4 @@
-//! JSON: one puzzle per object, the shape of `shared/puzzles/*.jsonl`:
+//! JSON: one puzzle per object (as in `tests/data/real-world.jsonl` and `examples/*.jsonl`):
 //! `{"size": 6, "cages": [{"op": "+", "target": 11, "cells": [[1,1],[2,1]]}, ...]}`.
 //!
 //! Objects may follow each other on lines of their own (JSON Lines) or be pretty-printed.

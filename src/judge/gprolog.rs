@@ -13,6 +13,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::jail::{death_end, exception_end};
 use super::suite::Case;
 use super::verdict::{Answer, End, Run};
 use super::{Backend, Jail, JudgeError, Loaded};
@@ -140,13 +141,8 @@ impl GprologBackend {
         let stderr = child.stderr_text();
         if let Some(why) = lines
             .iter()
-            .chain(
-                stderr
-                    .lines()
-                    .map(str::to_string)
-                    .collect::<Vec<_>>()
-                    .iter(),
-            )
+            .map(String::as_str)
+            .chain(stderr.lines())
             .find_map(|l| l.strip_prefix(crate::process::CANNOT_CONFINE))
         {
             return Err(JudgeError::CannotConfine(why.to_string()));
@@ -387,37 +383,24 @@ impl Backend for GprologBackend {
                 End::Limit
             }
             (Some(End::Exception(e)), _) => {
-                match super::jail::blocked_action(
-                    &e,
-                    self.scratch(),
-                    &super::jail::readable(&self.read()),
-                ) {
-                    Some(what) if self.jail.is_some() => End::Blocked(what),
-                    _ => End::Exception(e),
-                }
+                let readable = super::jail::readable(&self.read());
+                exception_end(self.jail.as_ref(), e, self.scratch(), &readable)
             }
             (Some(e), _) => e,
             (None, None) => End::Timeout,
-            (None, Some(s))
-                if self.jail.is_some() && super::jail::killed_for(&status_text(s)).is_some() =>
-            {
-                End::Blocked(super::jail::killed_for(&status_text(s)).unwrap_or_default())
-            }
             (None, Some(s)) => {
-                let limit = self.jail.as_ref().and_then(|j| {
-                    super::jail::limit_reached(&status_text(s), &out.stderr, &j.limits)
-                });
+                let status = status_text(s);
                 let fatal = out
                     .stderr
                     .lines()
                     .find(|l| l.contains("Fatal Error") || l.contains("overflow"));
-                match (limit, fatal, s.code()) {
-                    (Some(l), _, _) => End::OverLimit(l),
-                    (None, Some(f), _) => End::Crashed(f.trim().to_string()),
-                    (None, None, Some(code)) => End::Halted(code.into()),
-                    (None, None, None) => {
-                        End::Crashed(format!("gprolog was stopped ({})", status_text(s)))
-                    }
+                match death_end(self.jail.as_ref(), &status, &out.stderr) {
+                    Some(end) => end,
+                    None => match (fatal, s.code()) {
+                        (Some(f), _) => End::Crashed(f.trim().to_string()),
+                        (None, Some(code)) => End::Halted(code.into()),
+                        (None, None) => End::Crashed(format!("gprolog was stopped ({status})")),
+                    },
                 }
             }
         };

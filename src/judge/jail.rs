@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::verdict::End;
 use super::JudgeError;
 use crate::process::{Confinement, Limits};
 
@@ -99,7 +100,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 /// Why a judged engine that died died, when a limit explains it: `memory limit 2 GiB
 /// reached`. `status` is how it ended (as [`crate::process::status_text`] writes it) and
 /// `stderr` what it wrote last.
-pub(crate) fn limit_reached(status: &str, stderr: &str, limits: &Limits) -> Option<String> {
+fn limit_reached(status: &str, stderr: &str, limits: &Limits) -> Option<String> {
     let memory = || format!("memory limit {} reached", size_text(limits.memory));
     if status.contains("SIGXCPU") {
         return Some(format!("CPU time limit ({} s) reached", limits.cpu_seconds));
@@ -125,9 +126,33 @@ pub(crate) fn limit_reached(status: &str, stderr: &str, limits: &Limits) -> Opti
     None
 }
 
+/// How a case whose goal raised `exception` ends: [`End::Blocked`] when confinement (`jail`)
+/// refused what it tried (see [`blocked_action`]), else [`End::Exception`].
+pub(crate) fn exception_end(
+    jail: Option<&Jail>,
+    exception: String,
+    scratch: &Path,
+    readable: &[PathBuf],
+) -> End {
+    match jail.and(blocked_action(&exception, scratch, readable)) {
+        Some(what) => End::Blocked(what),
+        None => End::Exception(exception),
+    }
+}
+
+/// How a case ends whose engine died (`status` as [`crate::process::status_text`] writes it,
+/// the end of its `stderr`), when confinement explains the death: [`End::Blocked`] for a
+/// process or program it tried to start, [`End::OverLimit`] at a limit; `None` otherwise.
+pub(crate) fn death_end(jail: Option<&Jail>, status: &str, stderr: &str) -> Option<End> {
+    let jail = jail?;
+    killed_for(status)
+        .map(End::Blocked)
+        .or_else(|| limit_reached(status, stderr, &jail.limits).map(End::OverLimit))
+}
+
 /// What a judged engine killed by the kernel tried: confinement kills a process that starts
 /// another process or program (`SIGSYS`).
-pub(crate) fn killed_for(status: &str) -> Option<String> {
+fn killed_for(status: &str) -> Option<String> {
     status
         .contains("SIGSYS")
         .then(|| "the file tried to start a program".to_string())
@@ -136,11 +161,7 @@ pub(crate) fn killed_for(status: &str) -> Option<String> {
 /// What a judged file tried that confinement refused, read from the exception its goal
 /// raised (as Prolog writes it): `the file tried to write /home/ann/x`. `readable` are the
 /// folders it may read (an `open` refused there was a write). `None` for any other exception.
-pub(crate) fn blocked_action(
-    exception: &str,
-    scratch: &Path,
-    readable: &[PathBuf],
-) -> Option<String> {
+fn blocked_action(exception: &str, scratch: &Path, readable: &[PathBuf]) -> Option<String> {
     let lower = exception.to_ascii_lowercase();
     let os_refused = ["permission denied", "operation not permitted"]
         .iter()

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, StreamConfig, Term};
 use serde::{Deserialize, Serialize};
 
+use super::jail::{death_end, exception_end};
 use super::verdict::{Answer, End, Run};
 use super::{Backend, Dialect, Jail, JudgeError, Loaded};
 use crate::process::{Worker, WorkerError};
@@ -117,18 +118,12 @@ impl ScryerBackend {
     /// How a case ends when its worker failed: a refusal or a limit of the confinement when
     /// one explains it, else a crash.
     fn ended(&self, e: WorkerError) -> End {
-        match (&e, &self.jail) {
-            (WorkerError::Died { status, stderr }, Some(jail)) => {
-                if let Some(what) = super::jail::killed_for(status) {
-                    return End::Blocked(what);
-                }
-                match super::jail::limit_reached(status, stderr, &jail.limits) {
-                    Some(limit) => End::OverLimit(limit),
-                    None => End::Crashed(e.to_string()),
-                }
+        if let WorkerError::Died { status, stderr } = &e {
+            if let Some(end) = death_end(self.jail.as_ref(), status, stderr) {
+                return end;
             }
-            _ => End::Crashed(e.to_string()),
         }
+        End::Crashed(e.to_string())
     }
 
     /// Sends a request; `Err` says why no reply came (the kernel cannot confine, or how the
@@ -234,10 +229,7 @@ impl Backend for ScryerBackend {
                     WireEnd::Complete => End::Complete,
                     WireEnd::Limit => End::Limit,
                     WireEnd::Exception(e) => {
-                        match super::jail::blocked_action(&e, self.scratch.path(), &self.readable) {
-                            Some(what) if self.jail.is_some() => End::Blocked(what),
-                            _ => End::Exception(e),
-                        }
+                        exception_end(self.jail.as_ref(), e, self.scratch.path(), &self.readable)
                     }
                     WireEnd::Unsupported(pi) => End::Unsupported(pi),
                     WireEnd::Halted(c) => End::Halted(c),

@@ -28,7 +28,7 @@ pub use confine::{Confinement, Limits};
 /// The environment variable that names a child's role.
 pub(crate) const ROLE_VAR: &str = "KENKEN_WORKER";
 /// The environment variable that names the program an `exec` child runs (JSON: program, args).
-pub(crate) const EXEC_VAR: &str = "KENKEN_EXEC";
+const EXEC_VAR: &str = "KENKEN_EXEC";
 /// The role of a child that confines itself, then `exec`s another program.
 pub(crate) const EXEC_ROLE: &str = "exec";
 /// The line a child prints once it is ready for requests.
@@ -329,6 +329,27 @@ fn read_lines(from: impl Read, cap: usize, tx: &mpsc::Sender<Line>) {
     }
 }
 
+/// Serves the `exec` role: replaces this (already confined) process by the program
+/// `KENKEN_EXEC` names, which keeps the confinement; returns only on failure.
+pub(crate) fn exec_from_env() -> std::io::Error {
+    let call: Vec<String> = match std::env::var(EXEC_VAR)
+        .map_err(std::io::Error::other)
+        .and_then(|t| serde_json::from_str(&t).map_err(std::io::Error::other))
+    {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    let Some((program, args)) = call.split_first() else {
+        return std::io::Error::other("no program to run");
+    };
+    std::process::Command::new(program)
+        .args(args)
+        .env_remove(ROLE_VAR)
+        .env_remove(EXEC_VAR)
+        .env_remove(confine::CONFINE_VAR)
+        .exec()
+}
+
 /// What [`Child::recv`] got.
 #[derive(Debug)]
 pub(crate) enum Recv {
@@ -386,8 +407,7 @@ impl Child {
                     // group may hold open; they go, and what is left is read
                     self.status = Some(s);
                     self.kill_group();
-                    let until = Instant::now() + DRAIN;
-                    return match self.lines.recv_timeout(until - Instant::now()) {
+                    return match self.lines.recv_timeout(DRAIN) {
                         Ok(Line::Text(t)) => Recv::Line(t),
                         _ => Recv::Ended,
                     };
