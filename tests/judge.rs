@@ -42,12 +42,21 @@ impl Judged {
 }
 
 fn judge(file: &str, args: &[&str]) -> Judged {
-    let out = Command::cargo_bin("kenken")
-        .unwrap()
-        .args(["judge", file, "--output", "json"])
-        .args(args)
-        .output()
-        .unwrap();
+    judge_in_env(file, args, &[])
+}
+
+/// [`judge`] with the environment changed: each `(name, Some(value))` set, each
+/// `(name, None)` removed.
+fn judge_in_env(file: &str, args: &[&str], env: &[(&str, Option<&str>)]) -> Judged {
+    let mut command = Command::cargo_bin("kenken").unwrap();
+    command.args(["judge", file, "--output", "json"]).args(args);
+    for (name, value) in env {
+        match value {
+            Some(v) => command.env(name, v),
+            None => command.env_remove(name),
+        };
+    }
+    let out = command.output().unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
     let mut verdicts = BTreeMap::new();
     let mut details = BTreeMap::new();

@@ -126,6 +126,14 @@ pub struct Spawn {
     output_cap: usize,
 }
 
+/// The environment of a confined child, besides what its [`Spawn`] sets (`HOME` and `TMPDIR`
+/// are its scratch directory).
+pub(crate) const CONFINED_ENV: [(&str, &str); 3] = [
+    ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+    ("SHELL", "/bin/sh"),
+    ("LANG", "C.UTF-8"),
+];
+
 impl Spawn {
     /// A child running `program` with `args`.
     pub fn program(program: &Path, args: &[OsString]) -> Spawn {
@@ -172,11 +180,28 @@ impl Spawn {
     }
 
     /// Confines the child (it applies `confinement` to itself before anything else); its
-    /// working directory and `TMPDIR` become the scratch directory.
+    /// working directory, `HOME` and `TMPDIR` become the scratch directory.
+    ///
+    /// The child inherits none of this process's environment (which may hold the user's
+    /// secrets): it gets the variables set on this `Spawn` so far and a fixed few, the same on
+    /// every machine ([`CONFINED_ENV`]). `SHELL` is among them, so that code which would start
+    /// a program through the shell tries to, and is stopped and named by the confinement,
+    /// rather than failing quietly where the user has no `SHELL` set.
     pub(crate) fn confine(mut self, confinement: &Confinement) -> Result<Spawn, WorkerError> {
         let text =
             serde_json::to_string(confinement).map_err(|e| WorkerError::Io(e.to_string()))?;
-        self.command.env(confine::CONFINE_VAR, text);
+        let set: Vec<(OsString, OsString)> = self
+            .command
+            .get_envs()
+            .filter_map(|(k, v)| Some((k.to_os_string(), v?.to_os_string())))
+            .collect();
+        self.command
+            .env_clear()
+            .envs(set)
+            .envs(CONFINED_ENV.iter().copied());
+        self.command
+            .env(confine::CONFINE_VAR, text)
+            .env("HOME", &confinement.scratch);
         Ok(self.current_dir(&confinement.scratch))
     }
 

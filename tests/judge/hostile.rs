@@ -7,10 +7,12 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{gprolog, judge, Judged};
+use super::{gprolog, judge_in_env, Judged};
 
 const HOSTILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/judge/hostile/");
 const CANARY: &str = "canary 5e1f: if this text is in a report, the judge leaked it\n";
+/// The value of `KK_JUDGE_SECRET` in the judge's environment: never in a report.
+const SECRET: &str = "secret 9c2d";
 
 /// A fixture copied into a folder of its own, beside a folder holding a canary file.
 struct Scene {
@@ -58,7 +60,10 @@ impl Scene {
             "20",
         ];
         all.extend_from_slice(args);
-        let judged = judge(self.file.to_str().unwrap(), &all);
+        // the same environment on every machine: no SHELL (a CI runner may have none), and a
+        // secret the judged file must not see
+        let env = [("SHELL", None), ("KK_JUDGE_SECRET", Some(SECRET))];
+        let judged = judge_in_env(self.file.to_str().unwrap(), &all, &env);
         (judged, start.elapsed())
     }
 
@@ -107,6 +112,7 @@ fn assert_every_case(j: &Judged, verdict: &str, words: &str) {
         let detail = j.detail(case, pred);
         assert!(detail.contains(words), "{case}: {detail}");
         assert!(!detail.contains("canary 5e1f"), "{case}: {detail}");
+        assert!(!detail.contains(SECRET), "{case}: {detail}");
     }
 }
 
@@ -187,6 +193,22 @@ fn starting_a_program_is_refused_and_named() {
         "error",
         "the file tried to start a program: not allowed while judging",
     );
+    s.assert_untouched();
+}
+
+#[test]
+fn the_environment_is_not_inherited() {
+    // the file looks for the judge's secret, and for SHELL, which the judge's environment
+    // lacks: it sees no secret, and the fixed SHELL of a confined engine
+    let s = Scene::new("getenv.pl");
+    let (j, _) = s.judge(&SCRYER);
+    assert!(!j.verdicts.is_empty(), "no case judged");
+    for (case, pred) in j.verdicts.keys() {
+        assert_eq!(
+            j.detail(case, pred),
+            "uncaught exception: environment(no_secret,'/bin/sh')"
+        );
+    }
     s.assert_untouched();
 }
 
