@@ -2,24 +2,24 @@
 
 mod cli;
 
+use std::process::ExitCode;
+
 use clap::Parser;
 
-fn main() {
+fn main() -> ExitCode {
     // Started as a worker process (a bounded Prolog solve or query), this serves and exits.
     kenken::worker::init();
     kenken::quiet_on_closed_stdout();
     let cli = cli::Cli::parse();
-    let code = match cli::run(cli) {
+    match cli::run(cli) {
         Ok(code) => code,
         // standard output closed under us (`kenken judge ... | head`): nothing to say
-        Err(e) if closed_stdout(&e) => 0,
+        Err(e) if closed_stdout(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("kenken: {e:#}");
-            e.downcast_ref::<cli::Exit>()
-                .map_or(cli::EXIT_BAD_INPUT, |x| x.code)
+            cli::Exit::code_of(&e)
         }
-    };
-    std::process::exit(code);
+    }
 }
 
 /// Whether `e` is a write to a closed pipe.

@@ -425,3 +425,112 @@ fn solve_with_two_threads() {
             .stderr(predicate::str::contains("--threads"));
     }
 }
+
+#[test]
+fn a_bad_value_to_a_typed_option_is_a_usage_error_naming_the_values() {
+    // (arguments, the option, the allowed values as the error lists them)
+    let cases: [(&[&str], &str, &str); 12] = [
+        (
+            &["solve", "--engine", "fast"],
+            "--engine",
+            "native, fd, plain",
+        ),
+        (
+            &["bench", "--engines", "native,fast"],
+            "--engines",
+            "native, fd, plain",
+        ),
+        (
+            &["solve", "--output", "xml"],
+            "--output",
+            "grid, json, prolog",
+        ),
+        (
+            &["solve", "--from", "yaml"],
+            "--from",
+            "auto, json, keen, text, prolog",
+        ),
+        (
+            &["convert", "--to", "yaml"],
+            "--to",
+            "json, keen, text, prolog",
+        ),
+        (
+            &[
+                "cage", "5", "+", "--cells", "2", "--size", "6", "--output", "xml",
+            ],
+            "--output",
+            "text, json",
+        ),
+        (&["grade", "--output", "xml"], "--output", "text, json"),
+        (
+            &["generate", "--size", "4", "--output", "xml"],
+            "--output",
+            "grid, json, prolog, text, keen",
+        ),
+        (&["bench", "--group", "colour"], "--group", "file, size"),
+        (
+            &["judge", "x.pl", "--prolog", "swi"],
+            "--prolog",
+            "scryer, gprolog",
+        ),
+        (
+            &["judge", "x.pl", "--dialect", "swi"],
+            "--dialect",
+            "gnu, scryer",
+        ),
+        (
+            &["judge", "x.pl", "--predicates", "kenken,foo"],
+            "--predicates",
+            "kenken, plain_kenken",
+        ),
+    ];
+    for (args, option, values) in cases {
+        // Nothing is read: the arguments are refused first.
+        kenken()
+            .args(args)
+            .write_stdin("")
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(option))
+            .stderr(predicate::str::contains(format!(
+                "[possible values: {values}]"
+            )));
+    }
+    kenken()
+        .args(["judge", "x.pl", "--output", "xml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("table, json, csv"));
+    // Values that are not one word: the message says which are allowed.
+    kenken()
+        .args(["generate", "--size", "4", "--ops", "+%"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("'%' is not one of + - * /"));
+    kenken()
+        .args(["generate", "--size", "4", "--difficulty", "z"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "use easy, normal, hard, extreme or unreasonable",
+        ));
+}
+
+#[test]
+fn help_lists_the_values_of_typed_options() {
+    for (command, values) in [
+        ("solve", "[possible values: native, fd, plain]"),
+        ("solve", "[possible values: auto, json, keen, text, prolog]"),
+        ("bench", "[possible values: native, fd, plain]"),
+        ("convert", "[possible values: json, keen, text, prolog]"),
+        ("judge", "[possible values: scryer, gprolog]"),
+    ] {
+        kenken()
+            .args([command, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(values));
+    }
+}

@@ -1,33 +1,37 @@
 //! `kenken bench`.
 
 use std::path::Path;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{bad_input, read_input, require_valid, Input};
+use super::args::{at_least_one, engine, seconds, threads};
+use super::input::{read_input, require_valid, Input};
+use super::{bad_input, exit_code, EXIT_FAILED};
 use kenken::bench::{self, report, EngineKind, Entry, RunStatus};
 use kenken::format::Expected;
 
 /// The default set: the spec's two puzzles and three Keen puzzles of each size 4 to 9.
 const DEFAULT_SET: &str = include_str!("../../examples/bench-default.jsonl");
 
+/// The arguments of `kenken bench`.
 #[derive(clap::Args)]
-pub struct BenchArgs {
+pub struct Args {
     /// Puzzle files (default: the shipped set, the spec's puzzles and Keen puzzles of sizes 4-9).
     files: Vec<String>,
     /// Engines to compare, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "native,fd,plain")]
+    #[arg(long, value_delimiter = ',', default_value = "native,fd,plain", value_parser = engine())]
     engines: Vec<EngineKind>,
     /// Wall-clock bound per solve, in seconds.
-    #[arg(long, default_value_t = 10.0, value_parser = super::seconds)]
+    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
     timeout: f64,
     /// Solves per engine and puzzle (the median is reported).
-    #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     repeat: usize,
     /// Threads the native solver may use for one puzzle (the Prolog engines use one).
-    #[arg(long, default_value_t = 1, value_parser = super::threads)]
+    #[arg(long, default_value_t = 1, value_parser = threads)]
     threads: usize,
     /// Also run random puzzles of these sizes (e.g. 12,16,25): uniformly random Latin squares
     /// cut into random cages; the same seed gives the same puzzles.
@@ -47,8 +51,8 @@ pub struct BenchArgs {
     #[arg(long, alias = "random-count", default_value_t = 10)]
     count: u64,
     /// Group the summary by input file or by grid size (default: file, or size for the default set).
-    #[arg(long, value_parser = ["file", "size"])]
-    group: Option<String>,
+    #[arg(long, value_enum)]
+    group: Option<Group>,
     /// Write one JSON record per engine and puzzle to this file.
     #[arg(long)]
     json: Option<String>,
@@ -60,7 +64,15 @@ pub struct BenchArgs {
     ascii: bool,
 }
 
-fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
+/// How the summary groups the puzzles.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Group {
+    File,
+    Size,
+}
+
+/// The puzzles to run, each named and grouped.
+fn entries(args: &Args) -> Result<Vec<Entry>> {
     let mut files = Vec::new();
     for &n in &args.random {
         if !(1..=64).contains(&n) {
@@ -109,19 +121,15 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
         files.push(("default".to_string(), puzzles));
     }
     for f in &args.files {
-        let input = Input {
-            file: f.clone(),
-            from: "auto".into(),
-        };
-        let puzzles = read_input(&input)?;
+        let puzzles = read_input(&Input::file(f))?;
         require_valid(puzzles.iter().map(|e| &e.puzzle))?;
         let stem = Path::new(f)
             .file_stem()
             .map_or_else(|| f.clone(), |s| s.to_string_lossy().into_owned());
         files.push((stem, puzzles));
     }
-    let by_size = match args.group.as_deref() {
-        Some(g) => g == "size",
+    let by_size = match args.group {
+        Some(g) => g == Group::Size,
         None => args.files.is_empty() && args.random.is_empty() && args.generate.is_empty(),
     };
     let mut out = Vec::new();
@@ -151,7 +159,9 @@ fn entries(args: &BenchArgs) -> Result<Vec<Entry>> {
     Ok(out)
 }
 
-pub fn run(args: BenchArgs) -> Result<i32> {
+/// Runs every engine on every puzzle, then prints the table (and writes `--json`, `--plot`);
+/// exit code 1 when an engine gave a wrong answer or failed.
+pub fn run(args: Args) -> Result<ExitCode> {
     if args.engines.is_empty() {
         return Err(bad_input("--engines: name at least one engine".into()));
     }
@@ -212,5 +222,5 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         )?;
         std::fs::write(path, svg).with_context(|| format!("writing {path}"))?;
     }
-    Ok(if bad.is_empty() { 0 } else { 1 })
+    Ok(exit_code(if bad.is_empty() { 0 } else { EXIT_FAILED }))
 }

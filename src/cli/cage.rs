@@ -1,19 +1,24 @@
 //! `kenken cage`: the value combinations a cage can hold.
 
+use std::process::ExitCode;
+
 use anyhow::Result;
 use serde::Serialize;
 
-use super::bad_input;
+use super::args::seconds;
+use super::{bad_input, count_of, exit_code, limit_reached, EXIT_FAILED};
 use kenken::cage::{combinations, row_shape};
 use kenken::format::text::parse_cell;
 use kenken::puzzle::{Cell, Op};
 
+/// The arguments of `kenken cage`.
 #[derive(clap::Args)]
-pub struct CageArgs {
+pub struct Args {
     /// The cage's target.
     target: u64,
     /// The operator: + - * / (also x, ÷), or ? for any.
-    op: String,
+    #[arg(value_parser = cage_op)]
+    op: Op,
     /// Number of cells (implied by --shape).
     #[arg(long)]
     cells: Option<usize>,
@@ -31,11 +36,26 @@ pub struct CageArgs {
     #[arg(long, num_args = 1..)]
     shape: Vec<String>,
     /// Output: text or json.
-    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
-    output: String,
+    #[arg(long, value_enum, default_value_t = Output::Text)]
+    output: Output,
     /// Wall-clock bound in seconds (exit code 3 when it is reached).
-    #[arg(long, default_value_t = 60.0, value_parser = super::seconds)]
+    #[arg(long, default_value_t = 60.0, value_parser = seconds)]
     timeout: f64,
+}
+
+/// What `cage` prints.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Output {
+    Text,
+    Json,
+}
+
+/// Argument parser: a cage's operator, `+ - * /` (also `x`, `÷`) or `?`.
+fn cage_op(s: &str) -> Result<Op, String> {
+    match Op::from_symbol(s) {
+        Some(op @ (Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Unknown)) => Ok(op),
+        _ => Err(format!("unknown operator '{s}': use + - * / or ?")),
+    }
 }
 
 #[derive(Serialize)]
@@ -49,16 +69,9 @@ struct JsonOut<'a> {
     combinations: &'a [Vec<u32>],
 }
 
-pub fn run(args: CageArgs) -> Result<i32> {
-    let op = match Op::from_symbol(&args.op) {
-        Some(op @ (Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Unknown)) => op,
-        _ => {
-            return Err(bad_input(format!(
-                "unknown operator '{}': use + - * / or ?",
-                args.op
-            )))
-        }
-    };
+/// Lists the combinations; exit code 1 when there are none, 3 when the timeout is reached.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let op = args.op;
     let (cells, assumption): (Vec<Cell>, &str) = if !args.shape.is_empty() {
         let cells = args
             .shape
@@ -120,14 +133,13 @@ pub fn run(args: CageArgs) -> Result<i32> {
     let combos = match rx.recv_timeout(std::time::Duration::from_secs_f64(args.timeout)) {
         Ok(got) => got.map_err(|e| bad_input(e.to_string()))?,
         Err(_) => {
-            return Err(super::Exit {
-                code: 3,
-                message: format!("stopped by the timeout ({} s)", args.timeout),
-            }
-            .into())
+            return Err(limit_reached(format!(
+                "stopped by the timeout ({} s)",
+                args.timeout
+            )))
         }
     };
-    if args.output == "json" {
+    if args.output == Output::Json {
         println!(
             "{}",
             serde_json::to_string(&JsonOut {
@@ -149,9 +161,9 @@ pub fn run(args: CageArgs) -> Result<i32> {
         }
         println!(
             "% {}; {}",
-            super::count_of(combos.len() as u64, "combination"),
+            count_of(combos.len() as u64, "combination"),
             assumption
         );
     }
-    Ok(if combos.is_empty() { 1 } else { 0 })
+    Ok(exit_code(if combos.is_empty() { EXIT_FAILED } else { 0 }))
 }

@@ -1,26 +1,26 @@
 //! `kenken generate`: unique puzzles of a given size and grade, the same for the same seed.
 
 use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::{bad_input, Exit};
+use super::args::{at_least_one, seconds};
+use super::{bad_input, limit_reached};
 use kenken::format::{self, Notation};
 use kenken::generate::{generate, puzzle_seed, GenerateError, Generated, Options};
 use kenken::logic::Level;
 use kenken::puzzle::Op;
 use kenken::render::{render, Style};
 
-/// Exit code: a limit was reached.
-const EXIT_LIMIT: i32 = 3;
-
 /// From this many puzzles on, a progress bar is drawn (on standard error, when standard output
 /// is a terminal).
 const PROGRESS_FROM: usize = 10;
 
+/// The arguments of `kenken generate`.
 #[derive(clap::Args)]
-pub struct GenerateArgs {
+pub struct Args {
     /// Grid side N.
     #[arg(long)]
     size: usize,
@@ -28,8 +28,8 @@ pub struct GenerateArgs {
     #[arg(long, default_value = "normal")]
     difficulty: Level,
     /// The operators cages may use, e.g. `+*` (one-cell cages are `=`).
-    #[arg(long, default_value = "+-*/", allow_hyphen_values = true)]
-    ops: String,
+    #[arg(long, default_value = "+-*/", allow_hyphen_values = true, value_parser = parse_ops)]
+    ops: Ops,
     /// The most cells in a cage (default 6 up to 9x9, 5 above).
     #[arg(long)]
     max_cage: Option<usize>,
@@ -41,21 +41,35 @@ pub struct GenerateArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// How many puzzles.
-    #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     count: usize,
     /// Output: grid, json, prolog, text or keen.
-    #[arg(long, default_value = "grid", value_parser = ["grid", "json", "prolog", "text", "keen"])]
-    output: String,
+    #[arg(long, value_enum, default_value_t = Output::Grid)]
+    output: Output,
     /// Wall-clock bound for the whole run, in seconds (exit 3 when reached).
-    #[arg(long, default_value_t = 600.0, value_parser = super::seconds)]
+    #[arg(long, default_value_t = 600.0, value_parser = seconds)]
     timeout: f64,
     /// ASCII drawing for `--output grid`.
     #[arg(long)]
     ascii: bool,
 }
 
-/// Parses `--ops`: symbols among `+ - * /` (also `x ×  ÷ −`), each at most once.
-fn parse_ops(text: &str) -> Result<Vec<Op>> {
+/// What `generate` prints for each puzzle.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Output {
+    Grid,
+    Json,
+    Prolog,
+    Text,
+    Keen,
+}
+
+/// The operators of `--ops`, each once.
+#[derive(Clone)]
+struct Ops(Vec<Op>);
+
+/// Argument parser of `--ops`: symbols among `+ - * /` (also `x ×  ÷ −`), each at most once.
+fn parse_ops(text: &str) -> Result<Ops, String> {
     let mut ops = Vec::new();
     for ch in text.chars().filter(|c| !c.is_whitespace() && *c != ',') {
         match Op::from_symbol(&ch.to_string()) {
@@ -64,27 +78,29 @@ fn parse_ops(text: &str) -> Result<Vec<Op>> {
                     ops.push(op);
                 }
             }
-            _ => return Err(bad_input(format!("--ops: '{ch}' is not one of + - * /"))),
+            _ => return Err(format!("'{ch}' is not one of + - * /")),
         }
     }
     if ops.is_empty() {
-        return Err(bad_input("--ops: give one or more of + - * /".into()));
+        return Err("give one or more of + - * /".into());
     }
-    Ok(ops)
+    Ok(Ops(ops))
 }
 
 /// One generated puzzle in the notation asked for.
-fn write_one(g: &Generated, output: &str, ascii: bool) -> Result<String> {
-    let text = match output {
-        "grid" => format!(
-            "seed {}, {}x{} {}\n{}",
-            g.seed,
-            g.puzzle.size,
-            g.puzzle.size,
-            g.grade,
-            render(&g.puzzle, None, Style { ascii })
-        ),
-        "json" => {
+fn write_one(g: &Generated, output: Output, ascii: bool) -> Result<String> {
+    let notation = match output {
+        Output::Grid => {
+            return Ok(format!(
+                "seed {}, {}x{} {}\n{}",
+                g.seed,
+                g.puzzle.size,
+                g.puzzle.size,
+                g.grade,
+                render(&g.puzzle, None, Style { ascii })
+            ))
+        }
+        Output::Json => {
             let line = format::write(std::slice::from_ref(&g.puzzle), Notation::Json)
                 .map_err(|e| bad_input(e.to_string()))?;
             let mut v: serde_json::Value = serde_json::from_str(line.trim())?;
@@ -93,21 +109,20 @@ fn write_one(g: &Generated, output: &str, ascii: bool) -> Result<String> {
                 obj.insert("grade".into(), g.grade.name().into());
                 obj.insert("seed".into(), g.seed.into());
             }
-            format!("{}\n", serde_json::to_string(&v)?)
+            return Ok(format!("{}\n", serde_json::to_string(&v)?));
         }
-        other => {
-            let notation: Notation = other.parse().map_err(bad_input)?;
-            format::write(std::slice::from_ref(&g.puzzle), notation)
-                .map_err(|e| bad_input(e.to_string()))?
-        }
+        Output::Prolog => Notation::Prolog,
+        Output::Text => Notation::Text,
+        Output::Keen => Notation::Keen,
     };
-    Ok(text)
+    format::write(std::slice::from_ref(&g.puzzle), notation).map_err(|e| bad_input(e.to_string()))
 }
 
-pub fn run(args: GenerateArgs) -> Result<i32> {
-    let ops = parse_ops(&args.ops)?;
+/// Generates `--count` puzzles and prints each as it is made; exit code 3 when the timeout
+/// is reached first.
+pub fn run(args: Args) -> Result<ExitCode> {
     let mut opts = Options::new(args.size, args.difficulty);
-    opts.ops = ops;
+    opts.ops = args.ops.0;
     opts.singletons = args.singletons;
     if let Some(k) = args.max_cage {
         opts.max_cage = k;
@@ -131,21 +146,17 @@ pub fn run(args: GenerateArgs) -> Result<i32> {
         let seed = puzzle_seed(run_seed, i as u64);
         match generate(&opts, seed, deadline) {
             Ok(g) => {
-                out.write_all(write_one(&g, &args.output, args.ascii)?.as_bytes())?;
+                out.write_all(write_one(&g, args.output, args.ascii)?.as_bytes())?;
                 out.flush()?;
             }
             Err(GenerateError::Timeout { .. }) => {
                 if let Some(b) = &bar {
                     b.abandon();
                 }
-                return Err(Exit {
-                    code: EXIT_LIMIT,
-                    message: format!(
-                        "time limit of {}s reached after {i} of {} puzzles",
-                        args.timeout, args.count
-                    ),
-                }
-                .into());
+                return Err(limit_reached(format!(
+                    "time limit of {}s reached after {i} of {} puzzles",
+                    args.timeout, args.count
+                )));
             }
             Err(e) => return Err(bad_input(e.to_string())),
         }
@@ -156,5 +167,5 @@ pub fn run(args: GenerateArgs) -> Result<i32> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    Ok(0)
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,27 +1,39 @@
 //! `kenken grade`: each puzzle's difficulty on Keen's scale, with the rules its solution needs.
 
 use std::io::Write;
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use super::{bad_input, puzzle_name, read_puzzles, require_valid, Input};
+use super::args::seconds;
+use super::input::{puzzle_name, read_puzzles, require_valid, Input};
+use super::{bad_input, exit_code, EXIT_FAILED, EXIT_LIMIT};
 use kenken::logic::{grade, LogicError, Rule, Verdict};
 
+/// The arguments of `kenken grade`.
 #[derive(clap::Args)]
-pub struct GradeArgs {
+pub struct Args {
     #[command(flatten)]
     input: Input,
     /// Output: text, or json (one object per puzzle: index (1-based), name, grade, rules).
-    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
-    output: String,
+    #[arg(long, value_enum, default_value_t = Output::Text)]
+    output: Output,
     /// Wall-clock bound per puzzle, in seconds (exit 3 when reached).
-    #[arg(long, default_value_t = 60.0, value_parser = super::seconds)]
+    #[arg(long, default_value_t = 60.0, value_parser = seconds)]
     timeout: f64,
 }
 
-pub fn run(args: GradeArgs) -> Result<i32> {
+/// What `grade` prints.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Output {
+    Text,
+    Json,
+}
+
+/// Grades each puzzle; exit code 1 when one has no solution, 3 when the timeout is reached.
+pub fn run(args: Args) -> Result<ExitCode> {
     let puzzles = read_puzzles(&args.input)?;
     require_valid(&puzzles)?;
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
@@ -36,17 +48,17 @@ pub fn run(args: GradeArgs) -> Result<i32> {
         let (name, counts) = match grade(p, deadline) {
             Ok(g) => {
                 if g.verdict == Verdict::NoSolution {
-                    code = code.max(1);
+                    code = code.max(EXIT_FAILED);
                 }
                 (g.verdict.name(), g.counts)
             }
             Err(LogicError::Timeout) => {
-                code = 3;
+                code = EXIT_LIMIT;
                 ("timeout", [0; 9])
             }
             Err(e) => return Err(bad_input(format!("{}: {e}", puzzle_name(p, i)))),
         };
-        if args.output == "json" {
+        if args.output == Output::Json {
             let rules: Map<String, Value> = Rule::ALL
                 .iter()
                 .map(|r| (r.name().to_string(), counts[r.index()].into()))
@@ -70,5 +82,5 @@ pub fn run(args: GradeArgs) -> Result<i32> {
             writeln!(out, "{}: {name}{detail}", puzzle_name(p, i))?;
         }
     }
-    Ok(code)
+    Ok(exit_code(code))
 }

@@ -1,21 +1,25 @@
 //! `kenken hint`: the next deduction in words, or the whole path to the solution.
 
 use std::io::Write;
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::{bad_input, read_puzzles, require_valid, Exit, Input};
+use super::args::{at_least_one, seconds};
+use super::input::{read_puzzles, require_valid, Input};
+use super::{bad_input, exit_code, limit_reached, EXIT_FAILED};
 use kenken::logic::{explain, LogicError};
 use kenken::native::Solver;
 use kenken::puzzle::{Cell, Puzzle};
 
+/// The arguments of `kenken hint`.
 #[derive(clap::Args)]
-pub struct HintArgs {
+pub struct Args {
     #[command(flatten)]
     input: Input,
     /// Which puzzle of the file (1-based).
-    #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     index: usize,
     /// Entries already made: a file, or the text itself, of N rows of N entries (digits, or
     /// `.`, `_`, `0` for an empty cell; separated by spaces or commas, or run together up to 9x9).
@@ -25,7 +29,7 @@ pub struct HintArgs {
     #[arg(long)]
     steps: bool,
     /// Wall-clock bound, in seconds (exit 3 when reached).
-    #[arg(long, default_value_t = 60.0, value_parser = super::seconds)]
+    #[arg(long, default_value_t = 60.0, value_parser = seconds)]
     timeout: f64,
 }
 
@@ -75,7 +79,9 @@ fn parse_grid(text: &str, n: usize) -> Result<Vec<u32>, String> {
     Ok(out)
 }
 
-pub fn run(args: HintArgs) -> Result<i32> {
+/// Prints the next deduction (or every step with `--steps`); exit code 1 when the puzzle has
+/// no solution or more than one, 3 when the timeout is reached.
+pub fn run(args: Args) -> Result<ExitCode> {
     let puzzles = read_puzzles(&args.input)?;
     let Some(p): Option<&Puzzle> = args.index.checked_sub(1).and_then(|i| puzzles.get(i)) else {
         return Err(bad_input(format!(
@@ -91,21 +97,20 @@ pub fn run(args: HintArgs) -> Result<i32> {
         ));
     }
     let deadline = Instant::now().checked_add(Duration::from_secs_f64(args.timeout.min(1e9)));
-    let limit = |message: String| Exit { code: 3, message };
     let n = p.size;
     let found = Solver::new(p)?.with_deadline(deadline).solve(Some(2));
     if found.timed_out {
-        return Err(limit("time limit reached while solving".into()).into());
+        return Err(limit_reached("time limit reached while solving".into()));
     }
     let solution = match found.grids.len() {
         0 => {
             println!("no solution: there is nothing to hint at");
-            return Ok(1);
+            return Ok(exit_code(EXIT_FAILED));
         }
         1 => &found.grids[0],
         _ => {
             println!("more than one solution: no deduction can lead to just one");
-            return Ok(1);
+            return Ok(exit_code(EXIT_FAILED));
         }
     };
     let mut out = std::io::stdout().lock();
@@ -132,7 +137,7 @@ pub fn run(args: HintArgs) -> Result<i32> {
     let steps = match explain(p, solution, &start, (!args.steps).then_some(1), deadline) {
         Ok(s) => s,
         Err(LogicError::Timeout) => {
-            return Err(limit("time limit reached while deducing".into()).into())
+            return Err(limit_reached("time limit reached while deducing".into()))
         }
         Err(e) => return Err(bad_input(e.to_string())),
     };
@@ -142,7 +147,7 @@ pub fn run(args: HintArgs) -> Result<i32> {
     for s in &steps {
         writeln!(out, "{}", s.text)?;
     }
-    Ok(0)
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -3,21 +3,25 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Result;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::Table;
 
-use super::{at_least_one, bad_input, read_input, seconds, Input};
+use super::args::{at_least_one, dialect, predicate, seconds, system};
+use super::input::{read_input, Input};
+use super::{bad_input, exit_code, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_LIMIT};
 use kenken::judge::class::{files_of, judge_class, Row};
 use kenken::judge::{
     judge, size_text, CaseReport, Config, Dialect, JudgeError, Judgement, Suite, System,
 };
 use kenken::prolog::Predicate;
 
+/// The arguments of `kenken judge`.
 #[derive(clap::Args)]
-pub struct JudgeArgs {
+pub struct Args {
     /// The Prolog files to judge (each defines kenken/3 and plain_kenken/3), or folders of
     /// them (every .pl file below). One file: a row per case; more: a row per file.
     #[arg(required = true)]
@@ -25,16 +29,16 @@ pub struct JudgeArgs {
     /// The Prolog system: scryer (embedded; a GNU-dialect file runs with a GNU Prolog
     /// compatibility layer) or gprolog (the real GNU Prolog; must be installed). Default:
     /// gprolog for a GNU-dialect file when it is installed, else scryer.
-    #[arg(long = "prolog", value_parser = ["scryer", "gprolog"])]
-    prolog: Option<String>,
+    #[arg(long = "prolog", value_parser = system())]
+    prolog: Option<System>,
     /// The file's dialect: gnu or scryer (Scryer/SWI, CLP(Z)/CLP(FD) libraries). Default:
     /// detected from the file.
-    #[arg(long, value_parser = ["gnu", "scryer"])]
-    dialect: Option<String>,
+    #[arg(long, value_parser = dialect())]
+    dialect: Option<Dialect>,
     /// The predicates judged, comma-separated: kenken, plain_kenken.
     #[arg(long, default_value = "kenken,plain_kenken", value_delimiter = ',',
-          value_parser = ["kenken", "plain_kenken"])]
-    predicates: Vec<String>,
+          value_parser = predicate())]
+    predicates: Vec<Predicate>,
     /// The cases: spec (the spec's examples as written), standard (those, edge cases of the
     /// spec's terms and two random puzzles of each size up to --max-size), or a puzzle file in
     /// any notation.
@@ -64,39 +68,35 @@ pub struct JudgeArgs {
     /// Output: table (one row per case, or per file for a class, then a summary), json (one
     /// object per line: per case then a summary; for a class, per file then the class), or
     /// csv (one row per file).
-    #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
-    output: String,
+    #[arg(long, value_enum, default_value_t = Output::Table)]
+    output: Output,
+}
+
+/// What `judge` prints.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Output {
+    Table,
+    Json,
+    Csv,
 }
 
 /// Exit code: the file cannot be loaded.
-const EXIT_LOAD: i32 = 2;
+const EXIT_LOAD: i32 = EXIT_BAD_INPUT;
 
-pub fn run(args: JudgeArgs) -> Result<i32> {
+/// Judges one file case by case, or several (or a folder) as a class; the exit code is the
+/// judgement's (0 pass, 1 a case fails, 2 the file cannot be loaded, 3 only timeouts).
+pub fn run(args: Args) -> Result<ExitCode> {
     let suite = match args.suite.as_str() {
         "spec" => Suite::Spec,
         "standard" => Suite::Standard,
-        file => Suite::Puzzles(read_input(&Input {
-            file: file.to_string(),
-            from: "auto".into(),
-        })?),
+        file => Suite::Puzzles(read_input(&Input::file(file))?),
     };
     let config = Config {
-        system: args.prolog.as_deref().map(|p| match p {
-            "gprolog" => System::Gprolog,
-            _ => System::Scryer,
-        }),
-        dialect: args.dialect.as_deref().map(|d| match d {
-            "gnu" => Dialect::Gnu,
-            _ => Dialect::Scryer,
-        }),
+        system: args.prolog,
+        dialect: args.dialect,
         predicates: {
             let mut ps = Vec::new();
-            for p in &args.predicates {
-                let p = if p == "plain_kenken" {
-                    Predicate::Plain
-                } else {
-                    Predicate::Fd
-                };
+            for &p in &args.predicates {
                 if !ps.contains(&p) {
                     ps.push(p);
                 }
@@ -112,11 +112,11 @@ pub fn run(args: JudgeArgs) -> Result<i32> {
     };
     let files = files_of(&args.files).map_err(|e| bad_input(e.to_string()))?;
     let single = files.len() == 1 && !args.files[0].is_dir();
-    if !single || args.output == "csv" {
+    if !single || args.output == Output::Csv {
         return run_class(&files, &config, &args);
     }
     let file = &files[0];
-    let json = args.output == "json";
+    let json = args.output == Output::Json;
     let progress = !json && std::io::stderr().is_terminal();
     let mut done = 0usize;
     let result = judge(file, &config, |r: &CaseReport| {
@@ -139,7 +139,7 @@ pub fn run(args: JudgeArgs) -> Result<i32> {
                     "cases": 0, "exit_code": EXIT_LOAD}});
                 println!("{summary}");
             }
-            return Ok(EXIT_LOAD);
+            return Ok(exit_code(EXIT_LOAD));
         }
         Err(e) => return Err(bad_input(e.to_string())),
     };
@@ -152,7 +152,7 @@ pub fn run(args: JudgeArgs) -> Result<i32> {
     } else {
         write_table(&mut out, &judgement, &args.suite, &config)?;
     }
-    Ok(judgement.exit_code())
+    Ok(exit_code(judgement.exit_code()))
 }
 
 fn summary_json(j: &Judgement) -> serde_json::Value {
@@ -230,8 +230,8 @@ fn write_table(
 }
 
 /// Judges a class: every file, `--jobs` at once, then one row per file.
-fn run_class(files: &[PathBuf], config: &Config, args: &JudgeArgs) -> Result<i32> {
-    let progress = args.output == "table" && std::io::stderr().is_terminal();
+fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode> {
+    let progress = args.output == Output::Table && std::io::stderr().is_terminal();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let results = judge_class(files, config, args.jobs, |file, result| {
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -258,15 +258,18 @@ fn run_class(files: &[PathBuf], config: &Config, args: &JudgeArgs) -> Result<i32
     let passed = rows.iter().filter(|r| r.ok).count();
     let code = if passed == rows.len() {
         0
-    } else if rows.iter().all(|r| r.exit_code == 0 || r.exit_code == 3) {
-        3
+    } else if rows
+        .iter()
+        .all(|r| r.exit_code == 0 || r.exit_code == EXIT_LIMIT)
+    {
+        EXIT_LIMIT
     } else {
-        1
+        EXIT_FAILED
     };
     let mut out = std::io::stdout().lock();
     let confinement = confinement_text(config);
-    match args.output.as_str() {
-        "json" => {
+    match args.output {
+        Output::Json => {
             for (row, result) in rows.iter().zip(&results) {
                 let mut v = serde_json::to_value(row)?;
                 if let Ok(j) = result {
@@ -279,7 +282,7 @@ fn run_class(files: &[PathBuf], config: &Config, args: &JudgeArgs) -> Result<i32
                 "memory": config.memory, "exit_code": code}});
             writeln!(out, "{class}")?;
         }
-        "csv" => {
+        Output::Csv => {
             let mut header = vec!["file".to_string()];
             for p in &config.predicates {
                 header.push(format!("{}_passed", p.name()));
@@ -305,7 +308,7 @@ fn run_class(files: &[PathBuf], config: &Config, args: &JudgeArgs) -> Result<i32
                 writeln!(out, "{}", cells.join(","))?;
             }
         }
-        _ => {
+        Output::Table => {
             writeln!(
                 out,
                 "judging {} files ({confinement}); {} suite",
@@ -340,7 +343,7 @@ fn run_class(files: &[PathBuf], config: &Config, args: &JudgeArgs) -> Result<i32
             writeln!(out, "{passed} of {} files passed every case", rows.len())?;
         }
     }
-    Ok(code)
+    Ok(exit_code(code))
 }
 
 /// How the judged code runs, for a report's first line.

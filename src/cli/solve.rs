@@ -1,52 +1,64 @@
 //! `kenken solve`.
 
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{count_of, puzzle_name, read_input_each, Input};
+use super::args::{at_least_one, engine, seconds, threads};
+use super::input::{puzzle_name, read_input_each, Input};
+use super::{count_of, exit_code, EXIT_BAD_INPUT};
 use kenken::engine::{solve_all, EngineKind, Isolation, Report, Request, Stats, Status};
 use kenken::puzzle::Severity;
 use kenken::render::{render, Style};
 
+/// The arguments of `kenken solve`.
 #[derive(clap::Args)]
-pub struct SolveArgs {
+pub struct Args {
     #[command(flatten)]
     input: Input,
     /// Which solver: native, fd (kenken/3) or plain (plain_kenken/3).
-    #[arg(long, default_value = "native", value_parser = ["native", "fd", "plain"])]
-    engine: String,
+    #[arg(long, default_value = "native", value_parser = engine())]
+    engine: EngineKind,
     /// Find every solution.
     #[arg(long, conflicts_with = "limit")]
     all: bool,
     /// Find at most K solutions (default 2, to tell whether the first is unique).
-    #[arg(long, value_parser = super::at_least_one)]
+    #[arg(long, value_parser = at_least_one)]
     limit: Option<usize>,
     /// Print only the number of solutions.
     #[arg(long)]
     count: bool,
     /// Output: grid, json or prolog.
-    #[arg(long, default_value = "grid", value_parser = ["grid", "json", "prolog"])]
-    output: String,
+    #[arg(long, value_enum, default_value_t = Output::Grid)]
+    output: Output,
     /// Wall-clock bound per puzzle, in seconds.
-    #[arg(long, value_parser = super::seconds)]
+    #[arg(long, value_parser = seconds)]
     timeout: Option<f64>,
     /// ASCII drawing.
     #[arg(long)]
     ascii: bool,
     /// Solve this many puzzles at once (for fd and plain, one engine process each).
-    #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     jobs: usize,
     /// Threads the native solver may use for one puzzle (default: the machine's cores divided
     /// by --jobs). A large puzzle whose search runs long goes on as that many searches at
     /// once; with more than one, which of several solutions comes first may vary between runs.
-    #[arg(long, value_parser = super::threads)]
+    #[arg(long, value_parser = threads)]
     threads: Option<usize>,
     /// Print search statistics (nodes, failures, propagations, restarts; inferences for
     /// Prolog) and the time of each puzzle.
     #[arg(long)]
     stats: bool,
+}
+
+/// What `solve` prints.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Output {
+    Grid,
+    Json,
+    Prolog,
 }
 
 #[derive(Serialize)]
@@ -105,7 +117,9 @@ fn ending(r: &Report) -> String {
     }
 }
 
-pub fn run(args: SolveArgs) -> Result<i32> {
+/// Solves every puzzle of the input; the exit code is the worst of the puzzles' (2 for one
+/// that cannot be read).
+pub fn run(args: Args) -> Result<ExitCode> {
     // A puzzle that cannot be read or is invalid is reported (by number and line) and the
     // others are still solved.
     let (file, each) = read_input_each(&args.input)?;
@@ -126,7 +140,7 @@ pub fn run(args: SolveArgs) -> Result<i32> {
     if args.count {
         request = request.counting();
     }
-    let engine: EngineKind = args.engine.parse().map_err(super::bad_input)?;
+    let engine = args.engine;
     let puzzles: Vec<kenken::Puzzle> = each.iter().flatten().map(|e| e.puzzle.clone()).collect();
     let mut reports = solve_all(engine, Isolation::Worker, puzzles, request, args.jobs);
     let several = each.len() > 1;
@@ -136,8 +150,8 @@ pub fn run(args: SolveArgs) -> Result<i32> {
             Ok(e) => e,
             Err(e) => {
                 eprintln!("kenken: {file}: {e} (puzzle {})", i + 1);
-                code = code.max(super::EXIT_BAD_INPUT);
-                if args.output == "json" {
+                code = code.max(EXIT_BAD_INPUT);
+                if args.output == Output::Json {
                     println!(
                         "{}",
                         serde_json::json!({"index": i + 1, "engine": engine.name(),
@@ -161,8 +175,8 @@ pub fn run(args: SolveArgs) -> Result<i32> {
         if let Some(e) = &r.error {
             eprintln!("kenken: {name} (line {}): {e}", entry.line);
         }
-        match args.output.as_str() {
-            "json" => println!(
+        match args.output {
+            Output::Json => println!(
                 "{}",
                 serde_json::to_string(&JsonResult {
                     index: i + 1,
@@ -192,7 +206,7 @@ pub fn run(args: SolveArgs) -> Result<i32> {
                     _ => println!("{name}: at least {n} (limit reached)"),
                 }
             }
-            "prolog" => {
+            Output::Prolog => {
                 for g in &r.solutions {
                     println!("T = {}.", kenken::prolog::grid_term(g));
                 }
@@ -210,7 +224,7 @@ pub fn run(args: SolveArgs) -> Result<i32> {
                     _ => {}
                 }
             }
-            _ => {
+            Output::Grid => {
                 if several {
                     println!("{name}:");
                 }
@@ -234,11 +248,11 @@ pub fn run(args: SolveArgs) -> Result<i32> {
                 }
             }
         }
-        if args.stats && args.output != "json" {
+        if args.stats && args.output != Output::Json {
             println!("{}", stats_line(&r));
         }
     }
-    Ok(code)
+    Ok(exit_code(code))
 }
 
 /// The `--stats` line: every statistic the engine measured.

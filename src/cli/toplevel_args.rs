@@ -1,0 +1,79 @@
+//! The arguments of `kenken query` and `kenken repl`, and the thin `run` of each: the top
+//! level itself (reading goals, printing answers, timeouts) is in `query.rs`.
+
+/// `kenken query GOAL`.
+pub mod query {
+    use std::path::PathBuf;
+    use std::process::ExitCode;
+
+    use anyhow::Result;
+
+    use crate::cli::args::{at_least_one, seconds};
+    use crate::cli::exit_code;
+    use kenken::prolog::toplevel::Setup;
+
+    /// The arguments of `kenken query`. A bounded query runs this program again with the same
+    /// options (`--limit`, `--consult`, `--no-kenken`) in a child process: they keep their names.
+    #[derive(clap::Args)]
+    pub struct Args {
+        /// The goal, e.g. 'kenken(2, [], T).'
+        goal: String,
+        /// Print at most this many answers.
+        #[arg(long, default_value_t = 10, value_parser = at_least_one)]
+        limit: usize,
+        /// A Prolog file to consult first (repeatable).
+        #[arg(long = "consult", value_name = "FILE")]
+        consult: Vec<PathBuf>,
+        /// Start without kenken.pl (only Scryer's builtins).
+        #[arg(long)]
+        no_kenken: bool,
+        /// Wall-clock bound in seconds.
+        #[arg(long, value_parser = seconds)]
+        timeout: Option<f64>,
+    }
+
+    /// Runs the goal; the exit code is the goal's (0 answered, 1 false, 2 error, 3 a limit,
+    /// `halt(N)`: N).
+    pub fn run(args: Args) -> Result<ExitCode> {
+        let setup = Setup {
+            no_kenken: args.no_kenken,
+            consult: args.consult,
+        };
+        let code = crate::cli::query::query(&args.goal, args.limit, setup, args.timeout)?;
+        Ok(exit_code(code))
+    }
+}
+
+/// `kenken repl`.
+pub mod repl {
+    use std::path::PathBuf;
+    use std::process::ExitCode;
+
+    use anyhow::Result;
+
+    use crate::cli::args::seconds;
+    use crate::cli::exit_code;
+    use kenken::prolog::toplevel::Setup;
+
+    /// The arguments of `kenken repl`.
+    #[derive(clap::Args)]
+    pub struct Args {
+        /// Prolog files to consult at the start.
+        files: Vec<PathBuf>,
+        /// Start without kenken.pl (only Scryer's builtins and the top level's commands).
+        #[arg(long)]
+        no_kenken: bool,
+        /// Wall-clock bound on each goal, in seconds (the goal is stopped as by Ctrl-C).
+        #[arg(long, value_parser = seconds)]
+        timeout: Option<f64>,
+    }
+
+    /// Runs the session until end of input or `halt.`; the exit code is `halt(N)`'s N, else 0.
+    pub fn run(args: Args) -> Result<ExitCode> {
+        let setup = Setup {
+            no_kenken: args.no_kenken,
+            consult: args.files,
+        };
+        Ok(exit_code(crate::cli::query::repl(setup, args.timeout)?))
+    }
+}
