@@ -2,6 +2,7 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -13,6 +14,10 @@ use super::{bad_input, exit_code, EXIT_FAILED};
 use kenken::bench::{self, report, EngineKind, Entry, RunStatus};
 use kenken::format::Expected;
 
+/// `--engines`' default: every engine, `native,fd,plain`.
+static ALL_ENGINES: LazyLock<String> =
+    LazyLock::new(|| EngineKind::ALL.map(EngineKind::name).join(","));
+
 /// The default set: the spec's two puzzles and three Keen puzzles of each size 4 to 9.
 const DEFAULT_SET: &str = include_str!("../../examples/bench-default.jsonl");
 
@@ -22,7 +27,7 @@ pub struct Args {
     /// Puzzle files (default: the shipped set, the spec's puzzles and Keen puzzles of sizes 4-9).
     files: Vec<String>,
     /// Engines to compare, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "native,fd,plain", value_parser = engine())]
+    #[arg(long, value_delimiter = ',', default_value = ALL_ENGINES.as_str(), value_parser = engine())]
     engines: Vec<EngineKind>,
     /// Wall-clock bound per solve, in seconds.
     #[arg(long, default_value_t = 10.0, value_parser = seconds)]

@@ -19,7 +19,7 @@ pub struct Args {
     #[command(flatten)]
     input: Input,
     /// Which solver: native, fd (kenken/3) or plain (plain_kenken/3).
-    #[arg(long, default_value = "native", value_parser = engine())]
+    #[arg(long, default_value_t = EngineKind::Native, value_parser = engine())]
     engine: EngineKind,
     /// Find every solution.
     #[arg(long, conflicts_with = "limit")]

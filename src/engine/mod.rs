@@ -95,7 +95,13 @@ impl FromStr for EngineKind {
         EngineKind::ALL
             .into_iter()
             .find(|e| e.name() == s.trim())
-            .ok_or_else(|| format!("unknown engine '{s}' (expected native, fd or plain)"))
+            .ok_or_else(|| {
+                let names = EngineKind::ALL.map(EngineKind::name);
+                format!(
+                    "unknown engine '{s}' (expected one of: {})",
+                    names.join(", ")
+                )
+            })
     }
 }
 
