@@ -488,3 +488,138 @@ fn a_goal_scryer_panics_on_is_an_exception_and_the_session_goes_on() {
     let (a, s) = texts(&mut e, "kenken(1, [], T).", 5);
     assert_eq!((a, s), (vec!["T = [[1]]".to_string()], End::Complete));
 }
+
+/// Query workers run the `kenken` binary: this test harness cannot call `worker::init`.
+fn query_worker() -> kenken::prolog::QueryWorker {
+    kenken::worker::set_program(env!("CARGO_BIN_EXE_kenken").into());
+    kenken::prolog::QueryWorker::new().unwrap()
+}
+
+#[test]
+fn a_query_gives_bindings_lazily_in_this_thread() {
+    let mut e = Session::new();
+    let q = Query::new("kenken(4, [+(6, [[1|1], [1|2], [2|1]]), *(96, [[1|3], [1|4], [2|2], [2|3], [2|4]]), -(1, [[3|1], [3|2]]), -(1, [[4|1], [4|2]]), +(8, [[3|3], [4|3], [4|4]]), *(2, [[3|4]])], T), length(T, N)");
+    let mut answers = e.query(&q).unwrap();
+    let first = answers.next().unwrap().unwrap();
+    assert_eq!(
+        first.grid("T", 4).unwrap(),
+        vec![
+            vec![1, 2, 3, 4],
+            vec![3, 4, 2, 1],
+            vec![4, 3, 1, 2],
+            vec![2, 1, 4, 3]
+        ]
+    );
+    assert_eq!(first.integer("N").unwrap(), 4);
+    assert!(first.get("X").is_none());
+    assert!(first.integer("T").is_err());
+    assert_eq!(answers.end(), None);
+    let rest: Vec<_> = answers.by_ref().map(|a| a.unwrap()).collect();
+    assert_eq!(rest.len(), 5);
+    assert_eq!(answers.end(), Some(&End::Complete));
+    assert!(answers.inferences().unwrap() > 0);
+    drop(answers);
+    // an endless goal, read lazily: three answers, then the iterator is dropped
+    let mut answers = e.query(&Query::new("repeat, X = a")).unwrap();
+    for _ in 0..3 {
+        let a = answers.next().unwrap().unwrap();
+        assert_eq!(a.get("X").and_then(|t| t.as_text()).as_deref(), Some("a"));
+    }
+    drop(answers);
+    // the session goes on (rebuilt: a query left half-run)
+    let (a, end) = texts(&mut e, "X = f(Y), atom_length(abc, L).", 5);
+    assert_eq!(
+        (a, end),
+        (vec!["X = f(Y),\nL = 3".to_string()], End::Complete)
+    );
+}
+
+#[test]
+fn syntax_errors_are_typed_with_their_line() {
+    let mut e = Session::new();
+    for (bad, line) in [("foo(.", 1), ("X = 1 +", 1), ("X = 1,\n\n  foo(", 3)] {
+        match e.query(&Query::new(bad)) {
+            Err(QueryError::Syntax { message, line: l }) => {
+                assert_eq!(message, "incomplete_reduction", "{bad}");
+                assert_eq!(l, Some(line), "{bad}: {message}");
+            }
+            other => panic!("{bad:?}: {:?}", other.map(|_| ())),
+        }
+    }
+    let e = QueryError::Syntax {
+        message: "incomplete_reduction".into(),
+        line: Some(3),
+    };
+    assert_eq!(e.to_string(), "syntax error: incomplete_reduction (line 3)");
+}
+
+#[test]
+fn a_timeout_in_this_thread_is_refused_with_a_typed_error() {
+    let mut e = Session::new();
+    let q = Query::new("true").timeout(std::time::Duration::from_secs(1));
+    let got = e.query(&q).map(|_| ());
+    assert_eq!(got, Err(QueryError::NeedsWorker));
+    assert!(got.unwrap_err().to_string().contains("QueryWorker"));
+}
+
+#[test]
+fn a_query_worker_keeps_the_answers_found_before_its_deadline() {
+    use std::time::{Duration, Instant};
+    let mut w = query_worker();
+    let deadline = Duration::from_millis(500);
+    let start = Instant::now();
+    let mut answers = w
+        .query(&Query::new("length(L, N)").timeout(deadline))
+        .unwrap();
+    let mut n = 0;
+    for a in answers.by_ref() {
+        let a = a.unwrap();
+        assert_eq!(a.integer("N").unwrap(), n);
+        assert_eq!(
+            a.term("L").unwrap().as_list().map(<[_]>::len),
+            Some(n as usize)
+        );
+        n += 1;
+    }
+    assert_eq!(answers.end(), Some(&End::Stopped(Limit::Time)));
+    drop(answers);
+    let took = start.elapsed();
+    assert!(n > 10, "only {n} answers");
+    assert!(
+        took >= deadline && took < deadline + Duration::from_secs(5),
+        "{took:?}"
+    );
+    // the worker was replaced: the next query is answered in full, with its bindings
+    let (answers, end) = w
+        .query(&Query::new("kenken(2, [+(3, [[1|1], [1|2]])], T)"))
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    assert_eq!(end, End::Complete);
+    let grids: Vec<_> = answers.iter().map(|a| a.grid("T", 2).unwrap()).collect();
+    assert_eq!(
+        grids,
+        vec![vec![vec![1, 2], vec![2, 1]], vec![vec![2, 1], vec![1, 2]]]
+    );
+    // the same errors and ends as in this thread
+    assert!(matches!(
+        w.query(&Query::new("foo(.")).map(|_| ()),
+        Err(QueryError::Syntax { line: Some(1), .. })
+    ));
+    let (a, end) = w
+        .query(&Query::new("X is 1/0"))
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    assert!(a.is_empty());
+    assert!(
+        matches!(end, End::Exception(ref t) if t.contains("zero_divisor")),
+        "{end:?}"
+    );
+    let (a, end) = w
+        .query(&Query::new("repeat").max_answers(2))
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    assert_eq!((a.len(), end), (2, End::AnswerLimit));
+}

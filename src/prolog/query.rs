@@ -157,12 +157,13 @@ pub enum End {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
     /// The text is not a Prolog goal.
-    #[error("syntax error: {message}{}", column.map(|c| format!(" (at column {c})")).unwrap_or_default())]
+    #[error("syntax error: {message}{}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
     Syntax {
         /// What is wrong, as Prolog says it (`incomplete_reduction`, ...).
         message: String,
-        /// Where the reader stopped, counting characters from 1, when it says.
-        column: Option<usize>,
+        /// The line (from 1) where the reader found it, when it says. (Scryer 0.10's reader
+        /// knows the column too, but its error term carries only the line.)
+        line: Option<usize>,
     },
     /// A timeout was asked of a query in this thread, which cannot be stopped by the clock.
     #[error(
@@ -253,9 +254,9 @@ impl<'a> Answers<'a> {
             inferences: None,
         };
         match answers.read()? {
-            Item::Syntax(message, column) => {
+            Item::Syntax(message, line) => {
                 answers.finish();
-                Err(QueryError::Syntax { message, column })
+                Err(QueryError::Syntax { message, line })
             }
             item => {
                 answers.ahead.push_back(item);
@@ -364,10 +365,10 @@ impl Iterator for Answers<'_> {
                 self.finish();
                 None
             }
-            Ok(Item::Syntax(message, column)) => {
+            Ok(Item::Syntax(message, line)) => {
                 self.end = Some(End::Complete);
                 self.finish();
-                Some(Err(QueryError::Syntax { message, column }))
+                Some(Err(QueryError::Syntax { message, line }))
             }
             Err(e) => {
                 self.end = Some(End::Complete);
@@ -410,8 +411,8 @@ fn item(r: &ScryerTerm) -> Result<Item, PrologError> {
     let proto = || PrologError::Protocol(term_text(r));
     match r {
         ScryerTerm::Compound(f, args) if f == "syntax_error" && args.len() == 1 => {
-            let (message, column) = syntax_error(&args[0]);
-            Ok(Item::Syntax(message, column))
+            let (message, line) = syntax_error(&args[0]);
+            Ok(Item::Syntax(message, line))
         }
         ScryerTerm::Compound(f, args) if f == "answer" && args.len() == 1 => {
             let ScryerTerm::Compound(a, parts) = &args[0] else {
@@ -457,9 +458,9 @@ fn item(r: &ScryerTerm) -> Result<Item, PrologError> {
     }
 }
 
-/// The message and column of a syntax error term: Scryer's reader throws
-/// `error(syntax_error(What), read_term_from_chars/3:Column)` (the column counted from 0, where
-/// it says one).
+/// The message and line of a syntax error term: Scryer's reader throws
+/// `error(syntax_error(What), read_term_from_chars/3:Line)` (the line counted from 0, where it
+/// says one).
 fn syntax_error(e: &ScryerTerm) -> (String, Option<usize>) {
     match e {
         ScryerTerm::Compound(f, args) if f == "error" && args.len() == 2 => {
@@ -469,14 +470,14 @@ fn syntax_error(e: &ScryerTerm) -> (String, Option<usize>) {
                 }
                 other => term_text(other),
             };
-            let column = match &args[1] {
+            let line = match &args[1] {
                 ScryerTerm::Compound(c, at) if c == ":" && at.len() == 2 => match &at[1] {
                     ScryerTerm::Integer(i) => i.to_string().parse::<usize>().ok().map(|c| c + 1),
                     _ => None,
                 },
                 _ => None,
             };
-            (message, column)
+            (message, line)
         }
         other => (term_text(other).replace('_', " "), None),
     }
@@ -528,8 +529,8 @@ pub(crate) fn query_worker() -> crate::process::Handler {
                     }
                 };
                 let mut answers = match session.query(&q) {
-                    Err(QueryError::Syntax { message, column }) => {
-                        send(Item::Syntax(message, column), None);
+                    Err(QueryError::Syntax { message, line }) => {
+                        send(Item::Syntax(message, line), None);
                         return Ok(());
                     }
                     other => other?,
