@@ -85,7 +85,7 @@ impl EngineKind {
 
 impl fmt::Display for EngineKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
@@ -253,7 +253,7 @@ impl Status {
 
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
@@ -270,7 +270,7 @@ pub enum Limit {
 
 impl fmt::Display for Limit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Limit::Time => "time limit reached",
             Limit::Inferences => "inference limit reached",
         })
@@ -486,6 +486,10 @@ mod tests {
         assert_eq!(Status::of(1, false, true, false), Status::Timeout);
         assert_eq!(Status::of(0, false, false, true), Status::Limit);
         assert_eq!(Status::Timeout.exit_code(), 3);
+        assert_eq!(
+            format!("[{:>8}|{:<8}]", Status::Unique, EngineKind::Fd),
+            "[  unique|fd      ]"
+        );
         assert_eq!(
             serde_json::to_string(&Status::NoSolution).unwrap(),
             "\"no_solution\""

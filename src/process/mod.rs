@@ -825,6 +825,18 @@ mod tests {
     }
 
     #[test]
+    fn a_program_that_never_called_init_starts_no_worker() {
+        // this test program never calls worker::init nor names another program: no child is
+        // started (it would run this program's main again), and the error says what to do
+        let e = Spawn::worker("query").err().expect("a worker spawn");
+        assert!(
+            e.to_string()
+                .contains("call kenken::worker::init() first thing in main"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn exit_statuses_read_well() {
         let mut c = sh("kill -9 $$");
         c.collect(Instant::now() + Duration::from_secs(10));
