@@ -2,7 +2,7 @@
 //! gives [`Answers`], a lazy iterator of [`Answer`]s (bindings by name, as the crate's own
 //! [`Term`]), and once they are all read, how the query [`End`]ed.
 //!
-//! In this thread ([`Session::query`]) a query cannot be stopped by the clock (Scryer cannot be
+//! In this thread ([`super::Session::query`]) a query cannot be stopped by the clock (Scryer cannot be
 //! interrupted), so a query with a timeout is refused there
 //! ([`QueryError::NeedsWorker`]); a [`QueryWorker`] runs it in a child process that is killed at
 //! the deadline, and every answer found before it is kept (the worker sends each answer as it
@@ -190,7 +190,7 @@ pub(crate) enum Item {
     End(End),
 }
 
-/// The answers of a query, as they are found ([`Session::query`], [`QueryWorker::query`]);
+/// The answers of a query, as they are found ([`super::Session::query`], [`QueryWorker::query`]);
 /// after the last one, [`Answers::end`] says how the query ended.
 ///
 /// In this thread, an iterator dropped before its end leaves the session to be rebuilt on its
