@@ -260,6 +260,7 @@ impl WorkerEngine {
     ) -> Result<Option<SolveEnd>, EngineError> {
         let deadline = request.timeout.map(|t| partial.start + t);
         if !self.worker.send(line, deadline)? {
+            let _ = self.worker.prestart();
             return Ok(None);
         }
         loop {
@@ -274,7 +275,11 @@ impl WorkerEngine {
                         .map(Some)
                         .map_err(|e| EngineError::Prolog(format!("bad reply {d:?}: {e}")))
                 }
-                Reply::Timeout => return Ok(None),
+                Reply::Timeout => {
+                    // a fresh worker starts at once, while the caller goes on
+                    let _ = self.worker.prestart();
+                    return Ok(None);
+                }
             }
         }
     }

@@ -702,7 +702,8 @@ impl Worker {
     }
 
     /// The next line of the reply to the request sent last: a part, the reply, or the
-    /// deadline (the child is then killed, and a fresh one started for the next request).
+    /// deadline (the child is then killed; the next request starts a fresh one, or
+    /// [`Worker::prestart`] does at once).
     pub(crate) fn next(&mut self, deadline: Option<Instant>) -> Result<Reply, WorkerError> {
         let child = self
             .running
@@ -720,8 +721,6 @@ impl Worker {
                 }
                 Recv::Timeout => {
                     self.stop();
-                    // a fresh child starts at once, while the caller goes on
-                    let _ = self.prestart();
                     return Ok(Reply::Timeout);
                 }
                 Recv::Ended => {

@@ -331,7 +331,11 @@ impl<'a> Answers<'a> {
                     got.map_err(PrologError::Protocol)?;
                     Err(PrologError::Protocol("the worker ended without end/1".into()).into())
                 }
-                Reply::Timeout => Ok(Item::End(End::Stopped(Limit::Time))),
+                Reply::Timeout => {
+                    // a fresh worker starts at once, while the caller goes on
+                    let _ = worker.prestart();
+                    Ok(Item::End(End::Stopped(Limit::Time)))
+                }
             },
         }
     }
@@ -505,6 +509,7 @@ impl QueryWorker {
         let line =
             serde_json::to_string(query).map_err(|e| PrologError::Protocol(e.to_string()))?;
         if !self.worker.send(&line, deadline)? {
+            let _ = self.worker.prestart();
             return Ok(Answers::ended(End::Stopped(Limit::Time)));
         }
         Answers::worker(&mut self.worker, deadline)
