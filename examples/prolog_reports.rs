@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or(2.0);
     let mut puzzles = kenken::format::read_auto(PUZZLES)?;
     puzzles.extend(kenken::format::read_auto(KEEN_9X9)?);
-    let request = Request::all().with_timeout(Some(Duration::from_secs_f64(timeout)));
+    let request = Request::all().with_timeout(Duration::from_secs_f64(timeout));
     println!("every solution, {timeout} s per solve; Prolog runs in worker processes\n");
     println!(
         "{:<8} {:<7} {:<12} {:>9} {:>12} {:>14}",

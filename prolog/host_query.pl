@@ -1,30 +1,35 @@
 /*  host_query.pl -- the Rust host's safe query wrapper (not part of the homework contract),
     loaded after host.pl (whose predicates it uses) by the engines that answer the host's
-    queries (src/prolog/mod.rs, Session), not by the top level.
+    queries (src/prolog/session.rs, Session), not by the top level.
 
-    kk_host_query(+Chars, +InferenceLimit, +MaxAnswers, -Result, -Inferences)
-      Parses Chars as a goal (read_term_from_chars/3 inside catch/3), runs it with at most
-      InferenceLimit inferences per answer and collects at most MaxAnswers answers, leaving no
-      choice point behind. Result is one of
-        syntax_error(E)        Chars is not a goal;
-        answers(As, Status)    As: list of a(Bindings, Text), Bindings a list of Name=Value
-                               (residual constraints in Text, recovered with copy_term/3), Text
-                               the answer as a top level prints it (chars); Status is complete,
-                               answer_limit, inference_limit or exception(E, Text).
-      Inferences is the number of inferences the query took.
+    kk_host_stream(+Chars, +InferenceLimit, +MaxAnswers, -Item, -Inferences)
+      Parses Chars as a goal (read_term_from_chars/3 inside catch/3) and runs it with at most
+      InferenceLimit inferences per answer. Each solution of kk_host_stream/4 is one Item, in
+      order, as soon as it is found (the host reads them lazily, one by one):
+        syntax_error(E)        Chars is not a goal (the only item then);
+        answer(a(Bindings, Text))
+                               one answer, at most MaxAnswers of them: Bindings a list of
+                               Name=Value (residual constraints in Text, recovered with
+                               copy_term/3), Text the answer as a top level prints it (chars);
+        end(Status)            the last item: Status is complete, answer_limit (a further
+                               answer exists), inference_limit or exception(Text), Text the
+                               exception as Prolog writes it (chars).
+      The goal is never left with a choice point: after MaxAnswers + 1 answers, an exception
+      or the inference limit, it is cut, and end/1 follows. Inferences counts the inferences
+      from the start of the query to the item.
 */
 
-kk_host_query(Chars, Limit, Max, Result, Inferences) :-
+kk_host_stream(Chars, Limit, Max, Item, Inferences) :-
     '$inference_count'(I0),
-    kk_host_query_(Chars, Limit, Max, Result),
+    kk_host_stream(Chars, Limit, Max, Item),
     '$inference_count'(I1),
     Inferences is I1 - I0.
 
-kk_host_query_(Chars, Limit, Max, Result) :-
+kk_host_stream(Chars, Limit, Max, Item) :-
     catch(kk_read_goal(Chars, Goal, VNs), E, true),
-    (   nonvar(E) -> Result = syntax_error(E)
-    ;   var(Goal) -> Result = syntax_error(goal_is_a_variable)
-    ;   kk_collect(kk_qualified(Goal), VNs, Limit, Max, Result)
+    (   nonvar(E) -> Item = syntax_error(E)
+    ;   var(Goal) -> Item = syntax_error(goal_is_a_variable)
+    ;   kk_stream(kk_qualified(Goal), VNs, Limit, Max, Item)
     ).
 
 % kk_qualified(+Goal): calls Goal; a module qualification M:G whose M is bound but not an atom
@@ -35,26 +40,39 @@ kk_qualified(Goal) :-
     ;   call(Goal)
     ).
 
-kk_collect(Goal, VNs, Limit, Max, answers(As, Status)) :-
+% kk_stream(+Goal, +VNs, +Limit, +Max, -Item): each answer of Goal (at most Max) as it is found,
+% then end(Status). How the enumeration stopped is kept in a global variable (it survives the
+% backtracking into the last branch).
+kk_stream(Goal, VNs, Limit, Max, Item) :-
     Max1 is Max + 1,
-    catch(findall(A-R, kk_nth(Goal, VNs, Limit, Max1, A, R), Pairs), E, Pairs = [x-exception(E)]),
-    kk_status(Pairs, Max1, As, Status).
+    bb_put(kk_stream_end, complete),
+    (   catch(kk_nth(Goal, VNs, Limit, Max1, A, R), E, R = exception(E)),
+        kk_item(R, A, Item)
+    ;   bb_get(kk_stream_end, Status),
+        Item = end(Status)
+    ).
 
+kk_item(answer, A, answer(A)).
+kk_item(answer_limit, _, _) :-
+    bb_put(kk_stream_end, answer_limit),
+    fail.
+kk_item(inference_limit_exceeded, _, _) :-
+    bb_put(kk_stream_end, inference_limit),
+    fail.
+kk_item(exception(E), _, _) :-
+    kk_text(E, [], T),
+    bb_put(kk_stream_end, exception(T)),
+    fail.
+
+% kk_nth(+Goal, +VNs, +Limit, +Max1, -A, -R): the answers of Goal, R = answer and A the answer
+% for each of the first Max1 - 1; the Max1-th is R = answer_limit. An exception or the inference
+% limit is the last solution (R says which).
 kk_nth(Goal, VNs, Limit, Max1, A, R) :-
     call_nth(call_with_inference_limit(catch(Goal, E, true), Limit, R0), K),
     (   nonvar(E) -> R = exception(E), A = none, !
     ;   R0 == inference_limit_exceeded -> R = R0, A = none, !
-    ;   R = answer, kk_answer(VNs, A),
-        ( K >= Max1 -> ! ; true )
-    ).
-
-kk_status([], _, [], complete).
-kk_status([A-R | Rest], Max1, As, Status) :-
-    (   R = exception(E) -> As = [], kk_text(E, [], T), Status = exception(E, T)
-    ;   R == inference_limit_exceeded -> As = [], Status = inference_limit
-    ;   Rest == [] -> As = [A], Status = complete
-    ;   Max1 =:= 2 -> As = [A], Status = answer_limit
-    ;   As = [A | As1], Max2 is Max1 - 1, kk_status(Rest, Max2, As1, Status)
+    ;   K >= Max1 -> R = answer_limit, A = none, !
+    ;   R = answer, kk_answer(VNs, A)
     ).
 
 kk_answer(VNs, a(Bindings, Text)) :-

@@ -68,6 +68,7 @@ pub mod rng;
 #[cfg(feature = "prolog")]
 pub mod worker;
 
+pub use engine::Limit;
 pub use puzzle::{Cage, Cell, Grid, Op, Puzzle};
 
 /// Ends the program quietly when standard output is closed under it (`kenken solve ... | head`,

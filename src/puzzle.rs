@@ -43,9 +43,9 @@ impl Cell {
 }
 
 impl fmt::Display for Cell {
-    /// The line-notation name, e.g. `C1` for row 3, column 1.
+    /// The line-notation name, e.g. `C1` for row 3, column 1 (width and alignment apply).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", Cell::row_name(self.row), self.col)
+        f.pad(&format!("{}{}", Cell::row_name(self.row), self.col))
     }
 }
 
@@ -139,7 +139,7 @@ impl Op {
 
 impl fmt::Display for Op {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.symbol())
+        f.pad(self.symbol())
     }
 }
 
@@ -180,11 +180,12 @@ struct CageName<'a>(&'a Cage, usize);
 
 impl fmt::Display for CageName<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cage {} ({} at", self.1 + 1, self.0.label())?;
+        let mut text = format!("cage {} ({} at", self.1 + 1, self.0.label());
         for c in &self.0.cells {
-            write!(f, " {c}")?;
+            text.push_str(&format!(" {c}"));
         }
-        write!(f, ")")
+        text.push(')');
+        f.pad(&text)
     }
 }
 
@@ -232,7 +233,7 @@ impl fmt::Display for Problem {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        write!(f, "{tag}: {}", self.message)
+        f.pad(&format!("{tag}: {}", self.message))
     }
 }
 
@@ -334,20 +335,43 @@ impl Puzzle {
             }
         }
         // A cell in no cage is free, as `kenken/3` reads it: only its row and column hold it.
-        for row in 1..=n {
-            for col in 1..=n {
-                let cell = Cell::new(row, col);
-                if owner[(row - 1) * n + col - 1].is_none() {
-                    problems.push(Problem {
-                        severity: Severity::Warning,
-                        cage: None,
-                        message: format!(
-                            "cell {cell} [{row}|{col}] is in no cage: it is free (any value its \
-                             row and column allow)"
-                        ),
-                    });
+        // One warning says so for all of them.
+        let free: Vec<Cell> = (1..=n)
+            .flat_map(|row| (1..=n).map(move |col| Cell::new(row, col)))
+            .filter(|c| owner[(c.row - 1) * n + c.col - 1].is_none())
+            .collect();
+        let named = |c: &Cell| format!("{c} [{}|{}]", c.row, c.col);
+        let message = match free.as_slice() {
+            [] => None,
+            [cell] => Some(format!(
+                "cell {} is in no cage: it is free (any value its row and column allow)",
+                named(cell)
+            )),
+            cells if cells.len() == n * n => Some(format!(
+                "no cell is in a cage: all {} cells are free (any value their row and column \
+                 allow)",
+                n * n
+            )),
+            cells => {
+                const SHOWN: usize = 8;
+                let mut list: Vec<String> = cells.iter().take(SHOWN).map(named).collect();
+                if cells.len() > SHOWN {
+                    list.push(format!("and {} more", cells.len() - SHOWN));
                 }
+                Some(format!(
+                    "{} cells are in no cage ({}): they are free (any value their row and \
+                     column allow)",
+                    cells.len(),
+                    list.join(", ")
+                ))
             }
+        };
+        if let Some(message) = message {
+            problems.push(Problem {
+                severity: Severity::Warning,
+                cage: None,
+                message,
+            });
         }
         for (i, cage) in self.cages.iter().enumerate() {
             if cage.cells.len() > 1 && !connected(&cage.cells) {
@@ -633,5 +657,36 @@ mod tests {
         assert!(problems.iter().any(|p| p.severity == Severity::Warning
             && p.message
                 .starts_with("cell B1 [2|1] is in no cage: it is free")));
+    }
+
+    #[test]
+    fn free_cells_get_one_warning() {
+        // the spec's own kenken(4, [], T): one warning, not sixteen
+        let problems = Puzzle::new(5, Vec::new()).validate();
+        assert_eq!(problems.len(), 1);
+        assert_eq!(
+            problems[0].message,
+            "no cell is in a cage: all 25 cells are free (any value their row and column allow)"
+        );
+        let p = Puzzle::new(
+            3,
+            vec![Cage::new(Op::Add, 6, vec![c(1, 1), c(1, 2), c(1, 3)])],
+        );
+        let problems = p.validate();
+        assert_eq!(problems.len(), 1);
+        assert_eq!(
+            problems[0].message,
+            "6 cells are in no cage (B1 [2|1], B2 [2|2], B3 [2|3], C1 [3|1], C2 [3|2], C3 \
+             [3|3]): they are free (any value their row and column allow)"
+        );
+    }
+
+    #[test]
+    fn display_honours_width_and_alignment() {
+        assert_eq!(format!("[{:>4}]", c(3, 1)), "[  C1]");
+        assert_eq!(format!("[{:<3}]", Op::Add), "[+  ]");
+        assert_eq!(format!("[{:^5}]", Op::Mul), "[  *  ]");
+        let warning = Puzzle::new(1, Vec::new()).validate().remove(0);
+        assert_eq!(format!("{warning:.7}"), "warning");
     }
 }

@@ -21,7 +21,7 @@
 
 use std::io::{BufRead, Write};
 
-use crate::process::{confine, Handler, CANNOT_CONFINE, EXEC_ROLE, READY, REPLY, ROLE_VAR};
+use crate::process::{confine, Handler, CANNOT_CONFINE, EXEC_ROLE, PART, READY, REPLY, ROLE_VAR};
 pub use crate::process::{set_program, WorkerError};
 
 /// The stack of the thread that serves requests: Scryer recurses deeply on big terms.
@@ -33,7 +33,7 @@ const CANNOT_CONFINE_EXIT: i32 = 97;
 /// for an unknown role. (`toplevel` and `exec` are served apart: see [`init`].)
 fn handler(role: &str) -> Option<Handler> {
     match role {
-        "query" => Some(crate::prolog::query_worker()),
+        crate::prolog::query::ROLE => Some(crate::prolog::query::query_worker()),
         crate::judge::SCRYER_ROLE => Some(crate::judge::scryer_worker()),
         _ => crate::engine::solve_worker(role),
     }
@@ -43,6 +43,7 @@ fn handler(role: &str) -> Option<Handler> {
 /// returns at once otherwise. Call it first thing in `main` of any program that uses worker
 /// engines.
 pub fn init() {
+    crate::process::init_called();
     let Ok(role) = std::env::var(ROLE_VAR) else {
         return;
     };
@@ -100,7 +101,13 @@ fn serve(role: &str) -> std::io::Result<()> {
         if line.trim().is_empty() {
             continue;
         }
-        let reply = handler(&line);
+        let mut failed = Ok(());
+        let reply = handler(&line, &mut |part: &str| {
+            if failed.is_ok() {
+                failed = writeln!(stdout, "{PART}{part}").and_then(|()| stdout.flush());
+            }
+        });
+        failed?;
         writeln!(stdout, "{REPLY}{reply}")?;
         stdout.flush()?;
     }

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use kenken::cage::combinations;
-use kenken::prolog::{Outcome, Session, DEFAULT_INFERENCE_LIMIT};
+use kenken::prolog::{Query, Session};
 use kenken::puzzle::{Cell, Op};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -87,11 +87,11 @@ fn prolog_cage_combination_gives_the_same_lists() {
             op.symbol(),
             squares.join(",")
         );
-        let Outcome::Answers { answers, .. } =
-            e.query(&goal, 10_000, DEFAULT_INFERENCE_LIMIT).unwrap()
-        else {
-            panic!()
-        };
+        let (answers, _) = e
+            .query(&Query::new(&goal).max_answers(10_000))
+            .unwrap()
+            .collect_all()
+            .unwrap();
         let prolog: Vec<String> = answers.into_iter().map(|a| a.text).collect();
         let rust: Vec<String> = combinations(n, op, t, &cells, &[])
             .unwrap()

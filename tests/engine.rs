@@ -107,7 +107,7 @@ fn the_worker_timeout_stops_a_long_solve_and_the_next_solve_works() {
     let start = Instant::now();
     let r = engine.solve(
         hard,
-        &Request::all().with_timeout(Some(Duration::from_millis(300))),
+        &Request::all().with_timeout(Duration::from_millis(300)),
     );
     assert_eq!((r.status, r.complete), (Status::Timeout, false));
     // Killed at the deadline, not when plain enumeration would have finished.
@@ -151,14 +151,110 @@ fn a_program_that_is_no_worker_is_named_in_the_error() {
     let _program = use_the_kenken_binary();
     // `true` exits at once without becoming a worker.
     kenken::worker::set_program("true".into());
-    let mut engine = EngineKind::Fd.open(Isolation::Worker).unwrap();
-    let r = engine.solve(&spec_4x4(), &Request::unique());
+    // the worker starts when the engine is opened: opening it fails, saying why
+    let opened = EngineKind::Fd.open(Isolation::Worker);
     kenken::worker::set_program(env!("CARGO_BIN_EXE_kenken").into());
-    assert_eq!(r.status, Status::Error);
-    let message = r.error.unwrap().to_string();
+    let message = opened.err().expect("opened").to_string();
     assert!(
         message.contains("did not start as a kenken worker")
             && message.contains("kenken::worker::init()"),
         "{message}"
     );
+}
+
+/// The deadline contract, for every engine and isolation: a request's timeout bounds the whole
+/// call, and the report keeps every solution found before it, in order, with statistics.
+#[test]
+fn a_deadline_keeps_the_solutions_found_before_it() {
+    let _program = use_the_kenken_binary();
+    // kenken(6, [], T): 812,851,200 solutions, far more than three seconds find
+    let empty = format::read_auto("kenken(6, [], T).").unwrap().remove(0);
+    let deadline = Duration::from_secs(3);
+    for kind in EngineKind::ALL {
+        for isolation in [Isolation::InProcess, Isolation::Worker] {
+            let mut engine = kind.open(isolation).unwrap();
+            let start = Instant::now();
+            let r = engine.solve(&empty, &Request::all().with_timeout(deadline));
+            let took = start.elapsed();
+            if kind != EngineKind::Native && isolation == Isolation::InProcess {
+                // nothing stops Scryer by the clock in this process: refused, and said why
+                assert_eq!(r.status, Status::Error, "{kind}");
+                let why = r.error.unwrap().to_string();
+                assert!(why.contains("Isolation::Worker"), "{kind}: {why}");
+                continue;
+            }
+            let what = format!("{kind} {isolation:?}");
+            assert_eq!((r.status, r.complete), (Status::Timeout, false), "{what}");
+            assert!(r.count > 0, "{what}: nothing kept");
+            assert_eq!(r.count as usize, r.solutions.len(), "{what}");
+            assert!(r.solutions.iter().all(|g| empty.is_solution(g)), "{what}");
+            let distinct: std::collections::BTreeSet<_> = r.solutions.iter().collect();
+            assert_eq!(distinct.len(), r.solutions.len(), "{what}");
+            if kind != EngineKind::Native {
+                // exactly the first solutions in the predicate's order (row by row,
+                // lexicographic), as an enumeration that shares no code with the engines has them
+                let first = common::oracle::solutions(&empty, r.solutions.len());
+                assert!(
+                    r.solutions == first,
+                    "{what}: not the first {}",
+                    first.len()
+                );
+                assert!(r.stats.inferences.unwrap_or(0) > 0, "{what}: {:?}", r.stats);
+            } else {
+                assert!(r.stats.nodes.unwrap_or(0) > 0, "{what}: {:?}", r.stats);
+            }
+            // the report's time is the call's; the call ends at the deadline, not later
+            assert!(
+                r.elapsed >= deadline && r.elapsed <= took,
+                "{what}: {:?}",
+                r.elapsed
+            );
+            assert!(took < deadline + Duration::from_secs(5), "{what}: {took:?}");
+            // counting only: the count is kept, the grids are not (a worker killed at the
+            // deadline is being replaced: its start counts in this call's time)
+            let longer = Request::all().counting().with_timeout(deadline * 2);
+            let c = engine.solve(&empty, &longer);
+            assert_eq!(c.status, Status::Timeout, "{what}");
+            assert!(c.count > 0 && c.solutions.is_empty(), "{what}");
+        }
+    }
+}
+
+/// A deadline shorter than a worker's start still bounds the call: the worker that was killed
+/// is replaced at once, and the next request is answered in full.
+#[test]
+fn a_deadline_right_after_a_kill_counts_the_restart() {
+    let _program = use_the_kenken_binary();
+    let empty = format::read_auto("kenken(5, [], T).").unwrap().remove(0);
+    let mut engine = EngineKind::Fd.open(Isolation::Worker).unwrap();
+    let r = engine.solve(
+        &empty,
+        &Request::all().with_timeout(Duration::from_millis(300)),
+    );
+    assert_eq!(r.status, Status::Timeout);
+    // the killed worker's successor is starting: a tiny deadline now ends with the start
+    let start = Instant::now();
+    let r = engine.solve(&spec_4x4(), &Request::all().with_timeout(Duration::ZERO));
+    assert_eq!((r.status, r.count), (Status::Timeout, 0));
+    assert!(start.elapsed() < Duration::from_secs(5));
+    let r = engine.solve(&spec_4x4(), &Request::all());
+    assert_eq!((r.status, r.count), (Status::Solved, 6));
+}
+
+#[test]
+fn every_engine_can_be_sent_to_another_thread() {
+    let _program = use_the_kenken_binary();
+    for kind in EngineKind::ALL {
+        for isolation in [Isolation::InProcess, Isolation::Worker] {
+            let mut engine = kind.open(isolation).unwrap();
+            let r = std::thread::spawn(move || engine.solve(&spec_4x4(), &Request::unique()))
+                .join()
+                .unwrap();
+            assert_eq!(
+                (r.status, r.count),
+                (Status::Solved, 2),
+                "{kind} {isolation:?}"
+            );
+        }
+    }
 }

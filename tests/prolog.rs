@@ -4,17 +4,25 @@
 mod common;
 
 use kenken::native::Solver;
-use kenken::prolog::{Outcome, Predicate, Session, Status, DEFAULT_INFERENCE_LIMIT};
+use kenken::prolog::{End, Predicate, Query, QueryError, Session, DEFAULT_INFERENCE_LIMIT};
+use kenken::Limit;
 
 const LIMIT: u64 = DEFAULT_INFERENCE_LIMIT;
 
-fn texts(engine: &mut Session, goal: &str, max: usize) -> (Vec<String>, Status) {
-    match engine.query(goal, max, LIMIT).unwrap() {
-        Outcome::Answers { answers, status } => {
-            (answers.into_iter().map(|a| a.text).collect(), status)
-        }
-        Outcome::SyntaxError(e) => panic!("syntax error in {goal}: {e}"),
-    }
+/// The answers' texts of `goal` (at most `max`, each within `inferences`), and how it ended.
+fn run(
+    engine: &mut Session,
+    goal: &str,
+    max: usize,
+    inferences: u64,
+) -> Result<(Vec<String>, End), QueryError> {
+    let q = Query::new(goal).max_answers(max).inferences(inferences);
+    let (answers, end) = engine.query(&q)?.collect_all()?;
+    Ok((answers.into_iter().map(|a| a.text).collect(), end))
+}
+
+fn texts(engine: &mut Session, goal: &str, max: usize) -> (Vec<String>, End) {
+    run(engine, goal, max, LIMIT).unwrap_or_else(|e| panic!("{goal}: {e}"))
 }
 
 const SPEC_4X4: [&str; 6] = [
@@ -35,7 +43,7 @@ fn the_empty_grid_for_both_predicates() {
         let (a, s) = texts(&mut e, &format!("{pred}(0, [], T)."), 10);
         assert_eq!(
             (a, s),
-            (vec!["T = []".to_string()], Status::Complete),
+            (vec!["T = []".to_string()], End::Complete),
             "{pred}"
         );
     }
@@ -48,22 +56,22 @@ fn spec_examples_for_both_predicates() {
         let (a, s) = texts(&mut e, &format!("{pred}(1, [], T)."), 10);
         assert_eq!(
             (a, s),
-            (vec!["T = [[1]]".to_string()], Status::Complete),
+            (vec!["T = [[1]]".to_string()], End::Complete),
             "{pred}"
         );
         let (a, s) = texts(&mut e, &format!("{pred}(2, [], T)."), 10);
         assert_eq!(a, vec!["T = [[1,2],[2,1]]", "T = [[2,1],[1,2]]"], "{pred}");
-        assert_eq!(s, Status::Complete);
+        assert_eq!(s, End::Complete);
         for (n, count) in [(3, 12), (4, 576)] {
             let (a, s) = texts(&mut e, &format!("{pred}({n}, [], T)."), 1000);
-            assert_eq!((a.len(), s), (count, Status::Complete), "{pred} {n}");
+            assert_eq!((a.len(), s), (count, End::Complete), "{pred} {n}");
         }
         let (a, s) = texts(
             &mut e,
             &format!("kenken_testcase(N, C), {pred}(N, C, T), C = [_|_], N = 6."),
             10,
         );
-        assert_eq!(s, Status::Complete);
+        assert_eq!(s, End::Complete);
         assert_eq!(a.len(), 1);
         assert!(a[0].contains("T = [[5,6,3,4,1,2],[6,1,4,5,2,3],[4,5,2,3,6,1],[3,4,1,2,5,6],[2,3,6,1,4,5],[1,2,5,6,3,4]]"), "{}", a[0]);
         assert!(
@@ -81,7 +89,7 @@ fn spec_examples_for_both_predicates() {
             .map(|t| t.lines().last().unwrap().to_string())
             .collect();
         assert_eq!(ts, SPEC_4X4, "{pred}");
-        assert_eq!(s, Status::Complete);
+        assert_eq!(s, End::Complete);
     }
 }
 
@@ -108,7 +116,7 @@ fn noop_api_and_testcase() {
         "noop_kenken_example(N, C), noop_kenken(N, C, T, Ops), kenken(N, Ops, T).",
         100,
     );
-    assert_eq!(s, Status::Complete);
+    assert_eq!(s, End::Complete);
     assert!(!a.is_empty());
     // Every answer's operators hold (checked by kenken/3 above); the distinct grids match native.
     let p = &kenken::format::prolog::read(
@@ -127,7 +135,7 @@ fn noop_api_and_testcase() {
     grids.dedup();
     assert_eq!(grids.len(), native.len());
     let (a, s) = texts(&mut e, "noop_kenken_testcase.", 2);
-    assert_eq!((a, s), (vec!["true".to_string()], Status::Complete));
+    assert_eq!((a, s), (vec!["true".to_string()], End::Complete));
 }
 
 #[test]
@@ -311,8 +319,8 @@ fn engine_survives_every_pitfall() {
         "X = 'é\u{0}\\",
         ")))).",
     ] {
-        match e.query(bad, 5, LIMIT).unwrap() {
-            Outcome::SyntaxError(_) => {}
+        match run(&mut e, bad, 5, LIMIT) {
+            Err(QueryError::Syntax { .. }) => {}
             other => panic!("{bad:?}: {other:?}"),
         }
     }
@@ -322,25 +330,23 @@ fn engine_survives_every_pitfall() {
     // An exception, an unknown predicate.
     let (a, s) = texts(&mut e, "X is 1/0.", 5);
     assert!(
-        a.is_empty() && matches!(s, Status::Exception(ref t) if t.contains("evaluation_error")),
+        a.is_empty() && matches!(s, End::Exception(ref t) if t.contains("evaluation_error")),
         "{s:?}"
     );
     let (_, s) = texts(&mut e, "no_such_predicate(1).", 5);
     assert!(
-        matches!(s, Status::Exception(ref t) if t.contains("existence_error")),
+        matches!(s, End::Exception(ref t) if t.contains("existence_error")),
         "{s:?}"
     );
     let (_, s) = texts(&mut e, "throw(my_ball).", 5);
-    assert_eq!(s, Status::Exception("my_ball".into()));
+    assert_eq!(s, End::Exception("my_ball".into()));
     // Infinitely many answers under an answer limit; an endless goal under an inference limit.
     let (a, s) = texts(&mut e, "repeat.", 3);
-    assert_eq!((a.len(), s), (3, Status::AnswerLimit));
+    assert_eq!((a.len(), s), (3, End::AnswerLimit));
     let (a, s) = texts(&mut e, "length(L, N).", 4);
-    assert_eq!((a.len(), s), (4, Status::AnswerLimit));
-    match e.query("repeat, fail.", 1, 100_000).unwrap() {
-        Outcome::Answers { status, .. } => assert_eq!(status, Status::InferenceLimit),
-        o => panic!("{o:?}"),
-    }
+    assert_eq!((a.len(), s), (4, End::AnswerLimit));
+    let (a, end) = run(&mut e, "repeat, fail.", 1, 100_000).unwrap();
+    assert_eq!((a.len(), end), (0, End::Stopped(Limit::Inferences)));
     // Residual constraints are shown.
     let (a, _) = texts(&mut e, "X #> 3, X #< 6.", 1);
     assert!(a[0].contains("in 4..5"), "{}", a[0]);
@@ -353,7 +359,7 @@ fn engine_survives_every_pitfall() {
                 "T = [[1,2],[2,1]]".to_string(),
                 "T = [[2,1],[1,2]]".to_string()
             ],
-            Status::Complete
+            End::Complete
         )
     );
 }
@@ -372,10 +378,13 @@ fn ten_thousand_queries_then_a_normal_one() {
             2 => "throw(x).".to_string(),
             _ => "member(X, [a,b,c]).".to_string(),
         };
-        e.query(&q, 2, 100_000).unwrap();
+        match run(&mut e, &q, 2, 100_000) {
+            Ok(_) | Err(QueryError::Syntax { .. }) => {}
+            Err(other) => panic!("{q}: {other}"),
+        }
     }
     let (a, s) = texts(&mut e, "kenken(1, [], T).", 5);
-    assert_eq!((a, s), (vec!["T = [[1]]".to_string()], Status::Complete));
+    assert_eq!((a, s), (vec!["T = [[1]]".to_string()], End::Complete));
     // Memory stays flat: after the first thousand queries (heap warm), 9,000 more add little.
     if let (Some(before), Some(after)) = (rss_at_1000, resident_kib()) {
         eprintln!("resident memory: {before} KiB after 1,000 queries, {after} KiB after 10,000");
@@ -418,14 +427,17 @@ fn arbitrary_query_text_gets_one_typed_outcome() {
     });
     runner
         .run(&goals, |g| {
-            let got = engine.borrow_mut().query(&g, 3, 200_000);
-            prop_assert!(got.is_ok(), "{g:?}: {got:?}");
+            let got = run(&mut engine.borrow_mut(), &g, 3, 200_000);
+            prop_assert!(
+                matches!(got, Ok(_) | Err(QueryError::Syntax { .. })),
+                "{g:?}: {got:?}"
+            );
             Ok(())
         })
         .unwrap();
     // And the engine still answers normally.
     let (a, s) = texts(&mut engine.borrow_mut(), "kenken(1, [], T).", 5);
-    assert_eq!((a, s), (vec!["T = [[1]]".to_string()], Status::Complete));
+    assert_eq!((a, s), (vec!["T = [[1]]".to_string()], End::Complete));
 }
 
 #[test]
@@ -434,7 +446,7 @@ fn answers_show_residual_constraints_with_the_query_names() {
     let (a, s) = texts(&mut e, "X #> 3, X #< 6.", 5);
     assert_eq!(
         (a, s),
-        (vec!["clpz:(X in 4..5)".to_string()], Status::Complete)
+        (vec!["clpz:(X in 4..5)".to_string()], End::Complete)
     );
     let (a, _) = texts(&mut e, "X #> Y, Y #> 3.", 5);
     assert_eq!(
@@ -460,19 +472,154 @@ fn a_goal_scryer_panics_on_is_an_exception_and_the_session_goes_on() {
     let (a, s) = texts(&mut e, "-a:A.", 3);
     assert!(a.is_empty());
     match s {
-        Status::Exception(text) => assert!(text.contains("type_error"), "{text}"),
+        End::Exception(text) => assert!(text.contains("type_error"), "{text}"),
         other => panic!("{other:?}"),
     }
     // deeper in the goal the wrapper does not see it: the panic is caught, the engine replaced
     let (a, s) = texts(&mut e, "true, -a:A.", 3);
     assert!(a.is_empty());
     match s {
-        Status::Exception(text) => assert!(
+        End::Exception(text) => assert!(
             text.contains("type_error") || text.contains("the session was restarted"),
             "{text}"
         ),
         other => panic!("{other:?}"),
     }
     let (a, s) = texts(&mut e, "kenken(1, [], T).", 5);
-    assert_eq!((a, s), (vec!["T = [[1]]".to_string()], Status::Complete));
+    assert_eq!((a, s), (vec!["T = [[1]]".to_string()], End::Complete));
+}
+
+/// Query workers run the `kenken` binary: this test harness cannot call `worker::init`.
+fn query_worker() -> kenken::prolog::QueryWorker {
+    kenken::worker::set_program(env!("CARGO_BIN_EXE_kenken").into());
+    kenken::prolog::QueryWorker::new().unwrap()
+}
+
+#[test]
+fn a_query_gives_bindings_lazily_in_this_thread() {
+    let mut e = Session::new();
+    let q = Query::new("kenken(4, [+(6, [[1|1], [1|2], [2|1]]), *(96, [[1|3], [1|4], [2|2], [2|3], [2|4]]), -(1, [[3|1], [3|2]]), -(1, [[4|1], [4|2]]), +(8, [[3|3], [4|3], [4|4]]), *(2, [[3|4]])], T), length(T, N)");
+    let mut answers = e.query(&q).unwrap();
+    let first = answers.next().unwrap().unwrap();
+    assert_eq!(
+        first.grid("T", 4).unwrap(),
+        vec![
+            vec![1, 2, 3, 4],
+            vec![3, 4, 2, 1],
+            vec![4, 3, 1, 2],
+            vec![2, 1, 4, 3]
+        ]
+    );
+    assert_eq!(first.integer("N").unwrap(), 4);
+    assert!(first.get("X").is_none());
+    assert!(first.integer("T").is_err());
+    assert_eq!(answers.end(), None);
+    let rest: Vec<_> = answers.by_ref().map(|a| a.unwrap()).collect();
+    assert_eq!(rest.len(), 5);
+    assert_eq!(answers.end(), Some(&End::Complete));
+    assert!(answers.inferences().unwrap() > 0);
+    drop(answers);
+    // an endless goal, read lazily: three answers, then the iterator is dropped
+    let mut answers = e.query(&Query::new("repeat, X = a")).unwrap();
+    for _ in 0..3 {
+        let a = answers.next().unwrap().unwrap();
+        assert_eq!(a.get("X").and_then(|t| t.as_text()).as_deref(), Some("a"));
+    }
+    drop(answers);
+    // the session goes on (rebuilt: a query left half-run)
+    let (a, end) = texts(&mut e, "X = f(Y), atom_length(abc, L).", 5);
+    assert_eq!(
+        (a, end),
+        (vec!["X = f(Y),\nL = 3".to_string()], End::Complete)
+    );
+}
+
+#[test]
+fn syntax_errors_are_typed_with_their_line() {
+    let mut e = Session::new();
+    for (bad, line) in [("foo(.", 1), ("X = 1 +", 1), ("X = 1,\n\n  foo(", 3)] {
+        match e.query(&Query::new(bad)) {
+            Err(QueryError::Syntax { message, line: l }) => {
+                assert_eq!(message, "incomplete_reduction", "{bad}");
+                assert_eq!(l, Some(line), "{bad}: {message}");
+            }
+            other => panic!("{bad:?}: {:?}", other.map(|_| ())),
+        }
+    }
+    let e = QueryError::Syntax {
+        message: "incomplete_reduction".into(),
+        line: Some(3),
+    };
+    assert_eq!(e.to_string(), "syntax error: incomplete_reduction (line 3)");
+}
+
+#[test]
+fn a_timeout_in_this_thread_is_refused_with_a_typed_error() {
+    let mut e = Session::new();
+    let q = Query::new("true").timeout(std::time::Duration::from_secs(1));
+    let got = e.query(&q).map(|_| ());
+    assert_eq!(got, Err(QueryError::NeedsWorker));
+    assert!(got.unwrap_err().to_string().contains("QueryWorker"));
+}
+
+#[test]
+fn a_query_worker_keeps_the_answers_found_before_its_deadline() {
+    use std::time::{Duration, Instant};
+    let mut w = query_worker();
+    let deadline = Duration::from_millis(500);
+    let start = Instant::now();
+    let mut answers = w
+        .query(&Query::new("length(L, N)").timeout(deadline))
+        .unwrap();
+    let mut n = 0;
+    for a in answers.by_ref() {
+        let a = a.unwrap();
+        assert_eq!(a.integer("N").unwrap(), n);
+        assert_eq!(
+            a.term("L").unwrap().as_list().map(<[_]>::len),
+            Some(n as usize)
+        );
+        n += 1;
+    }
+    assert_eq!(answers.end(), Some(&End::Stopped(Limit::Time)));
+    drop(answers);
+    let took = start.elapsed();
+    assert!(n > 10, "only {n} answers");
+    assert!(
+        took >= deadline && took < deadline + Duration::from_secs(5),
+        "{took:?}"
+    );
+    // the worker was replaced: the next query is answered in full, with its bindings
+    let (answers, end) = w
+        .query(&Query::new("kenken(2, [+(3, [[1|1], [1|2]])], T)"))
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    assert_eq!(end, End::Complete);
+    let grids: Vec<_> = answers.iter().map(|a| a.grid("T", 2).unwrap()).collect();
+    assert_eq!(
+        grids,
+        vec![vec![vec![1, 2], vec![2, 1]], vec![vec![2, 1], vec![1, 2]]]
+    );
+    // the same errors and ends as in this thread
+    assert!(matches!(
+        w.query(&Query::new("foo(.")).map(|_| ()),
+        Err(QueryError::Syntax { line: Some(1), .. })
+    ));
+    let (a, end) = w
+        .query(&Query::new("X is 1/0"))
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    assert!(a.is_empty());
+    assert!(
+        matches!(end, End::Exception(ref t) if t.contains("zero_divisor")),
+        "{end:?}"
+    );
+    let (a, end) = w
+        .query(&Query::new("repeat").max_answers(2))
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    assert_eq!((a.len(), end), (2, End::AnswerLimit));
 }

@@ -163,7 +163,7 @@ fn record(entry: &Entry, engine: EngineKind) -> Record {
 fn run_one(entry: &Entry, engine: &mut dyn Engine, config: &Config) -> Record {
     let p = &entry.puzzle;
     let request = Request::at_most(solution_limit(&entry.expected))
-        .with_timeout(Some(config.timeout))
+        .with_timeout(config.timeout)
         .with_threads(config.threads);
     let mut record = record(entry, engine.kind());
     let mut first: Option<Report> = None;

@@ -130,9 +130,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let mut request = Request {
         limit,
+        timeout: args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0))),
         ..Request::all()
     }
-    .with_timeout(args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0))))
     .with_threads(args.threads.unwrap_or_else(|| {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         (cores / args.jobs).max(1)

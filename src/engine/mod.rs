@@ -85,7 +85,7 @@ impl EngineKind {
 
 impl fmt::Display for EngineKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
@@ -108,10 +108,12 @@ impl FromStr for EngineKind {
 /// Where a Prolog engine runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Isolation {
-    /// In this thread: cheapest, but a timeout can only be checked between answers, through
-    /// the inference bound.
+    /// In this process: cheapest, but nothing stops a Prolog engine by the clock here, so a
+    /// request with a timeout is refused ([`EngineError::NeedsWorker`]); bound it by
+    /// inferences instead.
     InProcess,
-    /// In a child process that is killed when the timeout passes (and restarted for the next
+    /// In a child process (started when the engine is opened) that is killed when the timeout
+    /// passes, keeping the solutions found before (a fresh one is started at once for the next
     /// request). The program must call [`crate::worker::init`] first thing in `main`.
     Worker,
 }
@@ -165,9 +167,13 @@ impl Request {
         }
     }
 
-    /// This request, bounded by `timeout` of wall-clock time.
-    pub fn with_timeout(self, timeout: Option<Duration>) -> Request {
-        Request { timeout, ..self }
+    /// This request, bounded by `timeout` of wall-clock time: the whole solve, from the call to
+    /// the report. Solutions found before the deadline are reported.
+    pub fn with_timeout(self, timeout: Duration) -> Request {
+        Request {
+            timeout: Some(timeout),
+            ..self
+        }
     }
 
     /// This request, letting the native engine use up to `threads` threads per puzzle.
@@ -226,6 +232,15 @@ impl Status {
         }
     }
 
+    /// The bound that stopped the search, for [`Status::Timeout`] and [`Status::Limit`].
+    pub fn limit(self) -> Option<Limit> {
+        match self {
+            Status::Timeout => Some(Limit::Time),
+            Status::Limit => Some(Limit::Inferences),
+            _ => None,
+        }
+    }
+
     /// The status of a search that found `found` solutions and ended as said.
     pub fn of(found: u64, complete: bool, timed_out: bool, limit_reached: bool) -> Status {
         if timed_out {
@@ -244,7 +259,27 @@ impl Status {
 
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
+    }
+}
+
+/// A bound that stopped a search or a query before its end: the one way the crate says so
+/// ([`Status::limit`], [`crate::prolog::End::Stopped`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// The wall-clock time limit (the request's timeout, or the query's).
+    Time,
+    /// The bound on Prolog inferences.
+    Inferences,
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(match self {
+            Limit::Time => "time limit reached",
+            Limit::Inferences => "inference limit reached",
+        })
     }
 }
 
@@ -282,7 +317,7 @@ pub struct Report {
     pub status: Status,
     /// Whether every solution was enumerated.
     pub complete: bool,
-    /// Wall-clock time of the solve (for a worker, measured inside it: start-up left out).
+    /// Wall-clock time of the solve, from the call to the report.
     pub elapsed: Duration,
     /// Search statistics.
     pub stats: Stats,
@@ -326,10 +361,22 @@ pub enum EngineError {
     /// The worker process could not be started or stopped unexpectedly.
     #[error("Prolog worker: {0}")]
     Worker(String),
+    /// The worker process failed.
+    #[cfg(feature = "prolog")]
+    #[error("Prolog worker: {0}")]
+    Process(#[from] crate::process::WorkerError),
+    /// A timeout was asked of a Prolog engine in this process, which nothing can stop by the
+    /// clock.
+    #[error(
+        "the {0} engine cannot be stopped by the clock in this process: open it with \
+         Isolation::Worker for a timeout, or bound it with Request::with_inferences"
+    )]
+    NeedsWorker(EngineKind),
 }
 
-/// A solver of puzzles: native, in-process Prolog or a Prolog worker process.
-pub trait Engine {
+/// A solver of puzzles: native, in-process Prolog or a Prolog worker process. Every engine
+/// can be sent to another thread.
+pub trait Engine: Send {
     /// Which engine this is.
     fn kind(&self) -> EngineKind;
 
@@ -445,6 +492,10 @@ mod tests {
         assert_eq!(Status::of(1, false, true, false), Status::Timeout);
         assert_eq!(Status::of(0, false, false, true), Status::Limit);
         assert_eq!(Status::Timeout.exit_code(), 3);
+        assert_eq!(
+            format!("[{:>8}|{:<8}]", Status::Unique, EngineKind::Fd),
+            "[  unique|fd      ]"
+        );
         assert_eq!(
             serde_json::to_string(&Status::NoSolution).unwrap(),
             "\"no_solution\""

@@ -1,18 +1,23 @@
-//! `kenken/3` and `plain_kenken/3` behind the [`Engine`] interface: in this thread
+//! `kenken/3` and `plain_kenken/3` behind the [`Engine`] interface: in this process
 //! ([`PrologEngine`]) or in a killable worker process ([`WorkerEngine`]).
 //!
 //! Either way a puzzle becomes the spec's goal text once ([`crate::prolog::solve_goal`]), a
 //! [`Session`] runs it, and its answers come back as grids through one path
-//! ([`Session::solve_goal`]).
+//! ([`Session::solve_goal_each`]). A worker sends each grid as soon as it is found, so that a
+//! deadline keeps every solution found before it.
 
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use super::{spec_order, Engine, EngineError, EngineKind, Report, Request, Stats, Status};
-use crate::process::{Handler, Worker};
+use crate::process::{Handler, Reply, Worker};
 use crate::prolog::{solve_goal, Predicate, Session, DEFAULT_INFERENCE_LIMIT};
 use crate::puzzle::{Grid, Puzzle};
+
+/// The stack of the thread an in-process engine runs on: Scryer recurses deeply on big terms.
+const STACK: usize = 256 << 20;
 
 fn predicate(kind: EngineKind) -> Result<Predicate, EngineError> {
     match kind {
@@ -38,72 +43,108 @@ struct SolveRequest {
     inferences: u64,
 }
 
-/// What a worker answers.
+/// A solution a worker sends as soon as it is found, with the inferences so far.
 #[derive(Serialize, Deserialize)]
-struct SolveReply {
-    grids: Vec<Grid>,
+struct Found {
+    grid: Grid,
+    inferences: Option<u64>,
+}
+
+/// How a solve ended (its grids came before, one [`Found`] each).
+#[derive(Serialize, Deserialize)]
+struct SolveEnd {
     complete: bool,
     inference_limit: bool,
     inferences: Option<u64>,
-    elapsed_ms: f64,
     error: Option<String>,
 }
 
-/// Runs one solve in `session` and times it.
-fn run(session: &mut Session, request: &SolveRequest) -> SolveReply {
-    let start = Instant::now();
-    let got = session.solve_goal(
+/// Runs one solve in `session`, calling `found` with each solution as it is found.
+fn run(session: &mut Session, request: &SolveRequest, found: &mut dyn FnMut(Found)) -> SolveEnd {
+    let got = session.solve_goal_each(
         &request.goal,
         request.size,
         request.limit,
         request.inferences,
+        &mut |grid, inferences| {
+            found(Found {
+                grid: grid.clone(),
+                inferences,
+            })
+        },
     );
-    let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
     match got {
-        Ok(s) => SolveReply {
-            grids: s.grids,
+        Ok(s) => SolveEnd {
             complete: s.complete,
             inference_limit: s.limit_reached,
             inferences: s.inferences,
-            elapsed_ms,
             error: None,
         },
-        Err(e) => SolveReply {
-            grids: Vec::new(),
+        Err(e) => SolveEnd {
             complete: false,
             inference_limit: false,
             inferences: None,
-            elapsed_ms,
             error: Some(e.to_string()),
         },
     }
 }
 
-/// Builds the report of a reply.
-fn report(kind: EngineKind, request: &Request, reply: SolveReply) -> Report {
-    if let Some(e) = reply.error {
-        return Report::failed(kind, EngineError::Prolog(e));
+/// A report being built from what an engine found.
+struct Partial {
+    kind: EngineKind,
+    start: Instant,
+    grids: Vec<Grid>,
+    count: u64,
+    inferences: Option<u64>,
+}
+
+impl Partial {
+    fn new(kind: EngineKind) -> Partial {
+        Partial {
+            kind,
+            start: Instant::now(),
+            grids: Vec::new(),
+            count: 0,
+            inferences: None,
+        }
     }
-    let count = reply.grids.len() as u64;
-    let mut report = Report {
-        engine: kind,
-        solutions: if request.count_only {
-            Vec::new()
-        } else {
-            reply.grids
-        },
-        count,
-        status: Status::of(count, reply.complete, false, reply.inference_limit),
-        complete: reply.complete,
-        elapsed: Duration::from_secs_f64(reply.elapsed_ms.max(0.0) / 1000.0),
-        stats: Stats {
-            inferences: reply.inferences,
-            ..Stats::default()
-        },
-        error: None,
-    };
-    spec_order(&mut report, request);
-    report
+
+    fn found(&mut self, f: Found, request: &Request) {
+        self.count += 1;
+        self.inferences = f.inferences.or(self.inferences);
+        if !request.count_only {
+            self.grids.push(f.grid);
+        }
+    }
+
+    /// The report: `end` says how the solve ended (`None`: stopped by the deadline).
+    fn report(self, request: &Request, end: Option<SolveEnd>) -> Report {
+        let (complete, inference_limit, timed_out) = match &end {
+            Some(e) => (e.complete, e.inference_limit, false),
+            None => (false, false, true),
+        };
+        if let Some(e) = end.as_ref().and_then(|e| e.error.clone()) {
+            let mut r = Report::failed(self.kind, EngineError::Prolog(e));
+            r.elapsed = self.start.elapsed();
+            return r;
+        }
+        let inferences = end.and_then(|e| e.inferences).or(self.inferences);
+        let mut report = Report {
+            engine: self.kind,
+            solutions: self.grids,
+            count: self.count,
+            status: Status::of(self.count, complete, timed_out, inference_limit),
+            complete,
+            elapsed: self.start.elapsed(),
+            stats: Stats {
+                inferences,
+                ..Stats::default()
+            },
+            error: None,
+        };
+        spec_order(&mut report, request);
+        report
+    }
 }
 
 /// The request as a worker (or the session) takes it; fails when the puzzle is invalid.
@@ -121,13 +162,18 @@ fn solve_request(
     })
 }
 
-/// `kenken/3` or `plain_kenken/3` in an embedded Scryer Prolog, in this thread.
+/// A solve for the engine's own thread, and where its report goes.
+type Job = (SolveRequest, Request, mpsc::Sender<Report>);
+
+/// `kenken/3` or `plain_kenken/3` in an embedded Scryer Prolog, in this process, on a thread of
+/// its own (so that the engine is `Send`, and has a roomy stack).
 ///
-/// Scryer cannot be interrupted, so the request's timeout is not enforced here: bound the work
-/// with [`Request::with_inferences`], or use a [`WorkerEngine`].
+/// Nothing can stop Scryer by the clock in this process, so a request with a timeout is
+/// refused ([`EngineError::NeedsWorker`]): bound the work with [`Request::with_inferences`], or
+/// use a [`WorkerEngine`].
 pub struct PrologEngine {
     kind: EngineKind,
-    session: Session,
+    jobs: mpsc::Sender<Job>,
 }
 
 impl PrologEngine {
@@ -135,10 +181,25 @@ impl PrologEngine {
     /// `Plain`).
     pub fn new(kind: EngineKind) -> Result<PrologEngine, EngineError> {
         predicate(kind)?;
-        Ok(PrologEngine {
-            kind,
-            session: Session::new(),
-        })
+        let (jobs, rx) = mpsc::channel::<Job>();
+        let (ready_tx, ready) = mpsc::channel();
+        std::thread::Builder::new()
+            .name(format!("kenken-{}", kind.name()))
+            .stack_size(STACK)
+            .spawn(move || {
+                let mut session = Session::new();
+                let _ = ready_tx.send(());
+                for (solve, request, reply) in rx {
+                    let mut partial = Partial::new(kind);
+                    let end = run(&mut session, &solve, &mut |f| partial.found(f, &request));
+                    let _ = reply.send(partial.report(&request, Some(end)));
+                }
+            })
+            .map_err(|e| EngineError::Prolog(format!("cannot start the engine's thread: {e}")))?;
+        ready
+            .recv()
+            .map_err(|_| EngineError::Prolog("the engine's thread stopped".into()))?;
+        Ok(PrologEngine { kind, jobs })
     }
 }
 
@@ -148,29 +209,79 @@ impl Engine for PrologEngine {
     }
 
     fn solve(&mut self, puzzle: &Puzzle, request: &Request) -> Report {
-        match solve_request(self.kind, puzzle, request) {
-            Ok(r) => report(self.kind, request, run(&mut self.session, &r)),
-            Err(e) => Report::failed(self.kind, e),
+        if request.timeout.is_some() {
+            return Report::failed(self.kind, EngineError::NeedsWorker(self.kind));
         }
+        let solve = match solve_request(self.kind, puzzle, request) {
+            Ok(r) => r,
+            Err(e) => return Report::failed(self.kind, e),
+        };
+        let (tx, rx) = mpsc::channel();
+        if self.jobs.send((solve, *request, tx)).is_err() {
+            return Report::failed(
+                self.kind,
+                EngineError::Prolog("the engine's thread stopped".into()),
+            );
+        }
+        rx.recv().unwrap_or_else(|_| {
+            Report::failed(
+                self.kind,
+                EngineError::Prolog("the engine's thread stopped".into()),
+            )
+        })
     }
 }
 
-/// `kenken/3` or `plain_kenken/3` in a worker process ([`crate::worker`]): the child is killed
-/// when the request's timeout passes, and a fresh one serves the next request. The engine's
-/// start-up (about 0.3 s, once per child) is not part of a report's time.
+/// `kenken/3` or `plain_kenken/3` in a worker process ([`crate::worker`]), started when the
+/// engine is made. A request's timeout bounds the whole solve, wall clock, from the call to
+/// the report (a worker started again after a timeout counts): at the deadline the child is
+/// killed, and the report holds every solution it found before, in order.
 pub struct WorkerEngine {
     kind: EngineKind,
     worker: Worker,
 }
 
 impl WorkerEngine {
-    /// An engine whose solves run in a child process (started on the first solve).
+    /// An engine whose solves run in a child process, started now (about 0.3 s). The program
+    /// must call [`crate::worker::init`] first thing in `main`.
     pub fn new(kind: EngineKind) -> Result<WorkerEngine, EngineError> {
         predicate(kind)?;
-        Ok(WorkerEngine {
-            kind,
-            worker: Worker::new(&role(kind)),
-        })
+        let mut worker = Worker::new(&role(kind));
+        worker.start()?;
+        Ok(WorkerEngine { kind, worker })
+    }
+
+    /// Sends the solve and reads what comes back until its end or the deadline.
+    fn exchange(
+        &mut self,
+        line: &str,
+        request: &Request,
+        partial: &mut Partial,
+    ) -> Result<Option<SolveEnd>, EngineError> {
+        let deadline = request.timeout.map(|t| partial.start + t);
+        if !self.worker.send(line, deadline)? {
+            let _ = self.worker.prestart();
+            return Ok(None);
+        }
+        loop {
+            match self.worker.next(deadline)? {
+                Reply::Part(p) => {
+                    let found: Found = serde_json::from_str(&p)
+                        .map_err(|e| EngineError::Prolog(format!("bad reply {p:?}: {e}")))?;
+                    partial.found(found, request);
+                }
+                Reply::Done(d) => {
+                    return serde_json::from_str(&d)
+                        .map(Some)
+                        .map_err(|e| EngineError::Prolog(format!("bad reply {d:?}: {e}")))
+                }
+                Reply::Timeout => {
+                    // a fresh worker starts at once, while the caller goes on
+                    let _ = self.worker.prestart();
+                    return Ok(None);
+                }
+            }
+        }
     }
 }
 
@@ -180,58 +291,75 @@ impl Engine for WorkerEngine {
     }
 
     fn solve(&mut self, puzzle: &Puzzle, request: &Request) -> Report {
-        let kind = self.kind;
-        let line = match solve_request(kind, puzzle, request)
-            .and_then(|r| serde_json::to_string(&r).map_err(|e| EngineError::Worker(e.to_string())))
+        let mut partial = Partial::new(self.kind);
+        let line = match solve_request(self.kind, puzzle, request)
+            .and_then(|r| serde_json::to_string(&r).map_err(|e| EngineError::Prolog(e.to_string())))
         {
             Ok(l) => l,
-            Err(e) => return Report::failed(kind, e),
+            Err(e) => return Report::failed(self.kind, e),
         };
-        match self.worker.request(&line, request.timeout) {
-            Err(e) => Report::failed(kind, EngineError::Worker(e.to_string())),
-            Ok(None) => Report {
-                engine: kind,
-                solutions: Vec::new(),
-                count: 0,
-                status: Status::Timeout,
-                complete: false,
-                elapsed: request.timeout.unwrap_or_default(),
-                stats: Stats::default(),
-                error: None,
-            },
-            Ok(Some(reply)) => match serde_json::from_str(&reply) {
-                Ok(r) => report(kind, request, r),
-                Err(e) => Report::failed(
-                    kind,
-                    EngineError::Worker(format!("bad reply {reply:?}: {e}")),
-                ),
-            },
+        match self.exchange(&line, request, &mut partial) {
+            Ok(end) => partial.report(request, end),
+            Err(e) => {
+                let mut r = Report::failed(self.kind, e);
+                r.elapsed = partial.start.elapsed();
+                r
+            }
         }
     }
 }
 
 /// The request handler of a solve worker's role (`solve-fd`, `solve-plain`), with its session
-/// built; `None` for another role.
+/// built; `None` for another role. Each solution is sent as a part as soon as it is found.
 pub(crate) fn solve_worker(role: &str) -> Option<Handler> {
     let kind = EngineKind::ALL
         .into_iter()
         .find(|&k| self::role(k) == role)?;
     predicate(kind).ok()?;
     let mut session = Session::new();
-    Some(Box::new(move |line: &str| {
-        let reply = match serde_json::from_str::<SolveRequest>(line) {
-            Ok(r) => run(&mut session, &r),
-            Err(e) => SolveReply {
-                grids: Vec::new(),
+    Some(Box::new(move |line: &str, part: &mut dyn FnMut(&str)| {
+        let end = match serde_json::from_str::<SolveRequest>(line) {
+            Ok(r) => run(&mut session, &r, &mut |f| {
+                if let Ok(l) = serde_json::to_string(&f) {
+                    part(&l);
+                }
+            }),
+            Err(e) => SolveEnd {
                 complete: false,
                 inference_limit: false,
                 inferences: None,
-                elapsed_ms: 0.0,
                 error: Some(format!("bad request: {e}")),
             },
         };
-        serde_json::to_string(&reply).unwrap_or_else(|_| {
-            r#"{"grids":[],"complete":false,"inference_limit":false,"inferences":null,"elapsed_ms":0,"error":"unwritable reply"}"#.into()
+        serde_json::to_string(&end).unwrap_or_else(|_| {
+            r#"{"complete":false,"inference_limit":false,"inferences":null,"error":"unwritable reply"}"#.into()
         })
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_in_process_engine_can_be_sent_and_refuses_a_deadline() {
+        fn sendable<T: Send>(_: &T) {}
+        let mut engine = PrologEngine::new(EngineKind::Fd).unwrap();
+        sendable(&engine);
+        let p = crate::format::read_auto("kenken_testcase(1, []).").unwrap();
+        let r = engine.solve(
+            &p[0],
+            &Request::all().with_timeout(Duration::from_millis(200)),
+        );
+        assert_eq!(r.status, Status::Error);
+        assert_eq!(r.error, Some(EngineError::NeedsWorker(EngineKind::Fd)));
+        let r = std::thread::spawn(move || engine.solve(&p[0], &Request::all()))
+            .join()
+            .unwrap();
+        assert_eq!(
+            (r.status, r.solutions),
+            (Status::Unique, vec![vec![vec![1]]])
+        );
+    }
 }

@@ -23,7 +23,8 @@ pub mod text;
 /// A notation for puzzles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Notation {
-    /// The spec's Prolog terms: `kenken_testcase(N, C).` facts or a bare `N, C` pair.
+    /// The spec's Prolog terms: `kenken_testcase(N, C).` facts, goals `kenken(N, C, T).` or a
+    /// bare `N, C` pair.
     Prolog,
     /// The line notation of seed 003: `# N`, then `OP TARGET CELL...` lines.
     Text,
@@ -55,7 +56,7 @@ impl Notation {
 
 impl fmt::Display for Notation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
@@ -93,6 +94,9 @@ pub enum FormatError {
     /// The text holds no puzzle at all.
     #[error("no puzzle found in the input")]
     Empty,
+    /// The text holds several puzzles where one was expected ([`Puzzle::from_str`]).
+    #[error("{0} puzzles found in the input where one was expected")]
+    Several(usize),
 }
 
 impl FormatError {
@@ -205,6 +209,21 @@ pub fn read_auto(text: &str) -> Result<Vec<Puzzle>, FormatError> {
     read(text, detect(text))
 }
 
+impl FromStr for Puzzle {
+    type Err = FormatError;
+
+    /// The one puzzle in `text`, in any notation ([`read_auto`]):
+    /// `"kenken(2, [+(3, [[1|1], [1|2]])], T).".parse::<Puzzle>()`.
+    fn from_str(text: &str) -> Result<Puzzle, FormatError> {
+        let mut puzzles = read_auto(text)?;
+        match puzzles.len() {
+            1 => Ok(puzzles.remove(0)),
+            0 => Err(FormatError::Empty),
+            n => Err(FormatError::Several(n)),
+        }
+    }
+}
+
 /// Writes `puzzles` in `notation`, one after the other.
 pub fn write(puzzles: &[Puzzle], notation: Notation) -> Result<String, FormatError> {
     let entries: Vec<Entry> = puzzles.iter().map(|p| Entry::new(p.clone(), 0)).collect();
@@ -297,5 +316,20 @@ mod tests {
         assert_eq!(detect("\n# 4\n? 3 A1 A2"), Notation::Text);
         assert_eq!(detect("kenken_testcase(1, [])."), Notation::Prolog);
         assert_eq!(detect("2, []"), Notation::Prolog);
+    }
+
+    #[test]
+    fn a_puzzle_parses_from_one_text_only() {
+        let p: Puzzle = "kenken(2, [+(3, [[1|1], [1|2]])], T).".parse().unwrap();
+        assert_eq!((p.size, p.cages.len()), (2, 1));
+        let two = "kenken_testcase(1, []).\nkenken_testcase(1, []).";
+        assert_eq!(two.parse::<Puzzle>(), Err(FormatError::Several(2)));
+        assert_eq!("".parse::<Puzzle>(), Err(FormatError::Empty));
+        let bad = "kenken_testcase(2, [+(3, [[1|1])."
+            .parse::<Puzzle>()
+            .unwrap_err();
+        assert!(bad.to_string().starts_with("line 1: "), "{bad}");
+        let other = "foo(1, 2).".parse::<Puzzle>().unwrap_err().to_string();
+        assert!(other.contains("the goal kenken(N, C, T)."), "{other}");
     }
 }

@@ -1,4 +1,5 @@
-//! The spec's Prolog terms: `kenken_testcase(N, C).` facts, or a bare `N, C` pair.
+//! The spec's Prolog terms: `kenken_testcase(N, C).` facts, the spec's goals `kenken(N, C, T).`
+//! (and `noop_kenken_testcase(N, C).`), or a bare `N, C` pair.
 //!
 //! Cages: `+(S, L)`, `*(P, L)`, `-(D, J, K)`, `/(Q, J, K)` with squares `[I|J]` (row I, column J);
 //! the extensions `-(D, L)` and `/(Q, L)` with a list of 2+ squares, `?(T, L)` for a cage whose
@@ -481,7 +482,8 @@ pub fn puzzle_from_terms(n: &PTerm, c: &PTerm, line: usize) -> Result<Puzzle, Fo
     Ok(Puzzle::new(size, cages))
 }
 
-/// Reads every `kenken_testcase(N, C)` fact (or `N, C` pair) in `text`.
+/// Reads every `kenken_testcase(N, C)` fact (or goal `kenken(N, C, T)`, or `N, C` pair) in
+/// `text`.
 pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
     read_each(text).into_iter().collect()
 }
@@ -493,26 +495,25 @@ pub fn read_each(text: &str) -> Vec<Result<Entry, FormatError>> {
         .into_iter()
         .map(|clause| {
             let (clause, line) = clause?;
-            let mut puzzle = match &clause {
-                PTerm::Compound(f, args)
-                    if args.len() == 2
-                        && (f == "kenken_testcase"
-                            || f == ","
-                            || f == "kenken"
-                            || f == "noop_kenken_testcase") =>
-                {
-                    puzzle_from_terms(&args[0], &args[1], line)?
-                }
-                PTerm::Compound(f, args) if f == "kenken" && args.len() == 3 => {
-                    puzzle_from_terms(&args[0], &args[1], line)?
-                }
-                _ => {
-                    return Err(syntax(
+            let mut puzzle =
+                match &clause {
+                    PTerm::Compound(f, args)
+                        if args.len() == 2
+                            && (f == "kenken_testcase"
+                                || f == ","
+                                || f == "kenken"
+                                || f == "noop_kenken_testcase") =>
+                    {
+                        puzzle_from_terms(&args[0], &args[1], line)?
+                    }
+                    PTerm::Compound(f, args) if f == "kenken" && args.len() == 3 => {
+                        puzzle_from_terms(&args[0], &args[1], line)?
+                    }
+                    _ => return Err(syntax(
                         line,
-                        "expected kenken_testcase(N, C). or a pair N, C",
-                    ))
-                }
-            };
+                        "expected kenken_testcase(N, C)., the goal kenken(N, C, T). or a pair N, C",
+                    )),
+                };
             puzzle.name = name_above(&lines, line);
             Ok(Entry::new(puzzle, line))
         })

@@ -131,7 +131,13 @@ impl ScryerBackend {
     fn request(&mut self, r: &Request, timeout: Duration) -> Result<Option<Reply>, Failure> {
         let line =
             serde_json::to_string(r).map_err(|e| Failure::End(End::Crashed(e.to_string())))?;
-        match self.worker.request(&line, Some(timeout)) {
+        // (the case's time starts once its engine is up)
+        let got = self
+            .worker
+            .start()
+            .map(|_| ())
+            .and_then(|()| self.worker.request(&line, Some(Instant::now() + timeout)));
+        match got {
             Err(WorkerError::Confine(why)) => Err(Failure::CannotConfine(why)),
             Err(e) => Err(Failure::End(self.ended(e))),
             Ok(None) => Ok(None),
@@ -414,7 +420,7 @@ fn solve(judged: &mut Judged, case: &str, size: usize, max: usize) -> Reply {
 /// The request handler of the `judge` worker role: a `Load` first, then `Solve`s.
 pub(crate) fn worker() -> crate::process::Handler {
     let mut judged: Option<Judged> = None;
-    Box::new(move |line: &str| {
+    Box::new(move |line: &str, _part: &mut dyn FnMut(&str)| {
         let reply = match serde_json::from_str::<Request>(line) {
             Err(e) => Reply::Failed(format!("bad request: {e}")),
             Ok(Request::Load { file, dialect }) => {

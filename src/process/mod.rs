@@ -35,6 +35,9 @@ pub(crate) const EXEC_ROLE: &str = "exec";
 pub(crate) const READY: &str = "kenken-worker-ready";
 /// The prefix of every reply line (anything else a child prints is skipped).
 pub(crate) const REPLY: &str = "kenken-reply ";
+/// The prefix of a part of a reply sent before the reply itself (an answer as soon as it is
+/// found), so that what was found before a deadline reaches the parent.
+pub(crate) const PART: &str = "kenken-part ";
 /// The prefix of the line a child prints when it cannot confine itself, then exits.
 pub(crate) const CANNOT_CONFINE: &str = "kenken-cannot-confine ";
 /// How long a fresh worker may take to get ready (building a Prolog engine takes about 0.3 s).
@@ -44,10 +47,19 @@ const DRAIN: Duration = Duration::from_millis(500);
 /// At most this much of a child's standard error is kept.
 const STDERR_CAP: usize = 64 * 1024;
 
-/// Answers one request line of a worker with one reply line.
-pub(crate) type Handler = Box<dyn FnMut(&str) -> String>;
+/// Answers one request line of a worker with one reply line; it may send parts of its reply
+/// first, each as soon as it has it, through the function it is given.
+pub(crate) type Handler = Box<dyn FnMut(&str, &mut dyn FnMut(&str)) -> String>;
 
 static PROGRAM: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// Whether [`crate::worker::init`] ran in this process: a program that never called it cannot
+/// serve as a worker (started as one, it would run its own `main` again).
+static INIT_CALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records that [`crate::worker::init`] ran in this process.
+pub(crate) fn init_called() {
+    INIT_CALLED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// Makes workers run `program` (which must call [`crate::worker::init`] first thing) instead of
 /// this program.
@@ -156,6 +168,14 @@ impl Spawn {
                  kenken::worker::init() first"
                     .into(),
             ));
+        }
+        let named = PROGRAM.lock().map(|p| p.is_some()).unwrap_or(false);
+        if !named && !INIT_CALLED.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(WorkerError::Protocol(format!(
+                "this program cannot start a kenken worker (for the {role} role): call \
+                 kenken::worker::init() first thing in main, or name a program that does with \
+                 kenken::worker::set_program"
+            )));
         }
         let mut s = Spawn::program(&worker_program()?, &[]);
         s.command.env(ROLE_VAR, role);
@@ -549,6 +569,8 @@ pub(crate) struct Worker {
     dir: Option<PathBuf>,
     stderr: Stderr,
     running: Option<Child>,
+    /// The running child said it is ready.
+    ready: bool,
 }
 
 impl Worker {
@@ -560,6 +582,7 @@ impl Worker {
             dir: None,
             stderr: Stderr::Inherit,
             running: None,
+            ready: false,
         }
     }
 
@@ -572,11 +595,21 @@ impl Worker {
             dir: Some(dir.to_path_buf()),
             stderr: Stderr::Capture,
             running: None,
+            ready: false,
         }
     }
 
     /// Starts the child unless it runs, and waits until it is ready.
     pub(crate) fn start(&mut self) -> Result<&mut Child, WorkerError> {
+        match self.start_by(None)? {
+            Some(child) => Ok(child),
+            None => Err(WorkerError::Protocol("did not get ready in time".into())),
+        }
+    }
+
+    /// Spawns the child, without waiting for it to be ready, unless one runs: the next request
+    /// finds it starting, or ready.
+    pub(crate) fn prestart(&mut self) -> Result<(), WorkerError> {
         if self.running.is_none() {
             let mut spawn = Spawn::worker(&self.role)?.stderr(self.stderr);
             if let Some(dir) = &self.dir {
@@ -585,15 +618,36 @@ impl Worker {
             if let Some(c) = &self.confinement {
                 spawn = spawn.confine(c)?;
             }
-            let mut child = spawn.spawn()?;
-            let deadline = Instant::now() + START_TIMEOUT;
+            self.running = Some(spawn.spawn()?);
+            self.ready = false;
+        }
+        Ok(())
+    }
+
+    /// Starts the child unless it runs, and waits until it is ready, or until `deadline`:
+    /// `Ok(None)` then (the child is killed).
+    fn start_by(&mut self, deadline: Option<Instant>) -> Result<Option<&mut Child>, WorkerError> {
+        self.prestart()?;
+        if !self.ready {
+            let start_deadline = Instant::now() + START_TIMEOUT;
+            let deadline = deadline.map_or(start_deadline, |d| d.min(start_deadline));
+            let timed_out = deadline < start_deadline;
+            let child = self
+                .running
+                .as_mut()
+                .ok_or_else(|| WorkerError::Io("no worker".into()))?;
             loop {
                 match child.recv(Some(deadline)) {
                     Recv::Line(l) if l == READY => break,
                     Recv::Line(l) => {
                         if let Some(why) = l.strip_prefix(CANNOT_CONFINE) {
+                            self.stop();
                             return Err(WorkerError::Confine(why.to_string()));
                         }
+                    }
+                    Recv::Timeout if timed_out => {
+                        self.stop();
+                        return Ok(None);
                     }
                     other => {
                         let program = worker_program()?;
@@ -601,6 +655,7 @@ impl Worker {
                             Recv::Timeout => "did not get ready in time".to_string(),
                             _ => child.died().to_string(),
                         };
+                        self.stop();
                         return Err(WorkerError::Protocol(format!(
                             "{} did not start as a kenken worker ({why}); a program that uses \
                              worker engines must call kenken::worker::init() first thing in main",
@@ -609,11 +664,9 @@ impl Worker {
                     }
                 }
             }
-            self.running = Some(child);
+            self.ready = true;
         }
-        self.running
-            .as_mut()
-            .ok_or_else(|| WorkerError::Io("no worker".into()))
+        Ok(self.running.as_mut())
     }
 
     /// Whether a child runs (it stops after a timeout or a crash).
@@ -624,16 +677,19 @@ impl Worker {
     /// Stops the child (and its group), if one runs.
     pub(crate) fn stop(&mut self) {
         self.running = None;
+        self.ready = false;
     }
 
-    /// Sends one request line and waits for the reply line; `Ok(None)` when `timeout` passed
-    /// first (the child is then killed, and the next request starts a fresh one).
-    pub(crate) fn request(
+    /// Sends one request line, starting the child first unless it runs; `Ok(false)` when
+    /// `deadline` passed while it started. Read the reply with [`Worker::next`].
+    pub(crate) fn send(
         &mut self,
         line: &str,
-        timeout: Option<Duration>,
-    ) -> Result<Option<String>, WorkerError> {
-        let child = self.start()?;
+        deadline: Option<Instant>,
+    ) -> Result<bool, WorkerError> {
+        let Some(child) = self.start_by(deadline)? else {
+            return Ok(false);
+        };
         if let Err(e) = child.send(line) {
             let died = child.died();
             self.stop();
@@ -642,17 +698,30 @@ impl Worker {
                 _ => WorkerError::Io(format!("sending a request: {e}")),
             });
         }
-        let deadline = timeout.map(|t| Instant::now() + t);
+        Ok(true)
+    }
+
+    /// The next line of the reply to the request sent last: a part, the reply, or the
+    /// deadline (the child is then killed; the next request starts a fresh one, or
+    /// [`Worker::prestart`] does at once).
+    pub(crate) fn next(&mut self, deadline: Option<Instant>) -> Result<Reply, WorkerError> {
+        let child = self
+            .running
+            .as_mut()
+            .ok_or_else(|| WorkerError::Io("no request is running".into()))?;
         loop {
             match child.recv(deadline) {
                 Recv::Line(l) => {
+                    if let Some(part) = l.strip_prefix(PART) {
+                        return Ok(Reply::Part(part.to_string()));
+                    }
                     if let Some(reply) = l.strip_prefix(REPLY) {
-                        return Ok(Some(reply.to_string()));
+                        return Ok(Reply::Done(reply.to_string()));
                     }
                 }
                 Recv::Timeout => {
                     self.stop();
-                    return Ok(None);
+                    return Ok(Reply::Timeout);
                 }
                 Recv::Ended => {
                     let died = child.died();
@@ -662,6 +731,36 @@ impl Worker {
             }
         }
     }
+
+    /// Sends one request line and waits for the reply line, skipping parts; `Ok(None)` when
+    /// `deadline` passed first (starting the child counts).
+    pub(crate) fn request(
+        &mut self,
+        line: &str,
+        deadline: Option<Instant>,
+    ) -> Result<Option<String>, WorkerError> {
+        if !self.send(line, deadline)? {
+            return Ok(None);
+        }
+        loop {
+            match self.next(deadline)? {
+                Reply::Part(_) => {}
+                Reply::Done(reply) => return Ok(Some(reply)),
+                Reply::Timeout => return Ok(None),
+            }
+        }
+    }
+}
+
+/// A line of a worker's reply ([`Worker::next`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Reply {
+    /// A part of the reply, sent as soon as the worker had it.
+    Part(String),
+    /// The reply: the request is done.
+    Done(String),
+    /// The deadline passed first.
+    Timeout,
 }
 
 #[cfg(test)]
@@ -722,6 +821,18 @@ mod tests {
         let (lines, ended) = c.collect(Instant::now() + Duration::from_secs(10));
         assert!(ended);
         assert!(lines.len() <= 1 << 15);
+    }
+
+    #[test]
+    fn a_program_that_never_called_init_starts_no_worker() {
+        // this test program never calls worker::init nor names another program: no child is
+        // started (it would run this program's main again), and the error says what to do
+        let e = Spawn::worker("query").err().expect("a worker spawn");
+        assert!(
+            e.to_string()
+                .contains("call kenken::worker::init() first thing in main"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,0 +1,554 @@
+//! One query API, in this thread or in a worker process: a [`Query`] (goal text and its bounds)
+//! gives [`Answers`], a lazy iterator of [`Answer`]s (bindings by name, as the crate's own
+//! [`Term`]), and once they are all read, how the query [`End`]ed.
+//!
+//! In this thread ([`super::Session::query`]) a query cannot be stopped by the clock (Scryer cannot be
+//! interrupted), so a query with a timeout is refused there
+//! ([`QueryError::NeedsWorker`]); a [`QueryWorker`] runs it in a child process that is killed at
+//! the deadline, and every answer found before it is kept (the worker sends each answer as it
+//! finds it).
+//!
+//! ```no_run
+//! use kenken::prolog::{End, Query, QueryWorker};
+//! use std::time::Duration;
+//!
+//! kenken::worker::init(); // first thing in main: a worker is this program started again
+//! let mut worker = QueryWorker::new().unwrap();
+//! let query = Query::new("length(L, N).").timeout(Duration::from_millis(200));
+//! let mut answers = worker.query(&query).unwrap();
+//! let mut found = 0;
+//! for answer in answers.by_ref() {
+//!     let answer = answer.unwrap();
+//!     assert_eq!(answer.integer("N").unwrap(), found);
+//!     found += 1;
+//! }
+//! assert_eq!(answers.end(), Some(&End::Stopped(kenken::Limit::Time)));
+//! ```
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use scryer_prolog::{LeafAnswer, QueryState, Term as ScryerTerm};
+use serde::{Deserialize, Serialize};
+
+use super::term::{chars_of, term_text, Term};
+use super::{PrologError, DEFAULT_INFERENCE_LIMIT};
+use crate::process::{Reply, Worker, WorkerError};
+use crate::puzzle::Grid;
+use crate::Limit;
+
+/// A goal to run, and its bounds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Query {
+    /// The goal's text (the final `.` may be left out).
+    pub goal: String,
+    /// At most this many answers; `None`: every answer.
+    pub max_answers: Option<usize>,
+    /// At most this many inferences for each answer.
+    pub inferences: u64,
+    /// Wall-clock bound on the whole query (a [`QueryWorker`] only).
+    pub timeout: Option<Duration>,
+}
+
+impl Query {
+    /// `goal`, for every answer, within the default inference bound per answer, with no
+    /// timeout.
+    pub fn new(goal: &str) -> Query {
+        Query {
+            goal: goal.to_string(),
+            max_answers: None,
+            inferences: DEFAULT_INFERENCE_LIMIT,
+            timeout: None,
+        }
+    }
+
+    /// This query, for at most `max` answers.
+    pub fn max_answers(self, max: usize) -> Query {
+        Query {
+            max_answers: Some(max),
+            ..self
+        }
+    }
+
+    /// This query, with at most `inferences` inferences for each answer.
+    pub fn inferences(self, inferences: u64) -> Query {
+        Query { inferences, ..self }
+    }
+
+    /// This query, stopped after `timeout` of wall-clock time (in a [`QueryWorker`]).
+    pub fn timeout(self, timeout: Duration) -> Query {
+        Query {
+            timeout: Some(timeout),
+            ..self
+        }
+    }
+
+    /// The goal the engine runs: the wrapper `kk_host_stream/5` of `prolog/host_query.pl`,
+    /// the user's text passed as an escaped string, so that it always parses.
+    pub(crate) fn wrapped(&self) -> String {
+        let mut text = self.goal.trim_end().to_string();
+        if !text.ends_with('.') || text.ends_with("..") {
+            text.push_str(" .");
+        } else {
+            text.push(' ');
+        }
+        let max = self.max_answers.unwrap_or(usize::MAX / 2).max(1);
+        format!(
+            "kk_host_stream({}, {}, {}, R, I).",
+            super::quote(&text),
+            self.inferences,
+            max
+        )
+    }
+}
+
+/// One answer of a query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    /// `Name = Value` bindings of the query's variables, in the query's order (unbound ones
+    /// left out).
+    pub bindings: Vec<(String, Term)>,
+    /// The answer as a Prolog top level prints it, residual constraints included.
+    pub text: String,
+}
+
+impl Answer {
+    /// The value bound to the variable `name`.
+    pub fn get(&self, name: &str) -> Option<&Term> {
+        self.bindings
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t)
+    }
+
+    /// The value of `name`, which must be bound.
+    pub fn term(&self, name: &str) -> Result<&Term, PrologError> {
+        self.get(name)
+            .ok_or_else(|| PrologError::Protocol(format!("the answer binds no {name}")))
+    }
+
+    /// The value of `name` as an `n` x `n` grid (the `T` of `kenken(N, C, T)`).
+    pub fn grid(&self, name: &str, n: usize) -> Result<Grid, PrologError> {
+        self.term(name)?.as_grid(n)
+    }
+
+    /// The value of `name` as an integer.
+    pub fn integer(&self, name: &str) -> Result<i64, PrologError> {
+        let t = self.term(name)?;
+        t.as_i64()
+            .ok_or_else(|| PrologError::Protocol(format!("{name} = {t} is not an integer")))
+    }
+}
+
+/// How a query ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum End {
+    /// Every answer was given (possibly none: `false`).
+    Complete,
+    /// More answers exist than were asked for.
+    AnswerLimit,
+    /// A bound stopped the query: the timeout, or the inferences of one answer.
+    Stopped(Limit),
+    /// The goal raised an exception, as Prolog writes it.
+    Exception(String),
+}
+
+/// Why a query gave no answers at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    /// The text is not a Prolog goal.
+    #[error("syntax error: {message}{}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
+    Syntax {
+        /// What is wrong, as Prolog says it (`incomplete_reduction`, ...).
+        message: String,
+        /// The line (from 1) where the reader found it, when it says. (Scryer 0.10's reader
+        /// knows the column too, but its error term carries only the line.)
+        line: Option<usize>,
+    },
+    /// A timeout was asked of a query in this thread, which cannot be stopped by the clock.
+    #[error(
+        "a query in this thread cannot be stopped by the clock: run it in a QueryWorker for a \
+         timeout, or bound it with Query::inferences"
+    )]
+    NeedsWorker,
+    /// The engine failed (it answered something unexpected, or its worker stopped).
+    #[error(transparent)]
+    Engine(#[from] PrologError),
+}
+
+impl From<WorkerError> for QueryError {
+    fn from(e: WorkerError) -> QueryError {
+        QueryError::Engine(PrologError::Process(e))
+    }
+}
+
+/// What the wrapper gives, item by item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) enum Item {
+    Syntax(String, Option<usize>),
+    Answer(Answer),
+    End(End),
+}
+
+/// The answers of a query, as they are found ([`super::Session::query`], [`QueryWorker::query`]);
+/// after the last one, [`Answers::end`] says how the query ended.
+///
+/// In this thread, an iterator dropped before its end leaves the session to be rebuilt on its
+/// next query (about 0.3 s): Scryer cannot leave a query half-run. Ask only for the answers you
+/// want with [`Query::max_answers`].
+pub struct Answers<'a> {
+    source: Source<'a>,
+    /// Items read ahead (the first one, to tell a syntax error).
+    ahead: VecDeque<Item>,
+    end: Option<End>,
+    inferences: Option<u64>,
+}
+
+enum Source<'a> {
+    Engine {
+        state: QueryState<'a>,
+        /// Set when the query is left before its end, or the engine failed.
+        broken: &'a mut bool,
+    },
+    Worker {
+        worker: &'a mut Worker,
+        deadline: Option<Instant>,
+    },
+    Done,
+}
+
+impl<'a> Answers<'a> {
+    /// Answers read from a query running in a machine; `broken` is set when the machine must
+    /// not be used again.
+    pub(crate) fn engine(
+        state: QueryState<'a>,
+        broken: &'a mut bool,
+    ) -> Result<Answers<'a>, QueryError> {
+        Answers::started(Source::Engine { state, broken })
+    }
+
+    /// Answers read from a worker that was sent a query; its reply ends at `deadline`.
+    pub(crate) fn worker(
+        worker: &'a mut Worker,
+        deadline: Option<Instant>,
+    ) -> Result<Answers<'a>, QueryError> {
+        Answers::started(Source::Worker { worker, deadline })
+    }
+
+    /// An answer-less query that ended as said.
+    pub(crate) fn ended(end: End) -> Answers<'a> {
+        Answers {
+            source: Source::Done,
+            ahead: VecDeque::new(),
+            end: Some(end),
+            inferences: None,
+        }
+    }
+
+    /// Reads the first item: a syntax error is the query's error.
+    fn started(source: Source<'a>) -> Result<Answers<'a>, QueryError> {
+        let mut answers = Answers {
+            source,
+            ahead: VecDeque::new(),
+            end: None,
+            inferences: None,
+        };
+        match answers.read()? {
+            Item::Syntax(message, line) => {
+                answers.finish();
+                Err(QueryError::Syntax { message, line })
+            }
+            item => {
+                answers.ahead.push_back(item);
+                Ok(answers)
+            }
+        }
+    }
+
+    /// How the query ended, once every answer has been read (`None` before).
+    pub fn end(&self) -> Option<&End> {
+        self.end.as_ref()
+    }
+
+    /// Prolog inferences the query took so far (`None` where not measured).
+    pub fn inferences(&self) -> Option<u64> {
+        self.inferences
+    }
+
+    /// Every answer left, and how the query ended.
+    pub fn collect_all(mut self) -> Result<(Vec<Answer>, End), QueryError> {
+        let answers = self.by_ref().collect::<Result<Vec<_>, _>>()?;
+        let end = self.end.clone().unwrap_or(End::Complete);
+        Ok((answers, end))
+    }
+
+    /// The next item from the source.
+    fn read(&mut self) -> Result<Item, QueryError> {
+        match &mut self.source {
+            Source::Done => Ok(Item::End(self.end.clone().unwrap_or(End::Complete))),
+            Source::Engine { state, broken } => {
+                let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.next()));
+                match got {
+                    Ok(Some(Ok(LeafAnswer::LeafAnswer { bindings, .. }))) => {
+                        if let Some(ScryerTerm::Integer(i)) = bindings.get("I") {
+                            self.inferences = i.to_string().parse().ok();
+                        }
+                        let r = bindings.get("R").ok_or_else(|| {
+                            PrologError::Protocol("the wrapper bound no R".into())
+                        })?;
+                        Ok(item(r)?)
+                    }
+                    Ok(Some(Ok(_))) | Ok(None) => {
+                        **broken = true;
+                        Err(PrologError::Protocol("the wrapper ended without end/1".into()).into())
+                    }
+                    Ok(Some(Err(e))) => {
+                        **broken = true;
+                        Err(PrologError::Protocol(term_text(&e)).into())
+                    }
+                    Err(panic) => {
+                        // Scryer 0.10 panics on a few goals instead of raising an error (`-a:A`
+                        // deep in a goal): the machine is no longer to be trusted.
+                        **broken = true;
+                        Ok(Item::End(End::Exception(format!(
+                            "the Prolog engine failed on this goal (Scryer Prolog: {}); the \
+                             session was restarted",
+                            panic_text(&panic)
+                        ))))
+                    }
+                }
+            }
+            Source::Worker { worker, deadline } => match worker.next(*deadline)? {
+                Reply::Part(line) => {
+                    let (item, inferences): (Item, Option<u64>) = serde_json::from_str(&line)
+                        .map_err(|e| PrologError::Protocol(format!("{e}: {line}")))?;
+                    self.inferences = inferences.or(self.inferences);
+                    Ok(item)
+                }
+                Reply::Done(line) => {
+                    let got: Result<(), String> = serde_json::from_str(&line)
+                        .map_err(|e| PrologError::Protocol(format!("{e}: {line}")))?;
+                    got.map_err(PrologError::Protocol)?;
+                    Err(PrologError::Protocol("the worker ended without end/1".into()).into())
+                }
+                Reply::Timeout => {
+                    // a fresh worker starts at once, while the caller goes on
+                    let _ = worker.prestart();
+                    Ok(Item::End(End::Stopped(Limit::Time)))
+                }
+            },
+        }
+    }
+
+    /// Marks the query done; a worker's final reply is read (it follows the last item).
+    fn finish(&mut self) {
+        if let Source::Worker { worker, deadline } = &mut self.source {
+            if worker.is_running() {
+                while let Ok(Reply::Part(_)) = worker.next(*deadline) {}
+            }
+        }
+        self.source = Source::Done;
+    }
+}
+
+impl Iterator for Answers<'_> {
+    type Item = Result<Answer, QueryError>;
+
+    fn next(&mut self) -> Option<Result<Answer, QueryError>> {
+        if self.end.is_some() {
+            return None;
+        }
+        let item = match self.ahead.pop_front() {
+            Some(item) => Ok(item),
+            None => self.read(),
+        };
+        match item {
+            Ok(Item::Answer(a)) => Some(Ok(a)),
+            Ok(Item::End(end)) => {
+                self.end = Some(end);
+                self.finish();
+                None
+            }
+            Ok(Item::Syntax(message, line)) => {
+                self.end = Some(End::Complete);
+                self.finish();
+                Some(Err(QueryError::Syntax { message, line }))
+            }
+            Err(e) => {
+                self.end = Some(End::Complete);
+                self.source = Source::Done;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl Drop for Answers<'_> {
+    fn drop(&mut self) {
+        if let Source::Engine { broken, .. } = &mut self.source {
+            // left before its end: the machine still holds the query
+            **broken = true;
+        }
+        if let Source::Worker { worker, .. } = &mut self.source {
+            // the worker is busy with the rest of the query: a fresh one serves the next
+            worker.stop();
+            let _ = worker.prestart();
+        }
+    }
+}
+
+/// The first line of a panic's message.
+fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("a panic")
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The item the wrapper bound to `R`.
+fn item(r: &ScryerTerm) -> Result<Item, PrologError> {
+    let proto = || PrologError::Protocol(term_text(r));
+    match r {
+        ScryerTerm::Compound(f, args) if f == "syntax_error" && args.len() == 1 => {
+            let (message, line) = syntax_error(&args[0]);
+            Ok(Item::Syntax(message, line))
+        }
+        ScryerTerm::Compound(f, args) if f == "answer" && args.len() == 1 => {
+            let ScryerTerm::Compound(a, parts) = &args[0] else {
+                return Err(proto());
+            };
+            if a != "a" || parts.len() != 2 {
+                return Err(proto());
+            }
+            let items = match &parts[0] {
+                ScryerTerm::List(items) => items.as_slice(),
+                ScryerTerm::Atom(n) if n == "[]" => &[],
+                _ => return Err(proto()),
+            };
+            let mut bindings = Vec::new();
+            for b in items {
+                match b {
+                    ScryerTerm::Compound(eq, nv) if eq == "=" && nv.len() == 2 => {
+                        let name = match &nv[0] {
+                            ScryerTerm::Atom(n) | ScryerTerm::String(n) => n.clone(),
+                            _ => return Err(proto()),
+                        };
+                        bindings.push((name, Term::from_scryer(&nv[1])));
+                    }
+                    _ => return Err(proto()),
+                }
+            }
+            let text = chars_of(&parts[1]).ok_or_else(proto)?;
+            Ok(Item::Answer(Answer { bindings, text }))
+        }
+        ScryerTerm::Compound(f, args) if f == "end" && args.len() == 1 => {
+            let end = match &args[0] {
+                ScryerTerm::Atom(s) if s == "complete" => End::Complete,
+                ScryerTerm::Atom(s) if s == "answer_limit" => End::AnswerLimit,
+                ScryerTerm::Atom(s) if s == "inference_limit" => End::Stopped(Limit::Inferences),
+                ScryerTerm::Compound(f, e) if f == "exception" && e.len() == 1 => {
+                    End::Exception(chars_of(&e[0]).unwrap_or_else(|| term_text(&e[0])))
+                }
+                _ => return Err(proto()),
+            };
+            Ok(Item::End(end))
+        }
+        _ => Err(proto()),
+    }
+}
+
+/// The message and line of a syntax error term: Scryer's reader throws
+/// `error(syntax_error(What), read_term_from_chars/3:Line)` (the line counted from 0, where it
+/// says one).
+fn syntax_error(e: &ScryerTerm) -> (String, Option<usize>) {
+    match e {
+        ScryerTerm::Compound(f, args) if f == "error" && args.len() == 2 => {
+            let message = match &args[0] {
+                ScryerTerm::Compound(s, what) if s == "syntax_error" && what.len() == 1 => {
+                    term_text(&what[0])
+                }
+                other => term_text(other),
+            };
+            let line = match &args[1] {
+                ScryerTerm::Compound(c, at) if c == ":" && at.len() == 2 => match &at[1] {
+                    ScryerTerm::Integer(i) => i.to_string().parse::<usize>().ok().map(|c| c + 1),
+                    _ => None,
+                },
+                _ => None,
+            };
+            (message, line)
+        }
+        other => (term_text(other).replace('_', " "), None),
+    }
+}
+
+/// Queries in a worker process: each one bounded by its timeout, wall clock, from the call to
+/// the last answer (the worker is started by [`QueryWorker::new`], and again after a timeout
+/// while the caller goes on).
+pub struct QueryWorker {
+    worker: Worker,
+}
+
+impl QueryWorker {
+    /// Starts a worker (about 0.3 s) and waits until it is ready. The program must call
+    /// [`crate::worker::init`] first thing in `main`.
+    pub fn new() -> Result<QueryWorker, QueryError> {
+        let mut worker = Worker::new(ROLE);
+        worker.start()?;
+        Ok(QueryWorker { worker })
+    }
+
+    /// Runs `query` in the worker: its answers as they come, until its end or its timeout.
+    pub fn query(&mut self, query: &Query) -> Result<Answers<'_>, QueryError> {
+        let deadline = query.timeout.map(|t| Instant::now() + t);
+        let line =
+            serde_json::to_string(query).map_err(|e| PrologError::Protocol(e.to_string()))?;
+        if !self.worker.send(&line, deadline)? {
+            let _ = self.worker.prestart();
+            return Ok(Answers::ended(End::Stopped(Limit::Time)));
+        }
+        Answers::worker(&mut self.worker, deadline)
+    }
+}
+
+/// The worker role that serves queries.
+pub(crate) const ROLE: &str = "query";
+
+/// The request handler of the `query` worker role: each answer is sent as a part, as soon as
+/// it is found; the reply says only whether the query failed.
+pub(crate) fn query_worker() -> crate::process::Handler {
+    let mut session = super::Session::new();
+    Box::new(move |line: &str, part: &mut dyn FnMut(&str)| {
+        let got = serde_json::from_str::<Query>(line)
+            .map_err(|e| QueryError::Engine(PrologError::Protocol(format!("bad request: {e}"))))
+            .and_then(|q| {
+                let q = Query { timeout: None, ..q };
+                let mut send = |item: Item, inferences: Option<u64>| {
+                    if let Ok(l) = serde_json::to_string(&(item, inferences)) {
+                        part(&l);
+                    }
+                };
+                let mut answers = match session.query(&q) {
+                    Err(QueryError::Syntax { message, line }) => {
+                        send(Item::Syntax(message, line), None);
+                        return Ok(());
+                    }
+                    other => other?,
+                };
+                while let Some(a) = answers.next() {
+                    let a = a?;
+                    send(Item::Answer(a), answers.inferences());
+                }
+                let end = answers.end().cloned().unwrap_or(End::Complete);
+                send(Item::End(end), answers.inferences());
+                Ok(())
+            });
+        let got: Result<(), String> = got.map_err(|e| e.to_string());
+        serde_json::to_string(&got).unwrap_or_else(|_| r#"{"Ok":null}"#.into())
+    })
+}
