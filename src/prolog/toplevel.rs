@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, StreamConfig, Term};
+use scryer_prolog::{
+    InputStreamConfig, LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, StreamConfig, Term,
+};
 use serde::{Deserialize, Serialize};
 
 use super::{quote, PrologError, ALL_LIBRARIES, HOST_PL, KENKEN_PL};
@@ -37,6 +39,17 @@ const TOPLEVEL_MODULE: &str = "\
 :- dynamic(started/0).
 term_variables_under_max_depth(Term, MaxDepth, Vars) :-
     '$term_variables_under_max_depth'(Term, MaxDepth, Vars).
+";
+
+/// The top level's own `statistics/0,2` and `time/1` (defined in `host.pl`), loaded last:
+/// they replace library(time)'s, which `kenken.pl`'s engine imports after `host.pl`.
+const TOP_PREDICATES: &str = "\
+:- dynamic(time/1).
+:- dynamic(statistics/2).
+:- meta_predicate(time(0)).
+time(G) :- kk_time(G).
+statistics(K, V) :- kk_statistics2(K, V).
+statistics :- kk_statistics0.
 ";
 
 /// How a top-level goal ended.
@@ -76,7 +89,16 @@ pub struct Setup {
 /// One engine answering top-level goals on the real standard streams.
 pub struct Toplevel {
     machine: Machine,
+    /// Whether what user_output showed last ends a line (or nothing was shown yet).
+    at_line_start: Arc<AtomicBool>,
 }
+
+/// What `host.pl` writes to user_output for the host (never shown): [`FRESH_LINE`] asks for a
+/// new line unless the output so far ends one; [`CLOCK`] for the wall-clock time, in
+/// milliseconds since the engine started, which the host sends back through user_input's
+/// channel (`kk_wall_ms/1`: Scryer has no clock finer than seconds).
+const FRESH_LINE: u8 = 1;
+const CLOCK: u8 = 2;
 
 impl Toplevel {
     /// Starts an engine with the top level (and `kenken.pl` unless `no_kenken`).
@@ -85,16 +107,53 @@ impl Toplevel {
         // loader's warnings are not the user's business).
         let quiet = Arc::new(AtomicBool::new(true));
         let loud = quiet.clone();
+        let at_line_start = Arc::new(AtomicBool::new(true));
+        let line_start = at_line_start.clone();
+        let (mut clock, input) = InputStreamConfig::channel();
+        let started = Instant::now();
         let out = OutputStreamConfig::callback(Box::new(move |buf| {
             let bytes = std::mem::take(buf.get_mut());
             buf.set_position(0);
-            if !loud.load(Ordering::Relaxed) {
+            let mut shown = Vec::with_capacity(bytes.len() + 1);
+            for b in bytes {
+                match b {
+                    FRESH_LINE => {
+                        if !line_start.load(Ordering::Relaxed) {
+                            shown.push(b'\n');
+                            line_start.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    CLOCK => {
+                        let ms = started.elapsed().as_millis();
+                        let _ = clock.write_all(format!("{ms}.\n").as_bytes());
+                    }
+                    b => {
+                        shown.push(b);
+                        line_start.store(b == b'\n', Ordering::Relaxed);
+                    }
+                }
+            }
+            if !loud.load(Ordering::Relaxed) && !shown.is_empty() {
                 let mut o = std::io::stdout().lock();
+                let _ = o.write_all(&shown).and_then(|_| o.flush());
+            }
+        }));
+        let hushed = quiet.clone();
+        let err = OutputStreamConfig::callback(Box::new(move |buf| {
+            let bytes = std::mem::take(buf.get_mut());
+            buf.set_position(0);
+            if !hushed.load(Ordering::Relaxed) {
+                let mut o = std::io::stderr().lock();
                 let _ = o.write_all(&bytes).and_then(|_| o.flush());
             }
         }));
         let mut machine = MachineBuilder::default()
-            .with_streams(StreamConfig::stdio().with_user_output(out))
+            .with_streams(
+                StreamConfig::stdio()
+                    .with_user_output(out)
+                    .with_user_error(err)
+                    .with_user_input(input),
+            )
             .with_toplevel(TOPLEVEL_MODULE)
             .build();
         let program = if no_kenken {
@@ -103,14 +162,23 @@ impl Toplevel {
             format!("{KENKEN_PL}\n{HOST_PL}{ALL_LIBRARIES}")
         };
         machine.consult_module_string("user", program);
+        machine.consult_module_string("user", TOP_PREDICATES.to_string());
         // (flush what the loader wrote, quietly)
-        let _ = machine.run_query("flush_output.".to_string()).count();
+        let _ = machine
+            .run_query("kk_top_start, flush_output.".to_string())
+            .count();
         quiet.store(false, Ordering::Relaxed);
-        Toplevel { machine }
+        at_line_start.store(true, Ordering::Relaxed);
+        Toplevel {
+            machine,
+            at_line_start,
+        }
     }
 
     /// Runs `goal` (Prolog text; a missing final `.` is added) in `mode`.
     pub fn run(&mut self, goal: &str, mode: &Mode) -> Result<TopResult, PrologError> {
+        // (the goal was typed on a line of its own, or is the first thing shown)
+        self.at_line_start.store(true, Ordering::Relaxed);
         let mut text = goal.trim_end().to_string();
         if !text.ends_with('.') || text.ends_with("..") {
             text.push_str(" .");
@@ -173,24 +241,50 @@ impl Toplevel {
         .map(|_| ())
     }
 
-    /// Runs a host goal that binds `var` once, deterministically.
+    /// Runs a host goal that binds `var` once, deterministically. Scryer 0.10 panics on a few
+    /// goals instead of raising an error (asserting a cyclic term deep in a user's predicate,
+    /// ...): the panic is caught and told as an error, after which the engine is not to be
+    /// trusted ([`TopProcess`] replaces it).
     fn one(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
-        let mut found = None;
-        for a in self.machine.run_query(query.to_string()) {
-            match a {
-                Ok(LeafAnswer::LeafAnswer { bindings, .. }) => {
-                    if let Some(r) = bindings.get(var) {
-                        found.get_or_insert(r.clone());
+        let machine = &mut self.machine;
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut found = None;
+            for a in machine.run_query(query.to_string()) {
+                match a {
+                    Ok(LeafAnswer::LeafAnswer { bindings, .. }) => {
+                        if let Some(r) = bindings.get(var) {
+                            found.get_or_insert(r.clone());
+                        }
+                    }
+                    Ok(LeafAnswer::False) | Ok(LeafAnswer::True) => {}
+                    Ok(LeafAnswer::Exception(e)) | Err(e) => {
+                        return Err(PrologError::Protocol(super::term_text(&e)))
                     }
                 }
-                Ok(LeafAnswer::False) | Ok(LeafAnswer::True) => {}
-                Ok(LeafAnswer::Exception(e)) | Err(e) => {
-                    return Err(PrologError::Protocol(super::term_text(&e)))
-                }
             }
-        }
-        found.ok_or_else(|| PrologError::Protocol(format!("{query} failed")))
+            found.ok_or_else(|| PrologError::Protocol(format!("{query} failed")))
+        }));
+        run.unwrap_or_else(|panic| {
+            let why = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("a panic")
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            Err(PrologError::Protocol(format!(
+                "the Prolog engine failed on this goal (Scryer Prolog: {why})"
+            )))
+        })
     }
+}
+
+/// Keeps a panic's message and backtrace off the screen: the panics of the engine are caught
+/// and told as errors (see `Toplevel::one`). For the processes that run a top level.
+pub fn quiet_panics() {
+    std::panic::set_hook(Box::new(|_| {}));
 }
 
 /// The libraries `host.pl` loads only when needed (`kk_need_libraries/1`), with the names of
@@ -223,14 +317,8 @@ const LAZY_LIBRARIES: &[(&str, &[&str])] = &[
     ),
     (
         "time",
-        &[
-            "max_sleep_time",
-            "sleep",
-            "time",
-            "current_time",
-            "format_time",
-            "statistics",
-        ],
+        // (not time/1 nor statistics/2: the top level has its own)
+        &["max_sleep_time", "sleep", "current_time", "format_time"],
     ),
     (
         "between",
@@ -294,8 +382,10 @@ enum Reply {
     Failed(String),
 }
 
-/// The `toplevel` worker role: serves a [`TopProcess`] parent until it goes away.
+/// The `toplevel` worker role: serves a [`TopProcess`] parent until it goes away (or its
+/// engine failed: the parent starts another).
 pub(crate) fn serve_child() -> std::io::Result<()> {
+    quiet_panics();
     let setup: ChildSetup = serde_json::from_str(&std::env::var(TOP_VAR).unwrap_or_default())
         .map_err(std::io::Error::other)?;
     let requests = BufReader::new(std::fs::File::open(&setup.to_child)?);
@@ -315,24 +405,30 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
     let ask = Mode::Ask(setup.to_child.clone(), setup.from_child.clone());
     for line in requests.lines() {
         let line = line?;
-        let reply = match serde_json::from_str::<Request>(&line) {
+        let (reply, failed) = match serde_json::from_str::<Request>(&line) {
             Ok(Request::Goal(g, keep_state)) => match top.run(&g, &ask) {
-                Ok(r) => Reply::Done(r, if keep_state { top.state().ok() } else { None }),
-                Err(e) => Reply::Failed(e.to_string()),
+                Ok(r) => (
+                    Reply::Done(r, if keep_state { top.state().ok() } else { None }),
+                    false,
+                ),
+                Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Ok(Request::Restore(g)) => match top.restore(&g) {
-                Ok(()) => Reply::Done(TopResult::True, None),
-                Err(e) => Reply::Failed(e.to_string()),
+                Ok(()) => (Reply::Done(TopResult::True, None), false),
+                Err(e) => (Reply::Failed(e.to_string()), true),
             },
-            Err(e) => Reply::Failed(e.to_string()),
+            Err(e) => (Reply::Failed(e.to_string()), false),
         };
         send(&reply)?;
+        if failed {
+            break;
+        }
     }
     Ok(())
 }
 
 /// How a goal sent to a [`TopProcess`] ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ended {
     /// The goal ended by itself.
     Done(TopResult),
@@ -340,6 +436,8 @@ pub enum Ended {
     Interrupted,
     /// The timeout stopped it (the engine was restarted with the session's state).
     TimedOut,
+    /// The engine failed (this says how); it was restarted with the session's state.
+    Failed(String),
 }
 
 /// What the host answers when the top level asks what to do after an answer.
@@ -351,6 +449,10 @@ pub enum Key {
     All,
     /// No more answers.
     Stop,
+    /// The answer again, whole (no `...`); then the question again.
+    Whole,
+    /// The keys, then the answer and the question again.
+    Help,
 }
 
 struct Running {
@@ -358,9 +460,23 @@ struct Running {
     pipes: [PathBuf; 2],
     to_child: std::fs::File,
     replies: Receiver<String>,
+    /// Whether the child said it is ready (its engine loaded).
+    ready: bool,
+}
+
+/// What [`TopProcess::wait`] saw.
+enum Waited {
+    Reply(Reply),
+    /// The child ended without a reply: killed by Ctrl-C (`true`), or otherwise (it says how).
+    Died(bool, String),
+    /// The deadline passed (the child was killed).
+    Late,
 }
 
 /// A top level in a killable child process that keeps its session across interrupts.
+///
+/// The child starts loading at once ([`TopProcess::start`] does not wait for it): the first
+/// goal waits until it is ready.
 pub struct TopProcess {
     setup: Setup,
     dir: PathBuf,
@@ -372,7 +488,7 @@ pub struct TopProcess {
 static NEXT_DIR: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl TopProcess {
-    /// Starts the child (and waits until its engine is ready).
+    /// Starts the child (without waiting for its engine to load).
     pub fn start(setup: Setup) -> Result<TopProcess, PrologError> {
         let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("kenken-top-{}-{n}", std::process::id()));
@@ -441,23 +557,38 @@ impl TopProcess {
             pipes: [to, from],
             to_child,
             replies,
+            ready: false,
         });
+        Ok(())
+    }
+
+    /// Waits until the child's engine is loaded; `None` when it died first (it says how).
+    fn ready(&mut self) -> Result<Option<Waited>, PrologError> {
+        if self.running.as_ref().is_none_or(|r| r.ready) {
+            return Ok(None);
+        }
         match self.wait(None, &mut |_| Key::Stop)? {
-            Some(Reply::Ready) => Ok(()),
-            _ => Err(PrologError::Worker("the top level did not start".into())),
+            Waited::Reply(Reply::Ready) => {
+                if let Some(r) = self.running.as_mut() {
+                    r.ready = true;
+                }
+                Ok(None)
+            }
+            Waited::Reply(_) => Err(PrologError::Worker("the top level did not start".into())),
+            w => Ok(Some(w)),
         }
     }
 
-    /// Waits for the child's next reply, answering its questions with `key`; `None` when the
-    /// child died (killed by Ctrl-C) or `deadline` passed (then it is killed).
+    /// Waits for the child's next reply, answering its questions with `key`; the child is
+    /// killed when it died or `deadline` passed.
     fn wait(
         &mut self,
         deadline: Option<Instant>,
         key: &mut dyn FnMut(&mut Self) -> Key,
-    ) -> Result<Option<Reply>, PrologError> {
+    ) -> Result<Waited, PrologError> {
         loop {
             let Some(r) = self.running.as_mut() else {
-                return Ok(None);
+                return Ok(Waited::Died(false, "the engine is not running".into()));
             };
             let got = match deadline {
                 Some(d) => r
@@ -472,6 +603,8 @@ impl TopProcess {
                         Key::Next => "next.",
                         Key::All => "all.",
                         Key::Stop => "stop.",
+                        Key::Whole => "whole.",
+                        Key::Help => "help.",
                     };
                     if let Some(r) = self.running.as_mut() {
                         let _ = writeln!(r.to_child, "{word}").and_then(|_| r.to_child.flush());
@@ -479,22 +612,38 @@ impl TopProcess {
                 }
                 Ok(line) => {
                     return serde_json::from_str(&line)
-                        .map(Some)
+                        .map(Waited::Reply)
                         .map_err(|e| PrologError::Protocol(format!("{e}: {line}")))
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    let dead = r.child.has_ended();
-                    let late = deadline.is_some_and(|d| Instant::now() >= d);
-                    if dead || late {
+                    if r.child.has_ended() {
+                        let how = self.end_of_child();
+                        return Ok(how);
+                    }
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
                         self.kill();
-                        return Ok(None);
+                        return Ok(Waited::Late);
                     }
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    self.kill();
-                    return Ok(None);
+                    let how = self.end_of_child();
+                    return Ok(how);
                 }
             }
+        }
+    }
+
+    /// How the child ended (it is reaped).
+    fn end_of_child(&mut self) -> Waited {
+        use std::os::unix::process::ExitStatusExt;
+        let status = self.running.as_mut().and_then(|r| r.child.wait());
+        self.kill();
+        match status {
+            Some(s) if s.signal() == Some(nix::sys::signal::Signal::SIGINT as i32) => {
+                Waited::Died(true, "interrupted".into())
+            }
+            Some(s) => Waited::Died(false, format!("the engine stopped ({s})")),
+            None => Waited::Died(false, "the engine stopped".into()),
         }
     }
 
@@ -507,8 +656,34 @@ impl TopProcess {
         }
     }
 
+    fn send(&mut self, request: &Request) -> Result<(), PrologError> {
+        let line =
+            serde_json::to_string(request).map_err(|e| PrologError::Worker(e.to_string()))?;
+        if let Some(r) = self.running.as_mut() {
+            writeln!(r.to_child, "{line}")
+                .and_then(|_| r.to_child.flush())
+                .map_err(|e| PrologError::Worker(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// What ends a goal when the child did not answer (a fresh engine gets the session's state
+    /// back at the next goal).
+    fn after_death(&mut self, waited: Waited) -> Result<Ended, PrologError> {
+        let ended = match waited {
+            Waited::Late => Ended::TimedOut,
+            Waited::Died(true, _) => Ended::Interrupted,
+            Waited::Died(false, how) => Ended::Failed(how),
+            Waited::Reply(Reply::Failed(e)) => Ended::Failed(e),
+            Waited::Reply(_) => Ended::Failed("the engine answered out of turn".into()),
+        };
+        self.kill();
+        Ok(ended)
+    }
+
     /// Runs `goal`, answering the child's "next answer?" questions with `key`, within
-    /// `timeout`. After an interrupt or a timeout a fresh engine gets the session's state back.
+    /// `timeout` (counted once the engine is loaded). After an interrupt, a timeout or a
+    /// failure of the engine, a fresh engine gets the session's state back.
     pub fn run(
         &mut self,
         goal: &str,
@@ -518,50 +693,41 @@ impl TopProcess {
         if self.running.is_none() {
             self.restart()?;
         }
-        let line = serde_json::to_string(&Request::Goal(goal.to_string(), true))
-            .map_err(|e| PrologError::Worker(e.to_string()))?;
-        if let Some(r) = self.running.as_mut() {
-            writeln!(r.to_child, "{line}")
-                .and_then(|_| r.to_child.flush())
-                .map_err(|e| PrologError::Worker(e.to_string()))?;
+        if let Some(w) = self.ready()? {
+            return self.after_death(w);
         }
+        self.send(&Request::Goal(goal.to_string(), true))?;
         let deadline = timeout.map(|t| Instant::now() + t);
         match self.wait(deadline, key)? {
-            Some(Reply::Done(r, state)) => {
+            Waited::Reply(Reply::Done(r, state)) => {
                 if state.is_some() {
                     self.state = state;
                 }
                 Ok(Ended::Done(r))
             }
-            Some(Reply::Failed(e)) => Err(PrologError::Protocol(e)),
-            Some(Reply::Ready) => Err(PrologError::Protocol("ready".into())),
-            None => {
-                let late = deadline.is_some_and(|d| Instant::now() >= d);
-                self.restart()?;
-                Ok(if late {
-                    Ended::TimedOut
-                } else {
-                    Ended::Interrupted
-                })
-            }
+            w => self.after_death(w),
         }
     }
 
-    /// A fresh child, given the session's state back.
+    /// A fresh child, loaded and given the session's state back.
     fn restart(&mut self) -> Result<(), PrologError> {
-        self.kill();
-        self.spawn()?;
-        if let Some(state) = self.state.clone() {
-            let line = serde_json::to_string(&Request::Restore(state))
-                .map_err(|e| PrologError::Worker(e.to_string()))?;
-            if let Some(r) = self.running.as_mut() {
-                writeln!(r.to_child, "{line}")
-                    .and_then(|_| r.to_child.flush())
-                    .map_err(|e| PrologError::Worker(e.to_string()))?;
+        for _ in 0..3 {
+            self.kill();
+            self.spawn()?;
+            if self.ready()?.is_some() {
+                continue;
             }
-            let _ = self.wait(None, &mut |_| Key::Stop)?;
+            let Some(state) = self.state.clone() else {
+                return Ok(());
+            };
+            self.send(&Request::Restore(state))?;
+            match self.wait(None, &mut |_| Key::Stop)? {
+                Waited::Reply(Reply::Done(..)) => return Ok(()),
+                // (a state that breaks the engine is given up)
+                _ => self.state = None,
+            }
         }
-        Ok(())
+        Err(PrologError::Worker("the top level cannot start".into()))
     }
 }
 
@@ -569,5 +735,174 @@ impl Drop for TopProcess {
     fn drop(&mut self) {
         self.kill();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Text cut into goals by [`split_goals`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Goals {
+    /// The complete goals, in order, each with its final `.`.
+    pub complete: Vec<String>,
+    /// What follows the last complete goal, when it holds more than layout and comments (a
+    /// goal still being typed, or a quoted item or comment not yet closed).
+    pub rest: Option<String>,
+}
+
+/// Cuts `text` into goals where a Prolog reader ends a term: at a `.` followed by layout, `%`
+/// or the end of the text, outside quotes (`'...'`, `"..."`, `` `...` ``, `0'c`) and comments,
+/// and not part of a symbol (`=..`).
+pub fn split_goals(text: &str) -> Goals {
+    const SYMBOL: &str = "+-*/\\^<>=~:.?@#&$";
+    let cs: Vec<(usize, char)> = text.char_indices().collect();
+    let n = cs.len();
+    let at = |k: usize| if k < n { cs[k].0 } else { text.len() };
+    let ch = |k: usize| if k < n { Some(cs[k].1) } else { None };
+    let mut complete = Vec::new();
+    let (mut start, mut content, mut open) = (0, false, false);
+    let mut after_symbol = false;
+    let mut i = 0;
+    while i < n {
+        let c = cs[i].1;
+        match c {
+            '%' => {
+                while i < n && cs[i].1 != '\n' {
+                    i += 1;
+                }
+                after_symbol = false;
+                continue;
+            }
+            '/' if ch(i + 1) == Some('*') => {
+                i += 2;
+                loop {
+                    if i >= n {
+                        open = true;
+                        break;
+                    }
+                    if cs[i].1 == '*' && ch(i + 1) == Some('/') {
+                        i += 2;
+                        break;
+                    }
+                    i += 1;
+                }
+                after_symbol = false;
+                continue;
+            }
+            '\'' if i > 0
+                && cs[i - 1].1 == '0'
+                && !(i > 1 && (cs[i - 2].1.is_alphanumeric() || cs[i - 2].1 == '_')) =>
+            {
+                // 0'c: the character code of c (an escape or a doubled quote are one)
+                content = true;
+                i += 1;
+                i += match (ch(i), ch(i + 1)) {
+                    (Some('\\'), _) | (Some('\''), Some('\'')) => 2,
+                    _ => 1,
+                };
+                after_symbol = false;
+                continue;
+            }
+            '\'' | '"' | '`' => {
+                content = true;
+                i += 1;
+                loop {
+                    match ch(i) {
+                        None => {
+                            open = true;
+                            break;
+                        }
+                        Some('\\') => i += 2,
+                        Some(d) if d == c && ch(i + 1) == Some(c) => i += 2,
+                        Some(d) if d == c => {
+                            i += 1;
+                            break;
+                        }
+                        Some(_) => i += 1,
+                    }
+                }
+                after_symbol = false;
+                continue;
+            }
+            '.' if !after_symbol && ch(i + 1).is_none_or(|d| d.is_whitespace() || d == '%') => {
+                if content {
+                    complete.push(text[start..at(i + 1)].trim().to_string());
+                }
+                start = at(i + 1);
+                content = false;
+            }
+            c if c.is_whitespace() => after_symbol = false,
+            c => {
+                content = true;
+                after_symbol = SYMBOL.contains(c);
+            }
+        }
+        i += 1;
+    }
+    let rest = (content || open).then(|| text[start.min(text.len())..].trim().to_string());
+    Goals { complete, rest }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(text: &str) -> (Vec<String>, Option<String>) {
+        let g = split_goals(text);
+        (g.complete, g.rest)
+    }
+
+    #[test]
+    fn goals_end_at_a_full_stop_outside_quotes_and_comments() {
+        assert_eq!(
+            split("X = 1. Y = 2."),
+            (vec!["X = 1.".to_string(), "Y = 2.".to_string()], None)
+        );
+        assert_eq!(
+            split("X = 1.\nY = 2.\n"),
+            (vec!["X = 1.".to_string(), "Y = 2.".to_string()], None)
+        );
+        assert_eq!(split("X = 1. % note\n"), (vec!["X = 1.".to_string()], None));
+        assert_eq!(split("X = 1.% note"), (vec!["X = 1.".to_string()], None));
+        assert_eq!(
+            split("X = 'abc."),
+            (Vec::<String>::new(), Some("X = 'abc.".into()))
+        );
+        assert_eq!(
+            split("X = 'a. b'."),
+            (vec!["X = 'a. b'.".to_string()], None)
+        );
+        assert_eq!(
+            split("X = \"it''s. \"."),
+            (vec!["X = \"it''s. \".".to_string()], None)
+        );
+        assert_eq!(
+            split("X = 0'., Y = 1."),
+            (vec!["X = 0'., Y = 1.".to_string()], None)
+        );
+        assert_eq!(
+            split("X = 0''', Y = 1."),
+            (vec!["X = 0''', Y = 1.".to_string()], None)
+        );
+        assert_eq!(split("X =.. Y."), (vec!["X =.. Y.".to_string()], None));
+        assert_eq!(split("X = 1.5 ."), (vec!["X = 1.5 .".to_string()], None));
+        assert_eq!(
+            split("X = 1. Y = "),
+            (vec!["X = 1.".to_string()], Some("Y =".into()))
+        );
+        assert_eq!(
+            split("/* a. */ X = 1."),
+            (vec!["/* a. */ X = 1.".to_string()], None)
+        );
+        assert_eq!(
+            split("/* a. "),
+            (Vec::<String>::new(), Some("/* a.".into()))
+        );
+        assert_eq!(
+            split("  \n% only a comment\n"),
+            (Vec::<String>::new(), None)
+        );
+        assert_eq!(
+            split("X = 'a\\'. b'."),
+            (vec!["X = 'a\\'. b'.".to_string()], None)
+        );
     }
 }
