@@ -390,7 +390,9 @@ help :-
         "  make.                      consult again every file loaded in this session",
         "  help.                      this text",
         "  halt. or halt(Code).       leave (Ctrl-D too)",
-        "Ctrl-C stops the running goal; consulted files and dynamic clauses stay."
+        "After an answer, w writes it whole and h lists the keys.",
+        "Ctrl-C stops the running goal; consulted files, dynamic clauses, modules imported,",
+        "operators, flags and bb_put/2 values stay (a value that cannot is named)."
     ]).
 
 kk_help_line(L) :- atom_chars(A, L), write(A), nl.

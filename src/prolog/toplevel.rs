@@ -9,9 +9,14 @@
 //! Scryer cannot be interrupted from outside, so the interactive top level runs its engine in a
 //! child process, a [`TopProcess`]: the program itself started with `KENKEN_WORKER=toplevel`,
 //! sharing the terminal, and talking to its parent over two named pipes (requests one way;
-//! replies and "which key?" questions the other). Ctrl-C or a timeout kills that child; a fresh
-//! one is started and given the session's state back (the files consulted and every clause of
-//! every dynamic predicate, as they were after the last goal that ended).
+//! replies and "which key?" questions the other). The child loads while the user types its
+//! first goal. Ctrl-C, a timeout or a failure of the engine ends that child; at the next goal a
+//! fresh one is started and given the session's state back, as it was after the last goal that
+//! ended: the modules imported, operators and flags changed, files consulted, every clause of
+//! every dynamic predicate and the values of bb_put/2 (`kk_state/1` in `host.pl`).
+//!
+//! Answers start on a line of their own ([`FRESH_LINE`]), goals are cut where a Prolog reader
+//! ends them ([`split_goals`]), and a goal Scryer panics on is told as an error.
 
 use crate::process::{Child, Spawn};
 use std::io::{BufRead, BufReader, Write};
