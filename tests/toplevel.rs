@@ -644,6 +644,44 @@ fn query_consults_user_from_its_standard_input() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// Row 4: at the terminal. (What is typed while the line editor still has the terminal is the
+/// editor's, as with any line editor: each line is typed once the one before is taken.)
+#[test]
+fn repl_reads_the_terminal_and_consults_user() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken"]);
+    // a goal (echoed by the line editor), then what the goal reads (not echoed here)
+    let typed = |p: &mut PtySession, line: &str| {
+        p.send_line(line).unwrap();
+        p.exp_string(line).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    let data = |p: &mut PtySession, line: &str| {
+        p.send_line(line).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    typed(&mut p, "read(X).");
+    data(&mut p, "foo(bar).");
+    p.exp_string("X = foo(bar).").unwrap();
+    typed(&mut p, "[user].");
+    p.exp_string("|: ").unwrap();
+    data(&mut p, "typed(1).");
+    data(&mut p, "typed(2) :- true.");
+    p.send_control('d').unwrap();
+    p.exp_string("true.").unwrap();
+    typed(&mut p, "typed(X).");
+    p.exp_string("X = 1 ").unwrap();
+    p.send(";").unwrap();
+    p.flush().unwrap();
+    p.exp_string("X = 2.").unwrap();
+    // after the end of input (Ctrl-D), the terminal is read again
+    typed(&mut p, "read(Y).");
+    data(&mut p, "again.");
+    p.exp_string("Y = again.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
 /// Row 5: exit 1 only when there was no answer at all.
 #[test]
 fn query_exit_code_is_0_when_some_answer_came() {
