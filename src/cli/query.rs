@@ -12,7 +12,8 @@ use rustyline::DefaultEditor;
 
 use kenken::process::Spawn;
 use kenken::prolog::toplevel::{
-    quiet_panics, split_goals, Ended, Key, Mode, Setup, TopProcess, TopResult, Toplevel,
+    needs_kenken, quiet_panics, split_goals, Ended, Key, Mode, Setup, TopProcess, TopResult,
+    Toplevel,
 };
 
 /// The stack of the engine's thread: Scryer recurses deeply on big terms.
@@ -31,7 +32,8 @@ fn code(r: TopResult) -> i32 {
 
 /// `kenken query`: every answer, separated by ` ;`, at most `limit`. Several goals (`X = 1. Y =
 /// 2.`) run in order, up to the first that does not answer (its exit code is the query's).
-/// With a timeout the query runs in a child process (this program again, without the
+/// `kenken.pl` is loaded only when a goal may need it ([`needs_kenken`]) or files are
+/// consulted. With a timeout the query runs in a child process (this program again, without the
 /// timeout), killed when time is up.
 pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Result<i32> {
     if let Some(t) = timeout {
@@ -44,12 +46,14 @@ pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Re
         // (as the one goal before: a syntax error, said as such)
         goals.push(goal.to_string());
     }
+    // kenken.pl (most of the start-up) only for goals that may need it
+    let no_kenken = setup.no_kenken || (setup.consult.is_empty() && !needs_kenken(goal));
     quiet_panics();
     std::thread::Builder::new()
         .name("kenken-query".into())
         .stack_size(STACK)
         .spawn(move || -> Result<i32> {
-            let mut top = Toplevel::new(setup.no_kenken);
+            let mut top = Toplevel::new(no_kenken);
             for f in &setup.consult {
                 if top.consult(f)? != TopResult::True {
                     return Ok(2);

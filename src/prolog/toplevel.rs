@@ -348,6 +348,64 @@ fn lazy_libraries(goal: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// The predicates of library(clpz) (Scryer 0.10.0) that `kenken.pl` brings to the top level,
+/// by name; its operators all hold `#`, or are `in`, `ins` and `..`.
+const CLPZ_NAMES: &[&str] = &[
+    "in",
+    "ins",
+    "all_different",
+    "all_distinct",
+    "nvalue",
+    "sum",
+    "scalar_product",
+    "tuples_in",
+    "labeling",
+    "label",
+    "indomain",
+    "lex_chain",
+    "serialized",
+    "global_cardinality",
+    "circuit",
+    "cumulative",
+    "disjoint2",
+    "element",
+    "automaton",
+    "zcompare",
+    "chain",
+    "fd_var",
+    "fd_inf",
+    "fd_sup",
+    "fd_size",
+    "fd_dom",
+    "clpz_t",
+];
+
+/// Whether `goal` may need `kenken.pl` (with library(clpz)): whether it holds `#` or `..`, or
+/// a word (as [`lazy_libraries`] reads words) that names a predicate `kenken.pl` defines (a
+/// clause head at the start of a line) or one of clpz's. `kenken query` loads `kenken.pl` only
+/// then (or when files are consulted): the load is most of its time. A goal that builds such
+/// a name (`atom_concat(ken, ken, F), call(F, ...)`) is not seen.
+pub fn needs_kenken(goal: &str) -> bool {
+    if goal.contains('#') || goal.contains("..") {
+        return true;
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let words: std::collections::HashSet<&str> = goal
+        .split(|c: char| !word(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let defined = KENKEN_PL.lines().filter_map(|l| {
+        let name: &str = &l[..l.find(|c: char| !word(c)).unwrap_or(l.len())];
+        name.starts_with(|c: char| c.is_ascii_lowercase())
+            .then_some(name)
+    });
+    CLPZ_NAMES
+        .iter()
+        .copied()
+        .chain(defined)
+        .any(|n| words.contains(n))
+}
+
 /// `text` as a quoted Prolog atom.
 fn quote_atom(text: &str) -> String {
     let mut s = String::from("'");
@@ -853,6 +911,18 @@ mod tests {
     fn split(text: &str) -> (Vec<String>, Option<String>) {
         let g = split_goals(text);
         (g.complete, g.rest)
+    }
+
+    #[test]
+    fn kenken_pl_is_needed_by_goals_that_name_it_or_clpz() {
+        assert!(needs_kenken("kenken(4, C, T)."));
+        assert!(needs_kenken("noop_kenken_testcase."));
+        assert!(needs_kenken("X #= 1 + 2."));
+        assert!(needs_kenken("X in 1..3, label([X])."));
+        assert!(needs_kenken("fd_set_vector_max(255)."));
+        assert!(!needs_kenken("true."));
+        assert!(!needs_kenken("X = 1, format(\"~a~n\", [x])."));
+        assert!(!needs_kenken("member(X, [a, b])."));
     }
 
     #[test]
