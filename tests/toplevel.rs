@@ -820,3 +820,29 @@ fn repl_goal_typed_at_once_waits_for_the_engine() {
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
+
+/// Row 2: a crash of the engine (Scryer 0.10 panics asserting a cyclic term from a consulted
+/// predicate) is told on one line, and the session goes on with its state.
+#[test]
+fn repl_engine_crash_keeps_the_session() {
+    let data = tempdir();
+    let dir = tempdir();
+    let file = dir.join("keep.pl");
+    std::fs::write(&file, "keep(X) :- assertz(kept(X)).\n").unwrap();
+    let mut p = repl(&data, &["--no-kenken", file.to_str().unwrap()]);
+    p.send_line("assertz(before(1)), set_prolog_flag(double_quotes, atom).")
+        .unwrap();
+    p.exp_string("true.").unwrap();
+    p.send_line("X = f(X), keep(X).").unwrap();
+    p.exp_string("% the Prolog engine failed on this goal (Scryer Prolog: ")
+        .unwrap();
+    let line = p.exp_string("?- ").unwrap();
+    assert!(line.contains("the session goes on"), "{line}");
+    assert!(!line.contains("backtrace"), "{line}");
+    p.send_line("before(X), keep(2), kept(Y), atom(\"abc\").")
+        .unwrap();
+    p.exp_string("X = 1,").unwrap();
+    p.exp_string("Y = 2.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}

@@ -305,7 +305,9 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
             Ended::Done(_) => {}
             Ended::Interrupted => println!("\n% interrupted"),
             Ended::TimedOut => println!("\n% timed out"),
-            Ended::Failed(why) => println!("\n% {why}; the session was restarted"),
+            Ended::Failed(why) => {
+                println!("\n% {why}; the session goes on in a fresh engine")
+            }
         }
     }
     reader.lines.save();

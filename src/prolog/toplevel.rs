@@ -279,7 +279,7 @@ impl Toplevel {
                 .next()
                 .unwrap_or_default()
                 .to_string();
-            Err(PrologError::Protocol(format!(
+            Err(PrologError::Worker(format!(
                 "the Prolog engine failed on this goal (Scryer Prolog: {why})"
             )))
         })
@@ -474,7 +474,7 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
                     Reply::Done(r, if keep_state { top.state().ok() } else { None }),
                     false,
                 ),
-                Err(e) => (Reply::Failed(e.to_string()), true),
+                Err(e) => (Reply::Failed(failure_text(e)), true),
             },
             Ok(Request::Restore(g)) => match top.restore(&g) {
                 Ok(()) => (Reply::Done(TopResult::True, None), false),
@@ -488,6 +488,14 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// What the parent tells of an engine's failure.
+fn failure_text(e: PrologError) -> String {
+    match e {
+        PrologError::Worker(m) => m,
+        e => e.to_string(),
+    }
 }
 
 /// How a goal sent to a [`TopProcess`] ended.
