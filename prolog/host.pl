@@ -66,7 +66,8 @@ kk_bindings([Name=Value | Rest], Bs) :-
 kk_binding_item(N=V, binding(N, V)).
 kk_goal_item(G, goal(G)).
 
-/*  kk_top(+Chars, +Mode, -Result) -- one goal of the top level (`kenken query`, `kenken repl`).
+/*  kk_top(+Chars, +Mode, +Reads, -Result) -- one goal of the top level (`kenken query`,
+    `kenken repl`).
 
     Parses Chars as a goal and runs it the way a Prolog top level does: each answer is printed
     to user_output as it is found (so a goal's own output comes in order with its answers),
@@ -76,18 +77,21 @@ kk_goal_item(G, goal(G)).
                       answers (read from the pipe In) next, all (the rest), whole (the answer
                       written again in full), help (the keys, then the answer again) or stop;
       batch(Limit)    every answer, separated by ' ;', at most Limit of them.
+    Reads is true when the goal names a predicate that reads the input (kk_reader_start/0).
     Result is true (an answer was shown), false, error (a syntax error or uncaught exception,
     printed as Scryer prints it), limit (Limit answers shown, more may exist) or halt(Code)
     (halt/0,1 was called, even inside ','/2, ;/2, ->/2, \+/1, call/1, findall/3 ...).
     Nothing is left behind: no choice point, no exception.
 */
 
-kk_top(Text, Mode, Result) :-
+kk_top(Text, Mode, Reads, Result) :-
     kk_chars(Text, Chars),
+    bb_put(kk_top_reads, Reads),
     (   catch(kk_top_(Chars, Mode, Result0), Ball, kk_top_ball(Ball, Result0))
     ->  Result = Result0
     ;   Result = error
     ),
+    kk_reader_stop,
     flush_output.
 
 % kk_chars(+Text, -Chars): the host's "text" as characters, whatever the flag double_quotes
@@ -181,7 +185,8 @@ kk_consult_user :-
 kk_read_clauses(Cs) :-
     write('|: '), flush_output,
     read_term(C, []),
-    (   C == end_of_file -> Cs = []
+    % (Scryer 0.10 leaves C unbound at the end of a pipe)
+    (   ( var(C) ; C == end_of_file ) -> Cs = []
     ;   Cs = [C | Cs1], kk_read_clauses(Cs1)
     ).
 
@@ -397,10 +402,13 @@ help :-
 
 kk_help_line(L) :- atom_chars(A, L), write(A), nl.
 
-% kk_top_start: what a top level's engine does once loaded: its flags and operators noted
+% kk_top_start(+Relay): what a top level's engine does once loaded: the program that relays
+% standard input noted (kk_reader_start/0), its flags and operators noted
 % (what differs from them later is the user's, kept by kk_state/1), the channel of user_input
 % noted for kk_wall_ms/1, and the process's standard input made the current input.
-kk_top_start :-
+kk_top_start(Relay) :-
+    atom_chars(Relay, Exe),
+    bb_put(kk_relay, Exe),
     findall(F-V, current_prolog_flag(F, V), Flags),
     bb_put(kk_flags0, Flags),
     findall(op(P, T, N), current_op(P, T, N), Ops),
@@ -409,11 +417,12 @@ kk_top_start :-
     bb_put(kk_clock_stream, Clock),
     kk_top_input.
 
-% kk_top_input: the current input is the process's standard input (the terminal, or what is
-% piped to query): Scryer's own user_input reads nothing without its line editor. Opened again
-% once at its end (Ctrl-D at the terminal), so that the next goal can read more. (Scryer 0.10
-% takes a pipe or a terminal opened as a file to end after the first character get_char/1
-% reads: read/1 reads terms well, get_char/1 the first character only.)
+% kk_top_input: the current input of a goal that names no reading predicate (one of a
+% consulted file may read) is the process's standard input opened as a file: Scryer's own
+% user_input reads nothing without its line editor. Opened again once at its end (Ctrl-D at
+% the terminal), so that the next goal can read more. (Scryer 0.10 takes a pipe or a terminal
+% opened as a file to end after the first character get_char/1 reads: read/1 reads terms
+% well, get_char/1 the first character only; kk_reader_start/0 does better.)
 kk_top_input :-
     (   bb_get(kk_stdin, S0),
         catch(stream_property(S0, end_of_stream(not)), _, fail)
@@ -425,6 +434,39 @@ kk_top_input :-
     ;   true
     ),
     (   nonvar(S) -> catch(set_input(S), _, true) ; true ).
+
+% kk_reader_start: for a goal that reads (bb kk_top_reads), the current input is a pipe from a
+% relay (this program again, as kk_top_start/1 named it) that copies the process's standard
+% input, the terminal or what is piped to query: a pipe reads as it should, where the
+% terminal opened as a file (kk_top_input/0) ends after one get_char/1. The relay runs only
+% while the goal does, not while the host reads a key or the next goal; it dies with this
+% process. kk_reader_stop/0 ends it.
+kk_reader_start :-
+    (   bb_get(kk_top_reads, true)
+    ->  (   bb_get(kk_reader, r(_, S)) -> set_input(S)
+        ;   bb_get(kk_relay, Exe),
+            catch(( kk_need_library(process),
+                    process_create(Exe, [],
+                                   [stdout(pipe(S)), process(P),
+                                    environment(["KENKEN_WORKER"="toplevel",
+                                                 "KENKEN_TOPLEVEL_RELAY"="1"])]) ),
+                  _, fail)
+        ->  bb_put(kk_reader, r(P, S)),
+            set_input(S)
+        ;   kk_top_input
+        )
+    ;   kk_top_input
+    ).
+
+kk_reader_stop :-
+    (   bb_get(kk_reader, r(P, S))
+    ->  bb_put(kk_reader, none),
+        catch(process_kill(P), _, true),
+        catch(process_wait(P, _), _, true),
+        catch(close(S), _, true),
+        kk_top_input
+    ;   true
+    ).
 
 % kk_changed_flags(-Flags): the flags whose value is not the one they had at the start.
 kk_changed_flags(Flags) :-
@@ -544,6 +586,7 @@ kk_top_run(Goal, VNs, Mode, Result) :-
     bb_put(kk_top_count, 0),
     bb_put(kk_top_all, false),
     kk_top_callable(Goal, Call),
+    kk_reader_start,
     (   setup_call_cleanup(true, Call, Det = true),
         bb_get(kk_top_count, N0),
         N is N0 + 1,
@@ -605,13 +648,15 @@ kk_top_next(ask(In, Out), VNs, N, R) :-
     (   bb_get(kk_top_all, true)
     ->  write(' ;'), nl, fail
     ;   write(' '), flush_output,
-        % the host reads one key and answers next, all, stop, whole or help
+        % the host reads one key (the reader must not) and answers next, all, stop, whole or
+        % help
+        kk_reader_stop,
         open(Out, write, O), write(O, ask), nl(O), close(O),
         open(In, read, I), read(I, Key), close(I),
         (   Key == next
-        ->  write(';'), nl, fail
+        ->  write(';'), nl, kk_reader_start, fail
         ;   Key == all
-        ->  write(';'), nl, bb_put(kk_top_all, true), fail
+        ->  write(';'), nl, bb_put(kk_top_all, true), kk_reader_start, fail
         ;   Key == whole
         ->  nl, kk_top_show(VNs, [max_depth(0)]), kk_top_next(ask(In, Out), VNs, N, R)
         ;   Key == help

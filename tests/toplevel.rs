@@ -616,14 +616,19 @@ fn repl_runs_every_goal_of_a_line_and_of_pasted_lines() {
 fn query_reads_its_standard_input() {
     let out = Command::cargo_bin("kenken")
         .unwrap()
-        .args(["query", "--no-kenken", "read(X), read(Y)."])
-        .write_stdin("foo(bar).\nbaz.\n")
+        .args([
+            "query",
+            "--no-kenken",
+            "read(X), get_char(C), get_char(D), read(Y).",
+        ])
+        .write_stdin("foo(bar).\nxy\nbaz.\n")
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "X = foo(bar),\nY = baz.\n"
+        // (the layout after a term's end is the term's, as in ISO)
+        "X = foo(bar),\nC = x,\nD = y,\nY = baz.\n"
     );
     assert_eq!(out.status.code(), Some(0));
 }
@@ -678,6 +683,11 @@ fn repl_reads_the_terminal_and_consults_user() {
     typed(&mut p, "read(Y).");
     data(&mut p, "again.");
     p.exp_string("Y = again.").unwrap();
+    typed(&mut p, "get_char(A), get_char(B), get_char(C).");
+    data(&mut p, "xy");
+    p.exp_string("A = x,").unwrap();
+    p.exp_string("B = y,").unwrap();
+    p.exp_string("C = '\\n'.").unwrap();
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }

@@ -16,7 +16,9 @@
 //! every dynamic predicate and the values of bb_put/2 (`kk_state/1` in `host.pl`).
 //!
 //! Answers start on a line of their own ([`FRESH_LINE`]), goals are cut where a Prolog reader
-//! ends them ([`split_goals`]), and a goal Scryer panics on is told as an error.
+//! ends them ([`split_goals`]), a goal that reads (`read/1`, `get_char/1`, `[user]`) reads
+//! standard input through a relay process while it runs (Scryer's own `user_input` reads
+//! nothing without its line editor), and a goal Scryer panics on is told as an error.
 
 use crate::process::{Child, Spawn};
 use std::io::{BufRead, BufReader, Write};
@@ -168,9 +170,15 @@ impl Toplevel {
         };
         machine.consult_module_string("user", program);
         machine.consult_module_string("user", TOP_PREDICATES.to_string());
+        let relay = std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
         // (flush what the loader wrote, quietly)
         let _ = machine
-            .run_query("kk_top_start, flush_output.".to_string())
+            .run_query(format!(
+                "kk_top_start({}), flush_output.",
+                quote_atom(&relay)
+            ))
             .count();
         quiet.store(false, Ordering::Relaxed);
         at_line_start.store(true, Ordering::Relaxed);
@@ -205,7 +213,11 @@ impl Toplevel {
                 quote_atom(&o.to_string_lossy())
             ),
         };
-        let r = self.one(&format!("kk_top({}, {mode}, R).", quote(&text)), "R")?;
+        let reads = reads_input(&text);
+        let r = self.one(
+            &format!("kk_top({}, {mode}, {reads}, R).", quote(&text)),
+            "R",
+        )?;
         match &r {
             Term::Atom(a) if a == "true" => Ok(TopResult::True),
             Term::Atom(a) if a == "false" => Ok(TopResult::False),
@@ -406,6 +418,53 @@ pub fn needs_kenken(goal: &str) -> bool {
         .any(|n| words.contains(n))
 }
 
+/// The predicates that read the current input (Scryer 0.10.0's builtins and library(charsio)),
+/// and `user` (of `[user]`).
+const INPUT_NAMES: &[&str] = &[
+    "read",
+    "read_term",
+    "get_char",
+    "get_code",
+    "get_byte",
+    "peek_char",
+    "peek_code",
+    "peek_byte",
+    "get_single_char",
+    "get_line_to_chars",
+    "get_n_chars",
+    "user",
+];
+
+/// Whether `goal` names a predicate that reads the input (a word, as [`lazy_libraries`] reads
+/// words): it then reads through a relay of standard input (`kk_reader_start/0` in `host.pl`).
+/// Other goals read standard input opened as a file, where read/1 reads as it should but
+/// get_char/1 only the first character (Scryer 0.10 takes it for ended then).
+fn reads_input(goal: &str) -> bool {
+    goal.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| INPUT_NAMES.contains(&w))
+}
+
+/// The environment variable that makes the `toplevel` worker a relay of standard input.
+const RELAY_VAR: &str = "KENKEN_TOPLEVEL_RELAY";
+
+/// The relay of standard input (see [`reads_input`]): copies it to standard output as it
+/// comes, until its end or until its parent (the top level's engine) dies.
+fn relay() -> std::io::Result<()> {
+    use std::io::Read;
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+        .map_err(std::io::Error::other)?;
+    let (mut input, mut output) = (std::io::stdin().lock(), std::io::stdout().lock());
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        output.write_all(&buf[..n])?;
+        output.flush()?;
+    }
+}
+
 /// `text` as a quoted Prolog atom.
 fn quote_atom(text: &str) -> String {
     let mut s = String::from("'");
@@ -448,6 +507,9 @@ enum Reply {
 /// The `toplevel` worker role: serves a [`TopProcess`] parent until it goes away (or its
 /// engine failed: the parent starts another).
 pub(crate) fn serve_child() -> std::io::Result<()> {
+    if std::env::var_os(RELAY_VAR).is_some() {
+        return relay();
+    }
     quiet_panics();
     let setup: ChildSetup = serde_json::from_str(&std::env::var(TOP_VAR).unwrap_or_default())
         .map_err(std::io::Error::other)?;
