@@ -126,7 +126,8 @@ kk_top_ball(Ball, error) :-
 % kk_halts(+Goal0, -Goal): halt/0,1 in Goal0's control constructs become kk_halt exceptions,
 % so that the host ends the session (after saving what it must) instead of the engine. The
 % goals that set up the session are recorded when they succeed, to be replayed in a fresh
-% engine after an interrupt (kk_state/1): use_module/1,2 and the keys of bb_put/2. A goal
+% engine after an interrupt (kk_state/1): use_module/1,2 and the keys of bb_put/2 (those set
+% by the clauses of a consulted file too: see goal_expansion/2 at the end). A goal
 % Scryer 0.10 would panic on is an error instead: M:G with M bound but not an atom, and
 % asserting a cyclic term.
 kk_halts(G, G) :- var(G), !.
@@ -161,10 +162,13 @@ kk_recorded(G) :-
     bb_put(kk_setup, Gs).
 
 kk_bb_put(K, V) :-
-    bb_put(K, V),
-    (   bb_get(kk_bb_keys, Ks0) -> true ; Ks0 = [] ),
-    (   memberchk(K, Ks0) -> Ks = Ks0 ; Ks = [K | Ks0] ),
-    bb_put(kk_bb_keys, Ks).
+    iso_ext:bb_put(K, V),
+    (   atom(K), \+ atom_concat(kk_, _, K), \+ atom_concat($, _, K)
+    ->  (   bb_get(kk_bb_keys, Ks0) -> true ; Ks0 = [] ),
+        (   memberchk(K, Ks0) -> Ks = Ks0 ; Ks = [K | Ks0] ),
+        iso_ext:bb_put(kk_bb_keys, Ks)
+    ;   true
+    ).
 
 kk_assert(How, C) :-
     (   acyclic_term(C) -> call(How, C)
@@ -765,3 +769,7 @@ kk_trailing_period_is_ambiguous(Value) :-
     Cs \== ['.'],
     append(_, [C], Cs),
     memberchk(C, [#, $, &, *, +, -, ., /, :, <, =, >, ?, @, ^, ~, \]).
+
+% The keys bb_put/2 sets in the files consulted later are recorded too (kk_state/1): their
+% clauses call kk_bb_put/2 instead. (Last in this file, which itself is not expanded.)
+goal_expansion(bb_put(K, V), kk_bb_put(K, V)).

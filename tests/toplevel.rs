@@ -856,3 +856,24 @@ fn repl_engine_crash_keeps_the_session() {
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
+
+/// Row 2: a value a consulted file's predicate puts with bb_put/2 is kept too.
+#[test]
+fn repl_timeout_keeps_what_a_files_predicate_put() {
+    let data = tempdir();
+    let dir = tempdir();
+    let file = dir.join("setk.pl");
+    std::fs::write(&file, "setk(V) :- bb_put(filekey, V).\n").unwrap();
+    let mut p = repl(
+        &data,
+        &["--no-kenken", "--timeout", "1", file.to_str().unwrap()],
+    );
+    p.send_line("setk(f(3)).").unwrap();
+    p.exp_string("true.").unwrap();
+    p.send_line("length(L, N), fail.").unwrap();
+    p.exp_string("% timed out").unwrap();
+    p.send_line("bb_get(filekey, V).").unwrap();
+    p.exp_string("V = f(3).").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
