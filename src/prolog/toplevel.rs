@@ -856,8 +856,13 @@ impl TopProcess {
             self.send(&Request::Restore(state))?;
             match self.wait(None, &mut |_| Key::Stop)? {
                 Waited::Reply(Reply::Done(..)) => return Ok(()),
-                // (a state that breaks the engine is given up)
-                _ => self.state = None,
+                // (a state that breaks the engine is given up, and said so)
+                _ => {
+                    self.state = None;
+                    println!(
+                        "% the session's state broke the engine: a fresh one starts without it"
+                    );
+                }
             }
         }
         Err(PrologError::Worker("the top level cannot start".into()))
