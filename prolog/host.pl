@@ -23,6 +23,10 @@ kk_need_libraries(Ls) :- maplist(kk_need_library, Ls).
 kk_need_library(L) :-
     atom_concat(kk_library_, L, Key),
     (   bb_get(Key, true) -> true
+    ;   L == time
+    ->  % (statistics/2 and time/1 are host.pl's own)
+        use_module(library(time), [max_sleep_time/1, sleep/1, current_time/1, format_time//2]),
+        bb_put(Key, true)
     ;   use_module(library(L)), bb_put(Key, true)
     ).
 
@@ -62,29 +66,49 @@ kk_bindings([Name=Value | Rest], Bs) :-
 kk_binding_item(N=V, binding(N, V)).
 kk_goal_item(G, goal(G)).
 
-/*  kk_top(+Chars, +Mode, -Result) -- one goal of the top level (`kenken query`, `kenken repl`).
+/*  kk_top(+Chars, +Mode, +Reads, -Result) -- one goal of the top level (`kenken query`,
+    `kenken repl`).
 
     Parses Chars as a goal and runs it the way a Prolog top level does: each answer is printed
     to user_output as it is found (so a goal's own output comes in order with its answers),
     and the goal is asked for its next answer by backtracking into it, so its side effects
     happen once per answer. Mode is
-      interactive     after each answer one key is read (get_single_char/1): ';', space, 'n',
-                      tab ask for the next answer, 'a' for all the rest, anything else stops;
+      ask(In, Out)    after each answer the host is asked (ask written to the pipe Out) and
+                      answers (read from the pipe In) next, all (the rest), whole (the answer
+                      written again in full), help (the keys, then the answer again) or stop;
       batch(Limit)    every answer, separated by ' ;', at most Limit of them.
+    Reads is true when the goal names a predicate that reads the input (kk_reader_start/0).
     Result is true (an answer was shown), false, error (a syntax error or uncaught exception,
     printed as Scryer prints it), limit (Limit answers shown, more may exist) or halt(Code)
     (halt/0,1 was called, even inside ','/2, ;/2, ->/2, \+/1, call/1, findall/3 ...).
     Nothing is left behind: no choice point, no exception.
 */
 
-kk_top(Chars, Mode, Result) :-
+kk_top(Text, Mode, Reads, Result) :-
+    kk_chars(Text, Chars),
+    bb_put(kk_top_reads, Reads),
     (   catch(kk_top_(Chars, Mode, Result0), Ball, kk_top_ball(Ball, Result0))
     ->  Result = Result0
     ;   Result = error
     ),
+    kk_reader_stop,
     flush_output.
 
+% kk_chars(+Text, -Chars): the host's "text" as characters, whatever the flag double_quotes
+% made of it (codes, an atom).
+kk_chars(Text, Chars) :-
+    (   atom(Text) -> atom_chars(Text, Chars)
+    ;   Text = [C | _], integer(C) -> atom_codes(A, Text), atom_chars(A, Chars)
+    ;   Chars = Text
+    ).
+
+% kk_fresh_line: the host (src/prolog/toplevel.rs) turns this control character into a new
+% line when what was written last did not end one (and drops it otherwise), so that an answer
+% starts on a line of its own after a goal's own output (write(hello) then true.).
+kk_fresh_line :- put_char('\x1\').
+
 kk_top_(Chars, Mode, Result) :-
+    kk_top_input,
     catch(kk_read_goal(Chars, Goal0, VNs), E, true),
     (   nonvar(E) -> kk_top_ball(E, Result)
     ;   var(Goal0) -> kk_top_ball(error(instantiation_error, toplevel), Result)
@@ -92,15 +116,29 @@ kk_top_(Chars, Mode, Result) :-
         kk_top_run(Goal, VNs, Mode, Result)
     ).
 
-kk_top_ball(kk_halt(Code), halt(Code)) :- !.
+kk_top_ball(kk_halt(Code), halt(Code)) :- !, kk_fresh_line.
 kk_top_ball(Ball, error) :-
+    kk_fresh_line,
     write('   '),
     write_term(Ball, [quoted(true), max_depth(20)]),
     write('.'), nl.
 
 % kk_halts(+Goal0, -Goal): halt/0,1 in Goal0's control constructs become kk_halt exceptions,
-% so that the host ends the session (after saving what it must) instead of the engine.
+% so that the host ends the session (after saving what it must) instead of the engine. The
+% goals that set up the session are recorded when they succeed, to be replayed in a fresh
+% engine after an interrupt (kk_state/1): use_module/1,2 and the keys of bb_put/2 (those set
+% by the clauses of a consulted file too: see goal_expansion/2 at the end). A goal
+% Scryer 0.10 would panic on is an error instead: M:G with M bound but not an atom, and
+% asserting a cyclic term.
 kk_halts(G, G) :- var(G), !.
+kk_halts(M:_, throw(error(type_error(atom, M), (:)/2))) :- nonvar(M), \+ atom(M), !.
+kk_halts(use_module(M), kk_recorded(use_module(M))) :- !.
+kk_halts(use_module(M, Is), kk_recorded(use_module(M, Is))) :- !.
+kk_halts(bb_put(K, V), kk_bb_put(K, V)) :- !.
+kk_halts(assertz(C), kk_assert(assertz, C)) :- !.
+kk_halts(asserta(C), kk_assert(asserta, C)) :- !.
+kk_halts(assert(C), kk_assert(assertz, C)) :- !.
+kk_halts([user], kk_consult_user) :- !.
 kk_halts(halt, throw(kk_halt(0))) :- !.
 kk_halts(halt(C), kk_halt_(C)) :- !.
 kk_halts((A, B), (A1, B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
@@ -113,8 +151,55 @@ kk_halts(findall(T, A, L), findall(T, A1, L)) :- !, kk_halts(A, A1).
 kk_halts(forall(A, B), forall(A1, B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
 kk_halts(catch(A, E, B), catch(A1, E, kk_unless_halt(E, B1))) :- !, kk_halts(A, A1), kk_halts(B, B1).
 kk_halts([F | Fs], kk_consult([F | Fs])) :- !.
+kk_halts(consult(user), kk_consult_user) :- !.
 kk_halts(consult(F), kk_consult(F)) :- !.
 kk_halts(G, G).
+
+kk_recorded(G) :-
+    call(G),
+    (   bb_get(kk_setup, Gs0) -> true ; Gs0 = [] ),
+    (   memberchk(G, Gs0) -> Gs = Gs0 ; append(Gs0, [G], Gs) ),
+    bb_put(kk_setup, Gs).
+
+kk_bb_put(K, V) :-
+    iso_ext:bb_put(K, V),
+    (   atom(K), \+ atom_concat(kk_, _, K), \+ atom_concat($, _, K)
+    ->  (   bb_get(kk_bb_keys, Ks0) -> true ; Ks0 = [] ),
+        (   memberchk(K, Ks0) -> Ks = Ks0 ; Ks = [K | Ks0] ),
+        iso_ext:bb_put(kk_bb_keys, Ks)
+    ;   true
+    ).
+
+kk_assert(How, C) :-
+    (   acyclic_term(C) -> call(How, C)
+    ;   throw(error(type_error(acyclic_term, C), How/1))
+    ).
+
+% kk_consult_user: [user] -- clauses typed at the terminal (or read from query's standard
+% input) up to the end of the input (Ctrl-D), each predicate's clauses replacing the old ones
+% (as consult/1 does); they are dynamic, so they survive an interrupt as asserted ones do.
+kk_consult_user :-
+    write('% reading clauses; end with Ctrl-D'), nl,
+    kk_read_clauses(Cs),
+    findall(N/A, ( member(C, Cs), kk_clause_head(C, H), functor(H, N, A) ), PIs0),
+    sort(PIs0, PIs),
+    forall(member(N/A, PIs), ( functor(H, N, A), retractall(H) )),
+    forall(member(C, Cs), kk_user_clause(C)).
+
+kk_read_clauses(Cs) :-
+    write('|: '), flush_output,
+    read_term(C, []),
+    % (Scryer 0.10 leaves C unbound at the end of a pipe)
+    (   ( var(C) ; C == end_of_file ) -> Cs = []
+    ;   Cs = [C | Cs1], kk_read_clauses(Cs1)
+    ).
+
+kk_clause_head((H :- _), H) :- !, callable(H).
+kk_clause_head((:- _), _) :- !, fail.
+kk_clause_head(H, H) :- callable(H).
+
+kk_user_clause((:- G)) :- !, ( catch(G, E, (kk_top_ball(E, _), fail)) -> true ; true ).
+kk_user_clause(C) :- kk_assert(assertz, C).
 
 % kk_consult(+Files): consults each file and remembers it for make/0 and for the replay after
 % an interrupt. A file that does not load is reported on one line (its name, the line of its
@@ -153,7 +238,12 @@ kk_consult_one(F) :-
 kk_remember(F) :-
     (   bb_get(kk_files, Files0) -> true ; Files0 = [] ),
     (   memberchk(F, Files0) -> Files = Files0 ; append(Files0, [F], Files) ),
-    bb_put(kk_files, Files).
+    bb_put(kk_files, Files),
+    % the flags the file was read with
+    kk_changed_flags(Flags),
+    (   bb_get(kk_file_flags, FFs0) -> true ; FFs0 = [] ),
+    (   select(F-_, FFs0, FFs1) -> true ; FFs1 = FFs0 ),
+    bb_put(kk_file_flags, [F-Flags | FFs1]).
 
 % kk_unopened(+E): E says the file could not be opened (it is then not remembered).
 kk_unopened(error(permission_error(_, source_sink, _), _)).
@@ -193,6 +283,7 @@ kk_visible([Name = V | Bs0], Bs) :-
 % kk_top_consult(+File, -R): consults File for the host, R = true or false (reported).
 kk_top_consult(F, R) :-
     (   catch(kk_consult_one(F), E, (kk_top_ball(E, _), fail)) -> R = true ; R = false ),
+    kk_fresh_line,
     flush_output.
 
 %% make: consults again every file consulted in this session.
@@ -203,17 +294,101 @@ make :-
 kk_make_one(F) :-
     (   catch(kk_consult_one(F), E, (kk_top_ball(E, _), fail)) -> true ; true ).
 
-%% statistics: the CPU time used so far (the spec measures with statistics/0 or statistics/2;
-%  Scryer has only statistics(runtime, [Ms, unsupported]), from library(time), which reads
-%  '$cpu_now'/1 as this does), written as format("% ~3f s of CPU time~n", [Ms / 1000]) would.
-statistics :-
-    '$cpu_now'(T),
-    Ms is round(T * 1000),
+%% statistics/0, statistics/2 (kk_statistics0/0, kk_statistics2/2, which the top level
+%  makes statistics/0,2: src/prolog/toplevel.rs): as in GNU Prolog and SWI-Prolog. statistics(K, [Total, Since])
+%  for K one of runtime, cpu_time, process_cputime (CPU time), real_time, walltime (wall-clock
+%  time, from the engine's start): integers, in milliseconds, Since the time since the last
+%  call with that key; statistics(inferences, I): the inferences so far. (This one replaces
+%  library(time)'s, which gives only runtime, as [Ms, unsupported].) statistics/0 writes them.
+kk_statistics2(Key, Value) :-
+    (   var(Key) -> kk_statistics_key(Key) ; true ),
+    kk_statistics(Key, Value0),
+    !,
+    Value = Value0.
+kk_statistics2(Key, _) :-
+    must_be(atom, Key),
+    throw(error(domain_error(statistics_key, Key), statistics/2)).
+
+kk_statistics_key(K) :-
+    member(K, [runtime, cpu_time, process_cputime, real_time, walltime, inferences]).
+
+kk_statistics(inferences, I) :- !, '$inference_count'(I).
+kk_statistics(Key, [T, D]) :-
+    kk_clock(Key, Clock),
+    kk_clock_ms(Clock, T),
+    atom_concat(kk_statistics_last_, Key, Last),
+    (   bb_get(Last, T0) -> true ; T0 = 0 ),
+    bb_put(Last, T),
+    D is T - T0.
+
+kk_clock(runtime, cpu).
+kk_clock(cpu_time, cpu).
+kk_clock(process_cputime, cpu).
+kk_clock(real_time, wall).
+kk_clock(walltime, wall).
+
+kk_clock_ms(cpu, T) :- '$cpu_now'(S), T is truncate(S * 1000).
+kk_clock_ms(wall, T) :- kk_wall_ms(T).
+
+% kk_wall_ms(-T): milliseconds since the engine started. Scryer has no wall clock with less
+% than a second's precision: the host gives it, as the answer to a request written to
+% user_output (see kk_fresh_line) and read from user_input's channel; where no host answers,
+% the CPU time stands in.
+kk_wall_ms(T) :-
+    (   bb_get(kk_clock_stream, S)
+    ->  put_char('\x2\'), flush_output,
+        kk_clock_digits(S, Ds),
+        (   catch(number_chars(T0, Ds), _, fail), integer(T0) -> T = T0 ; kk_clock_ms(cpu, T) )
+    ;   kk_clock_ms(cpu, T)
+    ).
+
+kk_clock_digits(S, Ds) :-
+    get_char(S, C),
+    (   C == '.' -> get_char(S, _), Ds = []
+    ;   C == end_of_file -> Ds = []
+    ;   Ds = [C | Ds1], kk_clock_digits(S, Ds1)
+    ).
+
+kk_statistics0 :-
+    forall(kk_statistics_key(K), kk_statistics_line(K)).
+
+kk_statistics_line(K) :-
+    kk_statistics2(K, V),
+    write('% '), write(K), write(': '),
+    (   V = [T, D] -> write(T), write(' ms ('), write(D), write(' ms since the last call)')
+    ;   write(V)
+    ),
+    nl.
+
+%% time(:Goal) (kk_time/1, made time/1 as statistics/2 is): calls Goal, then writes the CPU time and the inferences it took on a line of
+%  its own (library(time)'s time/1 indents it, or the line after it, by three spaces).
+:- meta_predicate(kk_time(0)).
+kk_time(Goal) :-
+    '$cpu_now'(T0), '$inference_count'(I0),
+    (   call_cleanup(catch(Goal, E, true), Det = true),
+        kk_time_report(T0, I0),
+        (   nonvar(E) -> throw(E) ; true ),
+        (   Det == true -> ! ; true )
+    ;   kk_time_report(T0, I0),
+        fail
+    ).
+
+kk_time_report(T0, I0) :-
+    '$cpu_now'(T), '$inference_count'(I),
+    Ms is round((T - T0) * 1000),
+    N is max(0, I - I0 - 4),
+    kk_fresh_line,
+    write('% CPU time: '), kk_write_seconds(Ms), write('s, '), write(N),
+    (   N =:= 1 -> write(' inference') ; write(' inferences') ),
+    nl.
+
+% kk_write_seconds(+Ms): Ms milliseconds written as seconds, with three decimals.
+kk_write_seconds(Ms) :-
     S is Ms // 1000,
     F is Ms mod 1000,
-    write('% '), write(S), write('.'),
+    write(S), write('.'),
     (   F < 10 -> write('00') ; F < 100 -> write('0') ; true ),
-    write(F), write(' s of CPU time'), nl.
+    write(F).
 
 %% help: the top level's commands.
 help :-
@@ -224,38 +399,177 @@ help :-
         "  make.                      consult again every file loaded in this session",
         "  help.                      this text",
         "  halt. or halt(Code).       leave (Ctrl-D too)",
-        "Ctrl-C stops the running goal; consulted files and dynamic clauses stay."
+        "After an answer, w writes it whole and h lists the keys.",
+        "Ctrl-C stops the running goal; consulted files, dynamic clauses, modules imported,",
+        "operators, flags and bb_put/2 values stay (a value that cannot is named)."
     ]).
 
 kk_help_line(L) :- atom_chars(A, L), write(A), nl.
 
+% kk_top_start(+Relay): what a top level's engine does once loaded: the program that relays
+% standard input noted (kk_reader_start/0), its flags and operators noted
+% (what differs from them later is the user's, kept by kk_state/1), the channel of user_input
+% noted for kk_wall_ms/1, and the process's standard input made the current input.
+kk_top_start(Relay) :-
+    atom_chars(Relay, Exe),
+    bb_put(kk_relay, Exe),
+    findall(F-V, current_prolog_flag(F, V), Flags),
+    bb_put(kk_flags0, Flags),
+    findall(op(P, T, N), current_op(P, T, N), Ops),
+    bb_put(kk_ops0, Ops),
+    current_input(Clock),
+    bb_put(kk_clock_stream, Clock),
+    kk_top_input.
+
+% kk_top_input: the current input of a goal that names no reading predicate (one of a
+% consulted file may read) is the process's standard input opened as a file: Scryer's own
+% user_input reads nothing without its line editor. Opened again once at its end (Ctrl-D at
+% the terminal), so that the next goal can read more. (Scryer 0.10 takes a pipe or a terminal
+% opened as a file to end after the first character get_char/1 reads: read/1 reads terms
+% well, get_char/1 the first character only; kk_reader_start/0 does better.)
+kk_top_input :-
+    (   bb_get(kk_stdin, S0),
+        catch(stream_property(S0, end_of_stream(not)), _, fail)
+    ->  S = S0
+    ;   (   bb_get(kk_stdin, S0) -> catch(close(S0), _, true) ; true ),
+        catch(open('/dev/stdin', read, S1), _, fail)
+    ->  bb_put(kk_stdin, S1),
+        S = S1
+    ;   true
+    ),
+    (   nonvar(S) -> catch(set_input(S), _, true) ; true ).
+
+% kk_reader_start: for a goal that reads (bb kk_top_reads), the current input is a pipe from a
+% relay (this program again, as kk_top_start/1 named it) that copies the process's standard
+% input, the terminal or what is piped to query: a pipe reads as it should, where the
+% terminal opened as a file (kk_top_input/0) ends after one get_char/1. The relay runs only
+% while the goal does, not while the host reads a key or the next goal; it dies with this
+% process. kk_reader_stop/0 ends it.
+kk_reader_start :-
+    (   bb_get(kk_top_reads, true)
+    ->  (   bb_get(kk_reader, r(_, S)) -> set_input(S)
+        ;   bb_get(kk_relay, Exe),
+            catch(( kk_need_library(process),
+                    process_create(Exe, [],
+                                   [stdout(pipe(S)), process(P),
+                                    environment(["KENKEN_WORKER"="toplevel",
+                                                 "KENKEN_TOPLEVEL_RELAY"="1"])]) ),
+                  _, fail)
+        ->  bb_put(kk_reader, r(P, S)),
+            set_input(S)
+        ;   kk_top_input
+        )
+    ;   kk_top_input
+    ).
+
+kk_reader_stop :-
+    (   bb_get(kk_reader, r(P, S))
+    ->  bb_put(kk_reader, none),
+        catch(process_kill(P), _, true),
+        catch(process_wait(P, _), _, true),
+        catch(close(S), _, true),
+        kk_top_input
+    ;   true
+    ).
+
+% kk_changed_flags(-Flags): the flags whose value is not the one they had at the start.
+kk_changed_flags(Flags) :-
+    (   bb_get(kk_flags0, Flags0) -> true ; Flags0 = [] ),
+    findall(F-V, ( current_prolog_flag(F, V), \+ ( member(F-V0, Flags0), V0 == V ) ), Flags).
+
+% kk_changed_ops(-Ops): op/3 goals that give the operators their present definitions.
+kk_changed_ops(Ops) :-
+    (   bb_get(kk_ops0, Ops0) -> true ; Ops0 = [] ),
+    findall(op(P, T, N),
+            ( current_op(P, T, N), \+ ( member(op(P0, T0, N0), Ops0), P0 == P, T0 == T, N0 == N ) ),
+            New),
+    findall(op(0, T, N), ( member(op(_, T, N), Ops0), \+ current_op(_, T, N) ), Gone),
+    append(New, Gone, Ops).
+
 % kk_state(-Chars): the session's state, as the goal that restores it in a fresh engine:
-% the files consulted, then every clause of every dynamic predicate of user.
+% the modules imported (use_module/1,2 goals that succeeded), the operators changed, the files
+% consulted (each with the flags of its time), every clause of every dynamic predicate of
+% user, the flags changed, and the values a goal put with bb_put/2 (those that are ground,
+% acyclic and small; the others are named as lost). Written without operators, so that it
+% reads back before they are defined.
 kk_state(Chars) :-
     kk_need_library(charsio),
     (   bb_get(kk_files, Files) -> true ; Files = [] ),
+    (   bb_get(kk_setup, Setup) -> true ; Setup = [] ),
+    (   bb_get(kk_bb_keys, Keys) -> true ; Keys = [] ),
+    kk_changed_flags(Flags),
+    kk_changed_ops(Ops),
+    maplist(kk_file_flags, Files, FileFlags),
     catch(findall(P-Cs, kk_dynamic(P, Cs), Dyn), _, Dyn = []),
-    write_term_to_chars(kk_restore(Files, Dyn), [quoted(true)], Chars).
+    kk_globals(Keys, Globals, Lost),
+    write_term_to_chars(kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost),
+                        [quoted(true), ignore_ops(true)], Chars).
+
+kk_file_flags(F, F-Flags) :-
+    (   bb_get(kk_file_flags, FFs), memberchk(F-Flags0, FFs) -> Flags = Flags0 ; Flags = [] ).
+
+% kk_globals(+Keys, -Globals, -Lost): the values of Keys that can be kept (K-V), and why the
+% others cannot (K-Why).
+kk_globals([], [], []).
+kk_globals([K | Ks], Gs, Ls) :-
+    (   catch(bb_get(K, V), _, fail)
+    ->  (   \+ acyclic_term(V) -> Gs = Gs1, Ls = [K-cyclic | Ls1]
+        ;   \+ ground(V) -> Gs = Gs1, Ls = [K-'not ground' | Ls1]
+        ;   \+ kk_small(V) -> Gs = Gs1, Ls = [K-'too big' | Ls1]
+        ;   Gs = [K-V | Gs1], Ls = Ls1
+        )
+    ;   Gs = Gs1, Ls = Ls1
+    ),
+    kk_globals(Ks, Gs1, Ls1).
+
+% kk_small(+T): T (acyclic) has at most 10,000 subterms.
+kk_small(T) :-
+    kk_size(T, 0, N),
+    N =< 10000.
+
+kk_size(T, N0, N) :-
+    (   N0 > 10000 -> N = N0
+    ;   compound(T) -> T =.. [_ | As], N1 is N0 + 1, foldl(kk_size, As, N1, N)
+    ;   N is N0 + 1
+    ).
 
 kk_dynamic(N/A, Cs) :-
     current_predicate(user:N/A),
-    N \== '$kk_goal',
+    \+ memberchk(N/A, ['$kk_goal'/1, time/1, statistics/2]),
     functor(H, N, A),
     predicate_property(user:H, dynamic),
     findall((H :- B), clause(H, B), Cs).
 
-kk_top_restore(Chars, R) :-
+kk_top_restore(Text, R) :-
+    kk_chars(Text, Chars),
     catch(( kk_read_goal(Chars, G, _), call(G), R = true ), E, R = E),
     !.
 kk_top_restore(_, false).
 
-kk_restore(Files, Dyn) :-
-    maplist(kk_restore_file, Files),
-    maplist(kk_restore_, Dyn).
+kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost) :-
+    maplist(kk_restore_goal, Setup),
+    bb_put(kk_setup, Setup),
+    maplist(kk_restore_goal, Ops),
+    maplist(kk_restore_file, FileFlags),
+    maplist(kk_restore_, Dyn),
+    maplist(kk_restore_flag, Flags),
+    maplist(kk_restore_global, Globals),
+    maplist(kk_report_lost, Lost).
+
+kk_restore_goal(G) :- ( catch(G, _, fail) -> true ; true ).
+
+kk_restore_flag(F-V) :- kk_restore_goal(set_prolog_flag(F, V)).
+
+kk_restore_global(K-V) :- kk_bb_put(K, V).
+
+kk_report_lost(K-Why) :-
+    write('% lost in the restart: the value of '), writeq(K), write(' (bb_put/2; '),
+    write(Why), write(')'), nl.
 
 % (quietly: a file that did not load said so when it was consulted)
-kk_restore_file(F) :-
+kk_restore_file(F-Flags) :-
     kk_all_libraries,
+    maplist(kk_restore_flag, Flags),
     kk_remember(F),
     kk_loader_throws,
     (   catch(consult(F), _, fail) -> true ; true ).
@@ -276,16 +590,21 @@ kk_top_run(Goal, VNs, Mode, Result) :-
     bb_put(kk_top_count, 0),
     bb_put(kk_top_all, false),
     kk_top_callable(Goal, Call),
+    kk_reader_start,
     (   setup_call_cleanup(true, Call, Det = true),
         bb_get(kk_top_count, N0),
         N is N0 + 1,
         bb_put(kk_top_count, N),
-        kk_top_show(VNs),
+        kk_fresh_line,
+        kk_top_show(VNs, []),
         (   Det == true -> write('.'), nl, R = true
-        ;   kk_top_next(Mode, N, R)
+        ;   kk_top_next(Mode, VNs, N, R)
         )
     ->  Result = R
-    ;   write('false.'), nl, Result = false
+    ;   kk_fresh_line,
+        write('false.'), nl,
+        % (no more answers after some: the goal answered)
+        (   bb_get(kk_top_count, 0) -> Result = false ; Result = true )
     ),
     flush_output.
 
@@ -318,8 +637,9 @@ kk_control((A -> B), [A, B]).
 kk_control(\+ A, [A]).
 kk_control(call(A), [A]).
 
-% kk_top_next(+Mode, +N, -R): fails to ask the goal for its next answer; succeeds to stop.
-kk_top_next(batch(Limit), N, R) :-
+% kk_top_next(+Mode, +VNs, +N, -R): fails to ask the goal for its next answer; succeeds to
+% stop.
+kk_top_next(batch(Limit), _, N, R) :-
     (   N >= Limit
     ->  write(' ;'), nl,
         (   N =:= 1 -> Plural = '' ; Plural = s ),
@@ -328,29 +648,44 @@ kk_top_next(batch(Limit), N, R) :-
         R = limit
     ;   write(' ;'), nl, fail
     ).
-kk_top_next(ask(In, Out), _, R) :-
+kk_top_next(ask(In, Out), VNs, N, R) :-
     (   bb_get(kk_top_all, true)
     ->  write(' ;'), nl, fail
     ;   write(' '), flush_output,
-        % the host reads one key and answers next, all or stop
+        % the host reads one key (the reader must not) and answers next, all, stop, whole or
+        % help
+        kk_reader_stop,
         open(Out, write, O), write(O, ask), nl(O), close(O),
         open(In, read, I), read(I, Key), close(I),
         (   Key == next
-        ->  write(';'), nl, fail
+        ->  write(';'), nl, kk_reader_start, fail
         ;   Key == all
-        ->  write(';'), nl, bb_put(kk_top_all, true), fail
+        ->  write(';'), nl, bb_put(kk_top_all, true), kk_reader_start, fail
+        ;   Key == whole
+        ->  nl, kk_top_show(VNs, [max_depth(0)]), kk_top_next(ask(In, Out), VNs, N, R)
+        ;   Key == help
+        ->  nl, kk_key_help, kk_top_show(VNs, []), kk_top_next(ask(In, Out), VNs, N, R)
         ;   write('.'), nl, R = true
         )
     ).
 
-% kk_top_show(+VNs): the answer, as Scryer's top level writes it (cyclic terms included),
-% written straight to user_output (no copy of a big answer is made).
-kk_top_show(VNs) :-
-    term_variables(VNs, Vs),
+kk_key_help :-
+    maplist(kk_help_line, [
+        "% ; n r space tab: the next answer    a: all the other answers",
+        "% w: the whole answer (no ...)        h: this help",
+        "% Enter . c: stop"
+    ]).
+
+% kk_top_show(+VNs, +Options): the answer, as Scryer's top level writes it (cyclic terms
+% included), written straight to user_output (no copy of a big answer is made), with Options
+% last among the write options ([max_depth(0)]: the whole answer). Only the variables shown
+% are looked at: a hidden _L bound to a list of twenty million elements costs nothing here.
+kk_top_show(VNs, Extra) :-
+    kk_visible(VNs, Vis),
+    term_variables(Vis, Vs),
     copy_term(Vs, Vs, Gs),
-    kk_bindings(VNs, Bindings0),
-    kk_visible(Bindings0, Bindings),
-    kk_shown_variables(Bindings, Gs, All),
+    kk_bindings(Vis, Bindings),
+    kk_shown_variables(Bindings, Gs, Extra, All),
     kk_fresh_names(All, VNs, 0, Names),
     reverse(VNs, RVNs),
     append(RVNs, Names, AllVNs),
@@ -358,14 +693,14 @@ kk_top_show(VNs) :-
     maplist(kk_goal_item, Gs, GoalItems),
     append(BindingItems, GoalItems, Items),
     (   Items == [] -> write(true)
-    ;   kk_top_items(Items, AllVNs)
+    ;   kk_top_items(Items, AllVNs, Extra)
     ).
 
 % kk_shown_variables(+Bindings, +Goals, -Vars): the variables the answer shows, which get
 % names _A, _B, ...: with a depth limit, only those within it (as Scryer's top level does; a
 % list of 200,000 fresh variables is not named in full).
-kk_shown_variables(Bindings, Gs, All) :-
-    kk_answer_options([], Os),
+kk_shown_variables(Bindings, Gs, Extra, All) :-
+    kk_answer_options([], Extra, Os),
     (   kk_last_depth(Os, D), D > 0
     ->  D1 is D + 2,
         maplist(kk_binding_value, Bindings, Vs0),
@@ -385,30 +720,31 @@ kk_last_depth(Os, D) :-
     memberchk(max_depth(D), ROs),
     integer(D).
 
-kk_top_items([I], VNs) :- !, kk_top_item(I, VNs, last).
-kk_top_items([I | Is], VNs) :-
-    kk_top_item(I, VNs, more), write(','), nl, kk_top_items(Is, VNs).
+kk_top_items([I], VNs, Extra) :- !, kk_top_item(I, VNs, Extra, last).
+kk_top_items([I | Is], VNs, Extra) :-
+    kk_top_item(I, VNs, Extra, more), write(','), nl, kk_top_items(Is, VNs, Extra).
 
 % As Scryer's top level writes an answer (toplevel.pl, write_goal/3): at most 20 levels deep
 % (a longer list ends in ...|...], a deeper term in ...), unless the flag
 % answer_write_options says otherwise (set_prolog_flag(answer_write_options, [max_depth(0)])
 % shows whole answers); a list of characters as "text" when double_quotes is chars; an
 % operator value in brackets, X = (a:-b).
-kk_top_item(binding(N, V), VNs, Last) :-
+kk_top_item(binding(N, V), VNs, Extra, Last) :-
     write(N), write(' = '),
-    kk_answer_options(VNs, Os),
+    kk_answer_options(VNs, Extra, Os),
     (   kk_needs_bracketing(V, =)
     ->  write('('), write_term(V, Os), write(')')
     ;   write_term(V, Os),
         (   Last == last, kk_trailing_period_is_ambiguous(V) -> write(' ') ; true )
     ).
-kk_top_item(goal(G), VNs, _) :-
-    kk_answer_options(VNs, Os),
+kk_top_item(goal(G), VNs, Extra, _) :-
+    kk_answer_options(VNs, Extra, Os),
     write_term(G, Os).
 
-kk_answer_options(VNs, [quoted(true), variable_names(VNs), max_depth(20), double_quotes(DQ) | Os]) :-
+kk_answer_options(VNs, Extra, [quoted(true), variable_names(VNs), max_depth(20), double_quotes(DQ) | Os]) :-
     (   current_prolog_flag(double_quotes, chars) -> DQ = true ; DQ = false ),
-    (   catch(current_prolog_flag(answer_write_options, Os), _, fail) -> true ; Os = [] ).
+    (   catch(current_prolog_flag(answer_write_options, Os0), _, fail) -> true ; Os0 = [] ),
+    append(Os0, Extra, Os).
 
 kk_needs_bracketing(Value, Op) :-
     nonvar(Value),
@@ -433,3 +769,7 @@ kk_trailing_period_is_ambiguous(Value) :-
     Cs \== ['.'],
     append(_, [C], Cs),
     memberchk(C, [#, $, &, *, +, -, ., /, :, <, =, >, ?, @, ^, ~, \]).
+
+% The keys bb_put/2 sets in the files consulted later are recorded too (kk_state/1): their
+% clauses call kk_bb_put/2 instead. (Last in this file, which itself is not expanded.)
+goal_expansion(bb_put(K, V), kk_bb_put(K, V)).

@@ -11,7 +11,10 @@ use rustyline::error::ReadlineError;
 use rustyline::DefaultEditor;
 
 use kenken::process::Spawn;
-use kenken::prolog::toplevel::{Ended, Key, Mode, Setup, TopProcess, TopResult, Toplevel};
+use kenken::prolog::toplevel::{
+    needs_kenken, quiet_panics, split_goals, Ended, Key, Mode, Setup, TopProcess, TopResult,
+    Toplevel,
+};
 
 /// The stack of the engine's thread: Scryer recurses deeply on big terms.
 const STACK: usize = 1 << 30;
@@ -27,24 +30,42 @@ fn code(r: TopResult) -> i32 {
     }
 }
 
-/// `kenken query`: every answer, separated by ` ;`, at most `limit`. With a timeout the query
-/// runs in a child process (this program again, without the timeout), killed when time is up.
+/// `kenken query`: every answer, separated by ` ;`, at most `limit`. Several goals (`X = 1. Y =
+/// 2.`) run in order, up to the first that does not answer (its exit code is the query's).
+/// `kenken.pl` is loaded only when a goal may need it ([`needs_kenken`]) or files are
+/// consulted. With a timeout the query runs in a child process (this program again, without the
+/// timeout), killed when time is up.
 pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Result<i32> {
     if let Some(t) = timeout {
         return query_bounded(goal, limit, &setup, Duration::from_secs_f64(t.max(0.0)));
     }
-    let goal = goal.to_string();
+    let split = split_goals(goal);
+    let mut goals = split.complete;
+    goals.extend(split.rest);
+    if goals.is_empty() {
+        // (as the one goal before: a syntax error, said as such)
+        goals.push(goal.to_string());
+    }
+    // kenken.pl (most of the start-up) only for goals that may need it
+    let no_kenken = setup.no_kenken || (setup.consult.is_empty() && !needs_kenken(goal));
+    quiet_panics();
     std::thread::Builder::new()
         .name("kenken-query".into())
         .stack_size(STACK)
         .spawn(move || -> Result<i32> {
-            let mut top = Toplevel::new(setup.no_kenken);
+            let mut top = Toplevel::new(no_kenken);
             for f in &setup.consult {
                 if top.consult(f)? != TopResult::True {
                     return Ok(2);
                 }
             }
-            Ok(code(top.run(&goal, &Mode::Batch(limit))?))
+            for g in &goals {
+                let c = code(top.run(g, &Mode::Batch(limit))?);
+                if c != 0 {
+                    return Ok(c);
+                }
+            }
+            Ok(0)
         })?
         .join()
         .map_err(|_| anyhow::anyhow!("the query stopped"))?
@@ -134,6 +155,8 @@ impl Lines {
                 match l.trim() {
                     ";" | "n" | "r" => Key::Next,
                     "a" => Key::All,
+                    "w" => Key::Whole,
+                    "h" | "?" => Key::Help,
                     "" | "." => {
                         if l.is_empty() || l.trim() == "." {
                             Key::Stop
@@ -172,8 +195,9 @@ fn terminal_key() -> Key {
     let stdin = std::io::stdin();
     let saved = tcgetattr(&stdin).ok();
     if let Some(mut raw) = saved.clone() {
+        // (Ctrl-C too comes as a key: it stops the answers, the goal's state kept)
         raw.local_flags
-            .remove(LocalFlags::ICANON | LocalFlags::ECHO);
+            .remove(LocalFlags::ICANON | LocalFlags::ECHO | LocalFlags::ISIG);
         raw.control_chars[SpecialCharacterIndices::VMIN as usize] = 1;
         raw.control_chars[SpecialCharacterIndices::VTIME as usize] = 0;
         let _ = tcsetattr(&stdin, SetArg::TCSANOW, &raw);
@@ -186,6 +210,10 @@ fn terminal_key() -> Key {
     match (got, b[0]) {
         (Ok(1), b';' | b' ' | b'n' | b'r' | b'\t') => Key::Next,
         (Ok(1), b'a') => Key::All,
+        (Ok(1), b'w') => Key::Whole,
+        // Enter, '.', c, Ctrl-C, Ctrl-D, Escape
+        (Ok(1), b'\r' | b'\n' | b'.' | b'c' | 3 | 4 | 0x1b) => Key::Stop,
+        (Ok(1), _) => Key::Help,
         _ => Key::Stop,
     }
 }
@@ -195,27 +223,41 @@ fn history_file() -> Option<PathBuf> {
     dirs::data_dir().map(|d| d.join("kenken").join("history"))
 }
 
-/// Reads one goal, which may span lines, up to its final `.`; `None` at the end of input.
-fn read_goal(lines: &mut Lines) -> Result<Option<String>> {
-    let mut goal = String::new();
-    let mut prompt = "?- ";
-    loop {
-        let line = match lines.read(prompt)? {
-            Line::Text(l) => l,
-            Line::Interrupted => {
-                goal.clear();
-                prompt = "?- ";
-                continue;
+/// The goals typed: a line may hold several (each run in turn, as typed), and a goal may span
+/// lines, up to the `.` that ends it (outside quotes and comments).
+struct Reader {
+    lines: Lines,
+    /// Goals read and not yet run.
+    queue: std::collections::VecDeque<String>,
+    /// The start of a goal still being typed.
+    pending: String,
+}
+
+impl Reader {
+    /// The next goal; `None` at the end of input.
+    fn next(&mut self) -> Result<Option<String>> {
+        loop {
+            if let Some(g) = self.queue.pop_front() {
+                self.lines.remember(&g);
+                return Ok(Some(g));
             }
-            Line::Eof => return Ok(None),
-        };
-        goal.push_str(&line);
-        goal.push('\n');
-        let t = goal.trim_end();
-        if t.is_empty() || (t.ends_with('.') && !t.ends_with("..")) {
-            return Ok(Some(goal.trim().to_string()));
+            let prompt = if self.pending.is_empty() {
+                "?- "
+            } else {
+                "|    "
+            };
+            match self.lines.read(prompt)? {
+                Line::Text(l) => {
+                    self.pending.push_str(&l);
+                    self.pending.push('\n');
+                }
+                Line::Interrupted => self.pending.clear(),
+                Line::Eof => return Ok(None),
+            }
+            let goals = split_goals(&self.pending);
+            self.queue.extend(goals.complete);
+            self.pending = goals.rest.map(|r| r + "\n").unwrap_or_default();
         }
-        prompt = "|    ";
     }
 }
 
@@ -225,7 +267,7 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
     // Ctrl-C is for the engine (which it kills); this process goes on.
     let _ = ctrlc::set_handler(|| {});
     let stdin = std::io::stdin();
-    let mut lines = if stdin.is_terminal() {
+    let lines = if stdin.is_terminal() {
         let mut ed = DefaultEditor::new()?;
         if let Some(h) = history_file() {
             let _ = ed.load_history(&h);
@@ -248,13 +290,14 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
     };
     let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
     let mut top = TopProcess::start(setup)?;
+    let mut reader = Reader {
+        lines,
+        queue: Default::default(),
+        pending: String::new(),
+    };
     let mut exit = 0;
-    while let Some(goal) = read_goal(&mut lines)? {
-        if goal.is_empty() {
-            continue;
-        }
-        lines.remember(&goal);
-        match top.run(&goal, timeout, &mut |_| lines.key())? {
+    while let Some(goal) = reader.next()? {
+        match top.run(&goal, timeout, &mut |_| reader.lines.key())? {
             Ended::Done(TopResult::Halt(n)) => {
                 exit = n;
                 break;
@@ -262,8 +305,11 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
             Ended::Done(_) => {}
             Ended::Interrupted => println!("\n% interrupted"),
             Ended::TimedOut => println!("\n% timed out"),
+            Ended::Failed(why) => {
+                println!("\n% {why}; the session goes on in a fresh engine")
+            }
         }
     }
-    lines.save();
+    reader.lines.save();
     Ok(exit)
 }

@@ -9,9 +9,16 @@
 //! Scryer cannot be interrupted from outside, so the interactive top level runs its engine in a
 //! child process, a [`TopProcess`]: the program itself started with `KENKEN_WORKER=toplevel`,
 //! sharing the terminal, and talking to its parent over two named pipes (requests one way;
-//! replies and "which key?" questions the other). Ctrl-C or a timeout kills that child; a fresh
-//! one is started and given the session's state back (the files consulted and every clause of
-//! every dynamic predicate, as they were after the last goal that ended).
+//! replies and "which key?" questions the other). The child loads while the user types its
+//! first goal. Ctrl-C, a timeout or a failure of the engine ends that child; at the next goal a
+//! fresh one is started and given the session's state back, as it was after the last goal that
+//! ended: the modules imported, operators and flags changed, files consulted, every clause of
+//! every dynamic predicate and the values of bb_put/2 (`kk_state/1` in `host.pl`).
+//!
+//! Answers start on a line of their own ([`FRESH_LINE`]), goals are cut where a Prolog reader
+//! ends them ([`split_goals`]), a goal that reads (`read/1`, `get_char/1`, `[user]`) reads
+//! standard input through a relay process while it runs (Scryer's own `user_input` reads
+//! nothing without its line editor), and a goal Scryer panics on is told as an error.
 
 use crate::process::{Child, Spawn};
 use std::io::{BufRead, BufReader, Write};
@@ -22,7 +29,9 @@ use std::time::{Duration, Instant};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, StreamConfig, Term};
+use scryer_prolog::{
+    InputStreamConfig, LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, StreamConfig, Term,
+};
 use serde::{Deserialize, Serialize};
 
 use super::{quote, PrologError, ALL_LIBRARIES, HOST_PL, KENKEN_PL};
@@ -37,6 +46,17 @@ const TOPLEVEL_MODULE: &str = "\
 :- dynamic(started/0).
 term_variables_under_max_depth(Term, MaxDepth, Vars) :-
     '$term_variables_under_max_depth'(Term, MaxDepth, Vars).
+";
+
+/// The top level's own `statistics/0,2` and `time/1` (defined in `host.pl`), loaded last:
+/// they replace library(time)'s, which `kenken.pl`'s engine imports after `host.pl`.
+const TOP_PREDICATES: &str = "\
+:- dynamic(time/1).
+:- dynamic(statistics/2).
+:- meta_predicate(time(0)).
+time(G) :- kk_time(G).
+statistics(K, V) :- kk_statistics2(K, V).
+statistics :- kk_statistics0.
 ";
 
 /// How a top-level goal ended.
@@ -76,7 +96,16 @@ pub struct Setup {
 /// One engine answering top-level goals on the real standard streams.
 pub struct Toplevel {
     machine: Machine,
+    /// Whether what user_output showed last ends a line (or nothing was shown yet).
+    at_line_start: Arc<AtomicBool>,
 }
+
+/// What `host.pl` writes to user_output for the host (never shown): [`FRESH_LINE`] asks for a
+/// new line unless the output so far ends one; [`CLOCK`] for the wall-clock time, in
+/// milliseconds since the engine started, which the host sends back through user_input's
+/// channel (`kk_wall_ms/1`: Scryer has no clock finer than seconds).
+const FRESH_LINE: u8 = 1;
+const CLOCK: u8 = 2;
 
 impl Toplevel {
     /// Starts an engine with the top level (and `kenken.pl` unless `no_kenken`).
@@ -85,16 +114,53 @@ impl Toplevel {
         // loader's warnings are not the user's business).
         let quiet = Arc::new(AtomicBool::new(true));
         let loud = quiet.clone();
+        let at_line_start = Arc::new(AtomicBool::new(true));
+        let line_start = at_line_start.clone();
+        let (mut clock, input) = InputStreamConfig::channel();
+        let started = Instant::now();
         let out = OutputStreamConfig::callback(Box::new(move |buf| {
             let bytes = std::mem::take(buf.get_mut());
             buf.set_position(0);
-            if !loud.load(Ordering::Relaxed) {
+            let mut shown = Vec::with_capacity(bytes.len() + 1);
+            for b in bytes {
+                match b {
+                    FRESH_LINE => {
+                        if !line_start.load(Ordering::Relaxed) {
+                            shown.push(b'\n');
+                            line_start.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    CLOCK => {
+                        let ms = started.elapsed().as_millis();
+                        let _ = clock.write_all(format!("{ms}.\n").as_bytes());
+                    }
+                    b => {
+                        shown.push(b);
+                        line_start.store(b == b'\n', Ordering::Relaxed);
+                    }
+                }
+            }
+            if !loud.load(Ordering::Relaxed) && !shown.is_empty() {
                 let mut o = std::io::stdout().lock();
+                let _ = o.write_all(&shown).and_then(|_| o.flush());
+            }
+        }));
+        let hushed = quiet.clone();
+        let err = OutputStreamConfig::callback(Box::new(move |buf| {
+            let bytes = std::mem::take(buf.get_mut());
+            buf.set_position(0);
+            if !hushed.load(Ordering::Relaxed) {
+                let mut o = std::io::stderr().lock();
                 let _ = o.write_all(&bytes).and_then(|_| o.flush());
             }
         }));
         let mut machine = MachineBuilder::default()
-            .with_streams(StreamConfig::stdio().with_user_output(out))
+            .with_streams(
+                StreamConfig::stdio()
+                    .with_user_output(out)
+                    .with_user_error(err)
+                    .with_user_input(input),
+            )
             .with_toplevel(TOPLEVEL_MODULE)
             .build();
         let program = if no_kenken {
@@ -103,14 +169,29 @@ impl Toplevel {
             format!("{KENKEN_PL}\n{HOST_PL}{ALL_LIBRARIES}")
         };
         machine.consult_module_string("user", program);
+        machine.consult_module_string("user", TOP_PREDICATES.to_string());
+        let relay = std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
         // (flush what the loader wrote, quietly)
-        let _ = machine.run_query("flush_output.".to_string()).count();
+        let _ = machine
+            .run_query(format!(
+                "kk_top_start({}), flush_output.",
+                quote_atom(&relay)
+            ))
+            .count();
         quiet.store(false, Ordering::Relaxed);
-        Toplevel { machine }
+        at_line_start.store(true, Ordering::Relaxed);
+        Toplevel {
+            machine,
+            at_line_start,
+        }
     }
 
     /// Runs `goal` (Prolog text; a missing final `.` is added) in `mode`.
     pub fn run(&mut self, goal: &str, mode: &Mode) -> Result<TopResult, PrologError> {
+        // (the goal was typed on a line of its own, or is the first thing shown)
+        self.at_line_start.store(true, Ordering::Relaxed);
         let mut text = goal.trim_end().to_string();
         if !text.ends_with('.') || text.ends_with("..") {
             text.push_str(" .");
@@ -132,7 +213,11 @@ impl Toplevel {
                 quote_atom(&o.to_string_lossy())
             ),
         };
-        let r = self.one(&format!("kk_top({}, {mode}, R).", quote(&text)), "R")?;
+        let reads = reads_input(&text);
+        let r = self.one(
+            &format!("kk_top({}, {mode}, {reads}, R).", quote(&text)),
+            "R",
+        )?;
         match &r {
             Term::Atom(a) if a == "true" => Ok(TopResult::True),
             Term::Atom(a) if a == "false" => Ok(TopResult::False),
@@ -173,24 +258,50 @@ impl Toplevel {
         .map(|_| ())
     }
 
-    /// Runs a host goal that binds `var` once, deterministically.
+    /// Runs a host goal that binds `var` once, deterministically. Scryer 0.10 panics on a few
+    /// goals instead of raising an error (asserting a cyclic term deep in a user's predicate,
+    /// ...): the panic is caught and told as an error, after which the engine is not to be
+    /// trusted ([`TopProcess`] replaces it).
     fn one(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
-        let mut found = None;
-        for a in self.machine.run_query(query.to_string()) {
-            match a {
-                Ok(LeafAnswer::LeafAnswer { bindings, .. }) => {
-                    if let Some(r) = bindings.get(var) {
-                        found.get_or_insert(r.clone());
+        let machine = &mut self.machine;
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut found = None;
+            for a in machine.run_query(query.to_string()) {
+                match a {
+                    Ok(LeafAnswer::LeafAnswer { bindings, .. }) => {
+                        if let Some(r) = bindings.get(var) {
+                            found.get_or_insert(r.clone());
+                        }
+                    }
+                    Ok(LeafAnswer::False) | Ok(LeafAnswer::True) => {}
+                    Ok(LeafAnswer::Exception(e)) | Err(e) => {
+                        return Err(PrologError::Protocol(super::term_text(&e)))
                     }
                 }
-                Ok(LeafAnswer::False) | Ok(LeafAnswer::True) => {}
-                Ok(LeafAnswer::Exception(e)) | Err(e) => {
-                    return Err(PrologError::Protocol(super::term_text(&e)))
-                }
             }
-        }
-        found.ok_or_else(|| PrologError::Protocol(format!("{query} failed")))
+            found.ok_or_else(|| PrologError::Protocol(format!("{query} failed")))
+        }));
+        run.unwrap_or_else(|panic| {
+            let why = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("a panic")
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            Err(PrologError::Worker(format!(
+                "the Prolog engine failed on this goal (Scryer Prolog: {why})"
+            )))
+        })
     }
+}
+
+/// Keeps a panic's message and backtrace off the screen: the panics of the engine are caught
+/// and told as errors (see `Toplevel::one`). For the processes that run a top level.
+pub fn quiet_panics() {
+    std::panic::set_hook(Box::new(|_| {}));
 }
 
 /// The libraries `host.pl` loads only when needed (`kk_need_libraries/1`), with the names of
@@ -223,14 +334,8 @@ const LAZY_LIBRARIES: &[(&str, &[&str])] = &[
     ),
     (
         "time",
-        &[
-            "max_sleep_time",
-            "sleep",
-            "time",
-            "current_time",
-            "format_time",
-            "statistics",
-        ],
+        // (not time/1 nor statistics/2: the top level has its own)
+        &["max_sleep_time", "sleep", "current_time", "format_time"],
     ),
     (
         "between",
@@ -253,6 +358,111 @@ fn lazy_libraries(goal: &str) -> Vec<&'static str> {
         .filter(|(_, names)| names.iter().any(|n| words.contains(n)))
         .map(|(lib, _)| *lib)
         .collect()
+}
+
+/// The predicates of library(clpz) (Scryer 0.10.0) that `kenken.pl` brings to the top level,
+/// by name; its operators all hold `#`, or are `in`, `ins` and `..`.
+const CLPZ_NAMES: &[&str] = &[
+    "in",
+    "ins",
+    "all_different",
+    "all_distinct",
+    "nvalue",
+    "sum",
+    "scalar_product",
+    "tuples_in",
+    "labeling",
+    "label",
+    "indomain",
+    "lex_chain",
+    "serialized",
+    "global_cardinality",
+    "circuit",
+    "cumulative",
+    "disjoint2",
+    "element",
+    "automaton",
+    "zcompare",
+    "chain",
+    "fd_var",
+    "fd_inf",
+    "fd_sup",
+    "fd_size",
+    "fd_dom",
+    "clpz_t",
+];
+
+/// Whether `goal` may need `kenken.pl` (with library(clpz)): whether it holds `#` or `..`, or
+/// a word (as [`lazy_libraries`] reads words) that names a predicate `kenken.pl` defines (a
+/// clause head at the start of a line) or one of clpz's. `kenken query` loads `kenken.pl` only
+/// then (or when files are consulted): the load is most of its time. A goal that builds such
+/// a name (`atom_concat(ken, ken, F), call(F, ...)`) is not seen.
+pub fn needs_kenken(goal: &str) -> bool {
+    if goal.contains('#') || goal.contains("..") {
+        return true;
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let words: std::collections::HashSet<&str> = goal
+        .split(|c: char| !word(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let defined = KENKEN_PL.lines().filter_map(|l| {
+        let name: &str = &l[..l.find(|c: char| !word(c)).unwrap_or(l.len())];
+        name.starts_with(|c: char| c.is_ascii_lowercase())
+            .then_some(name)
+    });
+    CLPZ_NAMES
+        .iter()
+        .copied()
+        .chain(defined)
+        .any(|n| words.contains(n))
+}
+
+/// The predicates that read the current input (Scryer 0.10.0's builtins and library(charsio)),
+/// and `user` (of `[user]`).
+const INPUT_NAMES: &[&str] = &[
+    "read",
+    "read_term",
+    "get_char",
+    "get_code",
+    "get_byte",
+    "peek_char",
+    "peek_code",
+    "peek_byte",
+    "get_single_char",
+    "get_line_to_chars",
+    "get_n_chars",
+    "user",
+];
+
+/// Whether `goal` names a predicate that reads the input (a word, as [`lazy_libraries`] reads
+/// words): it then reads through a relay of standard input (`kk_reader_start/0` in `host.pl`).
+/// Other goals read standard input opened as a file, where read/1 reads as it should but
+/// get_char/1 only the first character (Scryer 0.10 takes it for ended then).
+fn reads_input(goal: &str) -> bool {
+    goal.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| INPUT_NAMES.contains(&w))
+}
+
+/// The environment variable that makes the `toplevel` worker a relay of standard input.
+const RELAY_VAR: &str = "KENKEN_TOPLEVEL_RELAY";
+
+/// The relay of standard input (see [`reads_input`]): copies it to standard output as it
+/// comes, until its end or until its parent (the top level's engine) dies.
+fn relay() -> std::io::Result<()> {
+    use std::io::Read;
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+        .map_err(std::io::Error::other)?;
+    let (mut input, mut output) = (std::io::stdin().lock(), std::io::stdout().lock());
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        output.write_all(&buf[..n])?;
+        output.flush()?;
+    }
 }
 
 /// `text` as a quoted Prolog atom.
@@ -294,8 +504,13 @@ enum Reply {
     Failed(String),
 }
 
-/// The `toplevel` worker role: serves a [`TopProcess`] parent until it goes away.
+/// The `toplevel` worker role: serves a [`TopProcess`] parent until it goes away (or its
+/// engine failed: the parent starts another).
 pub(crate) fn serve_child() -> std::io::Result<()> {
+    if std::env::var_os(RELAY_VAR).is_some() {
+        return relay();
+    }
+    quiet_panics();
     let setup: ChildSetup = serde_json::from_str(&std::env::var(TOP_VAR).unwrap_or_default())
         .map_err(std::io::Error::other)?;
     let requests = BufReader::new(std::fs::File::open(&setup.to_child)?);
@@ -315,24 +530,38 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
     let ask = Mode::Ask(setup.to_child.clone(), setup.from_child.clone());
     for line in requests.lines() {
         let line = line?;
-        let reply = match serde_json::from_str::<Request>(&line) {
+        let (reply, failed) = match serde_json::from_str::<Request>(&line) {
             Ok(Request::Goal(g, keep_state)) => match top.run(&g, &ask) {
-                Ok(r) => Reply::Done(r, if keep_state { top.state().ok() } else { None }),
-                Err(e) => Reply::Failed(e.to_string()),
+                Ok(r) => (
+                    Reply::Done(r, if keep_state { top.state().ok() } else { None }),
+                    false,
+                ),
+                Err(e) => (Reply::Failed(failure_text(e)), true),
             },
             Ok(Request::Restore(g)) => match top.restore(&g) {
-                Ok(()) => Reply::Done(TopResult::True, None),
-                Err(e) => Reply::Failed(e.to_string()),
+                Ok(()) => (Reply::Done(TopResult::True, None), false),
+                Err(e) => (Reply::Failed(e.to_string()), true),
             },
-            Err(e) => Reply::Failed(e.to_string()),
+            Err(e) => (Reply::Failed(e.to_string()), false),
         };
         send(&reply)?;
+        if failed {
+            break;
+        }
     }
     Ok(())
 }
 
+/// What the parent tells of an engine's failure.
+fn failure_text(e: PrologError) -> String {
+    match e {
+        PrologError::Worker(m) => m,
+        e => e.to_string(),
+    }
+}
+
 /// How a goal sent to a [`TopProcess`] ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ended {
     /// The goal ended by itself.
     Done(TopResult),
@@ -340,6 +569,8 @@ pub enum Ended {
     Interrupted,
     /// The timeout stopped it (the engine was restarted with the session's state).
     TimedOut,
+    /// The engine failed (this says how); it was restarted with the session's state.
+    Failed(String),
 }
 
 /// What the host answers when the top level asks what to do after an answer.
@@ -351,6 +582,10 @@ pub enum Key {
     All,
     /// No more answers.
     Stop,
+    /// The answer again, whole (no `...`); then the question again.
+    Whole,
+    /// The keys, then the answer and the question again.
+    Help,
 }
 
 struct Running {
@@ -358,9 +593,23 @@ struct Running {
     pipes: [PathBuf; 2],
     to_child: std::fs::File,
     replies: Receiver<String>,
+    /// Whether the child said it is ready (its engine loaded).
+    ready: bool,
+}
+
+/// What [`TopProcess::wait`] saw.
+enum Waited {
+    Reply(Reply),
+    /// The child ended without a reply: killed by Ctrl-C (`true`), or otherwise (it says how).
+    Died(bool, String),
+    /// The deadline passed (the child was killed).
+    Late,
 }
 
 /// A top level in a killable child process that keeps its session across interrupts.
+///
+/// The child starts loading at once ([`TopProcess::start`] does not wait for it): the first
+/// goal waits until it is ready.
 pub struct TopProcess {
     setup: Setup,
     dir: PathBuf,
@@ -372,7 +621,7 @@ pub struct TopProcess {
 static NEXT_DIR: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl TopProcess {
-    /// Starts the child (and waits until its engine is ready).
+    /// Starts the child (without waiting for its engine to load).
     pub fn start(setup: Setup) -> Result<TopProcess, PrologError> {
         let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("kenken-top-{}-{n}", std::process::id()));
@@ -441,23 +690,38 @@ impl TopProcess {
             pipes: [to, from],
             to_child,
             replies,
+            ready: false,
         });
+        Ok(())
+    }
+
+    /// Waits until the child's engine is loaded; `None` when it died first (it says how).
+    fn ready(&mut self) -> Result<Option<Waited>, PrologError> {
+        if self.running.as_ref().is_none_or(|r| r.ready) {
+            return Ok(None);
+        }
         match self.wait(None, &mut |_| Key::Stop)? {
-            Some(Reply::Ready) => Ok(()),
-            _ => Err(PrologError::Worker("the top level did not start".into())),
+            Waited::Reply(Reply::Ready) => {
+                if let Some(r) = self.running.as_mut() {
+                    r.ready = true;
+                }
+                Ok(None)
+            }
+            Waited::Reply(_) => Err(PrologError::Worker("the top level did not start".into())),
+            w => Ok(Some(w)),
         }
     }
 
-    /// Waits for the child's next reply, answering its questions with `key`; `None` when the
-    /// child died (killed by Ctrl-C) or `deadline` passed (then it is killed).
+    /// Waits for the child's next reply, answering its questions with `key`; the child is
+    /// killed when it died or `deadline` passed.
     fn wait(
         &mut self,
         deadline: Option<Instant>,
         key: &mut dyn FnMut(&mut Self) -> Key,
-    ) -> Result<Option<Reply>, PrologError> {
+    ) -> Result<Waited, PrologError> {
         loop {
             let Some(r) = self.running.as_mut() else {
-                return Ok(None);
+                return Ok(Waited::Died(false, "the engine is not running".into()));
             };
             let got = match deadline {
                 Some(d) => r
@@ -472,6 +736,8 @@ impl TopProcess {
                         Key::Next => "next.",
                         Key::All => "all.",
                         Key::Stop => "stop.",
+                        Key::Whole => "whole.",
+                        Key::Help => "help.",
                     };
                     if let Some(r) = self.running.as_mut() {
                         let _ = writeln!(r.to_child, "{word}").and_then(|_| r.to_child.flush());
@@ -479,22 +745,38 @@ impl TopProcess {
                 }
                 Ok(line) => {
                     return serde_json::from_str(&line)
-                        .map(Some)
+                        .map(Waited::Reply)
                         .map_err(|e| PrologError::Protocol(format!("{e}: {line}")))
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    let dead = r.child.has_ended();
-                    let late = deadline.is_some_and(|d| Instant::now() >= d);
-                    if dead || late {
+                    if r.child.has_ended() {
+                        let how = self.end_of_child();
+                        return Ok(how);
+                    }
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
                         self.kill();
-                        return Ok(None);
+                        return Ok(Waited::Late);
                     }
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    self.kill();
-                    return Ok(None);
+                    let how = self.end_of_child();
+                    return Ok(how);
                 }
             }
+        }
+    }
+
+    /// How the child ended (it is reaped).
+    fn end_of_child(&mut self) -> Waited {
+        use std::os::unix::process::ExitStatusExt;
+        let status = self.running.as_mut().and_then(|r| r.child.wait());
+        self.kill();
+        match status {
+            Some(s) if s.signal() == Some(nix::sys::signal::Signal::SIGINT as i32) => {
+                Waited::Died(true, "interrupted".into())
+            }
+            Some(s) => Waited::Died(false, format!("the engine stopped ({s})")),
+            None => Waited::Died(false, "the engine stopped".into()),
         }
     }
 
@@ -507,8 +789,34 @@ impl TopProcess {
         }
     }
 
+    fn send(&mut self, request: &Request) -> Result<(), PrologError> {
+        let line =
+            serde_json::to_string(request).map_err(|e| PrologError::Worker(e.to_string()))?;
+        if let Some(r) = self.running.as_mut() {
+            writeln!(r.to_child, "{line}")
+                .and_then(|_| r.to_child.flush())
+                .map_err(|e| PrologError::Worker(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// What ends a goal when the child did not answer (a fresh engine gets the session's state
+    /// back at the next goal).
+    fn after_death(&mut self, waited: Waited) -> Result<Ended, PrologError> {
+        let ended = match waited {
+            Waited::Late => Ended::TimedOut,
+            Waited::Died(true, _) => Ended::Interrupted,
+            Waited::Died(false, how) => Ended::Failed(how),
+            Waited::Reply(Reply::Failed(e)) => Ended::Failed(e),
+            Waited::Reply(_) => Ended::Failed("the engine answered out of turn".into()),
+        };
+        self.kill();
+        Ok(ended)
+    }
+
     /// Runs `goal`, answering the child's "next answer?" questions with `key`, within
-    /// `timeout`. After an interrupt or a timeout a fresh engine gets the session's state back.
+    /// `timeout` (counted once the engine is loaded). After an interrupt, a timeout or a
+    /// failure of the engine, a fresh engine gets the session's state back.
     pub fn run(
         &mut self,
         goal: &str,
@@ -518,50 +826,46 @@ impl TopProcess {
         if self.running.is_none() {
             self.restart()?;
         }
-        let line = serde_json::to_string(&Request::Goal(goal.to_string(), true))
-            .map_err(|e| PrologError::Worker(e.to_string()))?;
-        if let Some(r) = self.running.as_mut() {
-            writeln!(r.to_child, "{line}")
-                .and_then(|_| r.to_child.flush())
-                .map_err(|e| PrologError::Worker(e.to_string()))?;
+        if let Some(w) = self.ready()? {
+            return self.after_death(w);
         }
+        self.send(&Request::Goal(goal.to_string(), true))?;
         let deadline = timeout.map(|t| Instant::now() + t);
         match self.wait(deadline, key)? {
-            Some(Reply::Done(r, state)) => {
+            Waited::Reply(Reply::Done(r, state)) => {
                 if state.is_some() {
                     self.state = state;
                 }
                 Ok(Ended::Done(r))
             }
-            Some(Reply::Failed(e)) => Err(PrologError::Protocol(e)),
-            Some(Reply::Ready) => Err(PrologError::Protocol("ready".into())),
-            None => {
-                let late = deadline.is_some_and(|d| Instant::now() >= d);
-                self.restart()?;
-                Ok(if late {
-                    Ended::TimedOut
-                } else {
-                    Ended::Interrupted
-                })
-            }
+            w => self.after_death(w),
         }
     }
 
-    /// A fresh child, given the session's state back.
+    /// A fresh child, loaded and given the session's state back.
     fn restart(&mut self) -> Result<(), PrologError> {
-        self.kill();
-        self.spawn()?;
-        if let Some(state) = self.state.clone() {
-            let line = serde_json::to_string(&Request::Restore(state))
-                .map_err(|e| PrologError::Worker(e.to_string()))?;
-            if let Some(r) = self.running.as_mut() {
-                writeln!(r.to_child, "{line}")
-                    .and_then(|_| r.to_child.flush())
-                    .map_err(|e| PrologError::Worker(e.to_string()))?;
+        for _ in 0..3 {
+            self.kill();
+            self.spawn()?;
+            if self.ready()?.is_some() {
+                continue;
             }
-            let _ = self.wait(None, &mut |_| Key::Stop)?;
+            let Some(state) = self.state.clone() else {
+                return Ok(());
+            };
+            self.send(&Request::Restore(state))?;
+            match self.wait(None, &mut |_| Key::Stop)? {
+                Waited::Reply(Reply::Done(..)) => return Ok(()),
+                // (a state that breaks the engine is given up, and said so)
+                _ => {
+                    self.state = None;
+                    println!(
+                        "% the session's state broke the engine: a fresh one starts without it"
+                    );
+                }
+            }
         }
-        Ok(())
+        Err(PrologError::Worker("the top level cannot start".into()))
     }
 }
 
@@ -569,5 +873,186 @@ impl Drop for TopProcess {
     fn drop(&mut self) {
         self.kill();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Text cut into goals by [`split_goals`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Goals {
+    /// The complete goals, in order, each with its final `.`.
+    pub complete: Vec<String>,
+    /// What follows the last complete goal, when it holds more than layout and comments (a
+    /// goal still being typed, or a quoted item or comment not yet closed).
+    pub rest: Option<String>,
+}
+
+/// Cuts `text` into goals where a Prolog reader ends a term: at a `.` followed by layout, `%`
+/// or the end of the text, outside quotes (`'...'`, `"..."`, `` `...` ``, `0'c`) and comments,
+/// and not part of a symbol (`=..`).
+pub fn split_goals(text: &str) -> Goals {
+    const SYMBOL: &str = "+-*/\\^<>=~:.?@#&$";
+    let cs: Vec<(usize, char)> = text.char_indices().collect();
+    let n = cs.len();
+    let at = |k: usize| if k < n { cs[k].0 } else { text.len() };
+    let ch = |k: usize| if k < n { Some(cs[k].1) } else { None };
+    let mut complete = Vec::new();
+    let (mut start, mut content, mut open) = (0, false, false);
+    let mut after_symbol = false;
+    let mut i = 0;
+    while i < n {
+        let c = cs[i].1;
+        match c {
+            '%' => {
+                while i < n && cs[i].1 != '\n' {
+                    i += 1;
+                }
+                after_symbol = false;
+                continue;
+            }
+            '/' if ch(i + 1) == Some('*') => {
+                i += 2;
+                loop {
+                    if i >= n {
+                        open = true;
+                        break;
+                    }
+                    if cs[i].1 == '*' && ch(i + 1) == Some('/') {
+                        i += 2;
+                        break;
+                    }
+                    i += 1;
+                }
+                after_symbol = false;
+                continue;
+            }
+            '\'' if i > 0
+                && cs[i - 1].1 == '0'
+                && !(i > 1 && (cs[i - 2].1.is_alphanumeric() || cs[i - 2].1 == '_')) =>
+            {
+                // 0'c: the character code of c (an escape or a doubled quote are one)
+                content = true;
+                i += 1;
+                i += match (ch(i), ch(i + 1)) {
+                    (Some('\\'), _) | (Some('\''), Some('\'')) => 2,
+                    _ => 1,
+                };
+                after_symbol = false;
+                continue;
+            }
+            '\'' | '"' | '`' => {
+                content = true;
+                i += 1;
+                loop {
+                    match ch(i) {
+                        None => {
+                            open = true;
+                            break;
+                        }
+                        Some('\\') => i += 2,
+                        Some(d) if d == c && ch(i + 1) == Some(c) => i += 2,
+                        Some(d) if d == c => {
+                            i += 1;
+                            break;
+                        }
+                        Some(_) => i += 1,
+                    }
+                }
+                after_symbol = false;
+                continue;
+            }
+            '.' if !after_symbol && ch(i + 1).is_none_or(|d| d.is_whitespace() || d == '%') => {
+                if content {
+                    complete.push(text[start..at(i + 1)].trim().to_string());
+                }
+                start = at(i + 1);
+                content = false;
+            }
+            c if c.is_whitespace() => after_symbol = false,
+            c => {
+                content = true;
+                after_symbol = SYMBOL.contains(c);
+            }
+        }
+        i += 1;
+    }
+    let rest = (content || open).then(|| text[start.min(text.len())..].trim().to_string());
+    Goals { complete, rest }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(text: &str) -> (Vec<String>, Option<String>) {
+        let g = split_goals(text);
+        (g.complete, g.rest)
+    }
+
+    #[test]
+    fn kenken_pl_is_needed_by_goals_that_name_it_or_clpz() {
+        assert!(needs_kenken("kenken(4, C, T)."));
+        assert!(needs_kenken("noop_kenken_testcase."));
+        assert!(needs_kenken("X #= 1 + 2."));
+        assert!(needs_kenken("X in 1..3, label([X])."));
+        assert!(needs_kenken("fd_set_vector_max(255)."));
+        assert!(!needs_kenken("true."));
+        assert!(!needs_kenken("X = 1, format(\"~a~n\", [x])."));
+        assert!(!needs_kenken("member(X, [a, b])."));
+    }
+
+    #[test]
+    fn goals_end_at_a_full_stop_outside_quotes_and_comments() {
+        assert_eq!(
+            split("X = 1. Y = 2."),
+            (vec!["X = 1.".to_string(), "Y = 2.".to_string()], None)
+        );
+        assert_eq!(
+            split("X = 1.\nY = 2.\n"),
+            (vec!["X = 1.".to_string(), "Y = 2.".to_string()], None)
+        );
+        assert_eq!(split("X = 1. % note\n"), (vec!["X = 1.".to_string()], None));
+        assert_eq!(split("X = 1.% note"), (vec!["X = 1.".to_string()], None));
+        assert_eq!(
+            split("X = 'abc."),
+            (Vec::<String>::new(), Some("X = 'abc.".into()))
+        );
+        assert_eq!(
+            split("X = 'a. b'."),
+            (vec!["X = 'a. b'.".to_string()], None)
+        );
+        assert_eq!(
+            split("X = \"it''s. \"."),
+            (vec!["X = \"it''s. \".".to_string()], None)
+        );
+        assert_eq!(
+            split("X = 0'., Y = 1."),
+            (vec!["X = 0'., Y = 1.".to_string()], None)
+        );
+        assert_eq!(
+            split("X = 0''', Y = 1."),
+            (vec!["X = 0''', Y = 1.".to_string()], None)
+        );
+        assert_eq!(split("X =.. Y."), (vec!["X =.. Y.".to_string()], None));
+        assert_eq!(split("X = 1.5 ."), (vec!["X = 1.5 .".to_string()], None));
+        assert_eq!(
+            split("X = 1. Y = "),
+            (vec!["X = 1.".to_string()], Some("Y =".into()))
+        );
+        assert_eq!(
+            split("/* a. */ X = 1."),
+            (vec!["/* a. */ X = 1.".to_string()], None)
+        );
+        assert_eq!(
+            split("/* a. "),
+            (Vec::<String>::new(), Some("/* a.".into()))
+        );
+        assert_eq!(
+            split("  \n% only a comment\n"),
+            (Vec::<String>::new(), None)
+        );
+        assert_eq!(
+            split("X = 'a\\'. b'."),
+            (vec!["X = 'a\\'. b'.".to_string()], None)
+        );
     }
 }
