@@ -15,7 +15,7 @@
 //! ended: the modules imported, operators and flags changed, files consulted, every clause of
 //! every dynamic predicate and the values of bb_put/2 (`kk_state/1` in `host.pl`).
 //!
-//! Answers start on a line of their own ([`FRESH_LINE`]), goals are cut where a Prolog reader
+//! Answers start on a line of their own (`FRESH_LINE`), goals are cut where a Prolog reader
 //! ends them ([`split_goals`]), a goal that reads (`read/1`, `get_char/1`, `[user]`) reads
 //! standard input through a relay process while it runs (Scryer's own `user_input` reads
 //! nothing without its line editor), and a goal Scryer panics on is told as an error.
@@ -393,7 +393,7 @@ const CLPZ_NAMES: &[&str] = &[
 ];
 
 /// Whether `goal` may need `kenken.pl` (with library(clpz)): whether it holds `#` or `..`, or
-/// a word (as [`lazy_libraries`] reads words) that names a predicate `kenken.pl` defines (a
+/// a word (as `lazy_libraries` reads words) that names a predicate `kenken.pl` defines (a
 /// clause head at the start of a line) or one of clpz's. `kenken query` loads `kenken.pl` only
 /// then (or when files are consulted): the load is most of its time. A goal that builds such
 /// a name (`atom_concat(ken, ken, F), call(F, ...)`) is not seen.
