@@ -335,7 +335,7 @@ fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode
                 );
                 cells.push(
                     r.plain_over_fd
-                        .map_or_else(|| "-".into(), |x| format!("{x:.1}x")),
+                        .map_or_else(|| "-".into(), ratio_text),
                 );
                 t.add_row(cells);
             }
@@ -370,4 +370,32 @@ fn verdict_counts(j: &Judgement) -> serde_json::Value {
         .map(|&v| (v.name().to_string(), j.count(v).into()))
         .collect::<serde_json::Map<String, serde_json::Value>>()
         .into()
+}
+
+/// A time ratio with two significant digits at least: `695x`, `11.3x`, `0.92x`, `0.037x`
+/// (a plain_kenken/3 far faster than kenken/3 is not `0.0x`).
+fn ratio_text(x: f64) -> String {
+    if x >= 100.0 || x == 0.0 || !x.is_finite() {
+        format!("{x:.0}x")
+    } else if x >= 1.0 {
+        format!("{x:.1}x")
+    } else {
+        let decimals = (1.0 - x.log10().floor()).clamp(2.0, 9.0) as usize;
+        format!("{x:.decimals$}x")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ratio_text;
+
+    #[test]
+    fn ratios_keep_two_significant_digits() {
+        assert_eq!(ratio_text(695.2), "695x");
+        assert_eq!(ratio_text(11.34), "11.3x");
+        assert_eq!(ratio_text(1.0), "1.0x");
+        assert_eq!(ratio_text(0.92), "0.92x");
+        assert_eq!(ratio_text(0.0371), "0.037x");
+        assert_eq!(ratio_text(0.0), "0x");
+    }
 }

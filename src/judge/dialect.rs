@@ -79,8 +79,9 @@ const CLP_WORDS: [&str; 7] = [
 ///   GNU-only finite-domain built-ins (`fd_domain/3`, `fd_labeling/1`, ...) and none of the
 ///   library's own predicates (`ins`, `all_distinct/1`, `label/1`, ...): such a file is written
 ///   for GNU Prolog, which only warns about the stray directive;
-/// - without such a directive it is Scryer when it uses the libraries' predicates (or names a
-///   library) and no GNU-only built-in;
+/// - without such a directive it is Scryer when it uses the libraries' predicates, names a CLP
+///   library, or loads any other module with a `use_module` directive (GNU Prolog has no
+///   modules), and uses no GNU-only built-in;
 /// - else GNU (the homework's system), also when it uses neither.
 pub fn detect(text: &str) -> Dialect {
     let words = words(text);
@@ -94,10 +95,13 @@ pub fn detect(text: &str) -> Dialect {
             && w[2] == "library"
             && CLP_LIBRARIES.contains(&w[3].as_str())
     });
+    // GNU Prolog has no module system: a `use_module` directive of any other library or module
+    // (`library(os)`, `library(lists)`, a file of one's own) is written for Scryer or SWI
+    let loads_module = words.windows(2).any(|w| w[0] == ":-" && w[1] == "use_module");
     let scryer = if loads_clp {
         clp || !gnu
     } else {
-        (clp || has(&CLP_LIBRARIES)) && !gnu
+        (clp || loads_module || has(&CLP_LIBRARIES)) && !gnu
     };
     if scryer {
         Dialect::Scryer
@@ -252,6 +256,16 @@ mod tests {
             detect(":-use_module(library(clpfd)).\nk(L) :- fd_domain(L, 1, 4), label(L)."),
             Dialect::Scryer
         );
+        // GNU Prolog has no modules: a file that loads library(os), library(files) ... with no
+        // GNU-only built-in is Scryer's (regression: such a file was run under gprolog)
+        assert_eq!(
+            detect(":- use_module(library(os)).\nk(_, _, T) :- shell(\"true\"), T = []."),
+            Dialect::Scryer
+        );
+        assert_eq!(
+            detect(":- use_module(library(lists)).\nk(L) :- fd_domain(L, 1, 4), fd_labeling(L)."),
+            Dialect::Gnu
+        );
         // 0'c character codes are not quotes that run on
         assert_eq!(detect("p(0'a). q :- fd_labeling([])."), Dialect::Gnu);
     }
@@ -313,6 +327,21 @@ mod tests {
         ] {
             assert_eq!(of(name), Dialect::Gnu, "{name}");
         }
+        // the hostile files: gnu_*.pl are written for GNU Prolog; those that load a Scryer
+        // library (library(os), library(files), ...) for Scryer; the rest is portable
+        let mut scryer = 0;
+        for entry in std::fs::read_dir(format!("{dir}hostile")).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).unwrap();
+            if name.starts_with("gnu_") {
+                assert_eq!(detect(&text), Dialect::Gnu, "hostile/{name}");
+            } else if name.ends_with(".pl") && text.contains(":- use_module(library(") {
+                assert_eq!(detect(&text), Dialect::Scryer, "hostile/{name}");
+                scryer += 1;
+            }
+        }
+        assert!(scryer >= 4, "{scryer} hostile files load a library");
         let ours = include_str!("../../prolog/kenken.pl");
         assert_eq!(detect(ours), Dialect::Scryer);
     }
