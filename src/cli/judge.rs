@@ -333,10 +333,7 @@ fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode
                     r.fd_ms
                         .map_or_else(|| "-".into(), |ms| format!("{ms:.1} ms")),
                 );
-                cells.push(
-                    r.plain_over_fd
-                        .map_or_else(|| "-".into(), ratio_text),
-                );
+                cells.push(r.plain_over_fd.map_or_else(|| "-".into(), ratio_text));
                 t.add_row(cells);
             }
             writeln!(out, "{t}")?;

@@ -97,7 +97,9 @@ pub fn detect(text: &str) -> Dialect {
     });
     // GNU Prolog has no module system: a `use_module` directive of any other library or module
     // (`library(os)`, `library(lists)`, a file of one's own) is written for Scryer or SWI
-    let loads_module = words.windows(2).any(|w| w[0] == ":-" && w[1] == "use_module");
+    let loads_module = words
+        .windows(2)
+        .any(|w| w[0] == ":-" && w[1] == "use_module");
     let scryer = if loads_clp {
         clp || !gnu
     } else {

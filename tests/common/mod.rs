@@ -12,6 +12,11 @@ use kenken::puzzle::Grid;
 use kenken::Puzzle;
 use proptest::prelude::*;
 
+/// The `kenken` binary built for these tests, as a command to run.
+pub fn kenken() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("kenken").unwrap()
+}
+
 /// `tests/data/<rel>`.
 pub fn data(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -24,16 +24,21 @@ cage(Grid, /(Q, J, K)) :- at(Grid, J, A), at(Grid, K, B), (A #= Q * B) #\/ (B #=
 product([], 1).
 product([V|Vs], P) :- product(Vs, P0), P #= V * P0.
 
+% Row by row: each row a permutation of 1..N that shares no value with a row above in any
+% column, then the cages checked on the whole grid.
 plain_kenken(N, Cages, Grid) :-
     findall(I, between(1, N, I), Ns),
     length(Grid, N),
-    maplist(same_length(Grid), Grid),
-    maplist(permutation(Ns), Grid),
-    transpose(Grid, Columns),
-    maplist(distinct, Columns),
+    rows(Grid, Ns, []),
     maplist(plain_cage(Grid), Cages).
 
-distinct(L) :- sort(L, S), same_length(L, S).
+rows([], _, _).
+rows([Row|Rows], Ns, Above) :-
+    permutation(Ns, Row),
+    maplist(differs(Row), Above),
+    rows(Rows, Ns, [Row|Above]).
+
+differs(Row, Other) :- maplist(\=, Row, Other).
 
 plain_cage(Grid, +(S, Sqs)) :- maplist(at(Grid), Sqs, Vs), sum_list(Vs, S).
 plain_cage(Grid, *(P, Sqs)) :- maplist(at(Grid), Sqs, Vs), foldl(mul, Vs, 1, P).

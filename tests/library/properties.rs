@@ -3,7 +3,7 @@
 //! cages (n-ary `-` and `/`, `=` cells, `?` operators, free cells). Every engine's full answer
 //! list must equal the oracle's, order included (the spec's order).
 
-mod common;
+use crate::common;
 
 use common::oracle::{self, Mix};
 use kenken::engine::{Engine, EngineKind, Isolation, Request, Status};

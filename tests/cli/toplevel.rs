@@ -2,9 +2,10 @@
 //! issue 14's table, `query` through its output and exit code, `repl` through a
 //! pseudo-terminal (keys sent as a person types them).
 
-use assert_cmd::Command;
 use rexpect::process::WaitStatus;
 use rexpect::session::{spawn_command, PtySession};
+
+use crate::common::kenken;
 
 const SPEC_4X4_CAGES: &str = "[+(6, [[1|1], [1|2], [2|1]]), *(96, [[1|3], [1|4], [2|2], \
      [2|3], [2|4]]), -(1, [3|1], [3|2]), -(1, [4|1], [4|2]), +(8, [[3|3], [4|3], [4|4]]), \
@@ -15,8 +16,7 @@ fn query(goal: &str) -> (String, i32) {
 }
 
 fn query_with(args: &[&str], goal: &str) -> (String, i32) {
-    let out = Command::cargo_bin("kenken")
-        .unwrap()
+    let out = kenken()
         .arg("query")
         .args(args)
         .arg("--")
@@ -614,8 +614,7 @@ fn repl_runs_every_goal_of_a_line_and_of_pasted_lines() {
 /// Row 4: read/1 and get_char/1 read query's standard input, or the terminal.
 #[test]
 fn query_reads_its_standard_input() {
-    let out = Command::cargo_bin("kenken")
-        .unwrap()
+    let out = kenken()
         .args([
             "query",
             "--no-kenken",
@@ -635,8 +634,7 @@ fn query_reads_its_standard_input() {
 
 #[test]
 fn query_consults_user_from_its_standard_input() {
-    let out = Command::cargo_bin("kenken")
-        .unwrap()
+    let out = kenken()
         .args(["query", "--no-kenken", "[user]. typed(X)."])
         .write_stdin("typed(1).\ntyped(2) :- true.\n")
         .timeout(std::time::Duration::from_secs(60))

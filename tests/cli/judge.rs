@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-#[path = "judge/hostile.rs"]
+use crate::common::kenken;
+
 mod hostile;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/judge/");
@@ -48,7 +48,7 @@ fn judge(file: &str, args: &[&str]) -> Judged {
 /// [`judge`] with the environment changed: each `(name, Some(value))` set, each
 /// `(name, None)` removed.
 fn judge_in_env(file: &str, args: &[&str], env: &[(&str, Option<&str>)]) -> Judged {
-    let mut command = Command::cargo_bin("kenken").unwrap();
+    let mut command = kenken();
     command.args(["judge", file, "--output", "json"]).args(args);
     for (name, value) in env {
         match value {
@@ -309,8 +309,7 @@ fn a_syntax_error_names_file_and_line() {
         if system == "gprolog" && !gprolog() {
             continue;
         }
-        Command::cargo_bin("kenken")
-            .unwrap()
+        kenken()
             .args(["judge", &fixture("syntax_error.pl"), "--prolog", system])
             .assert()
             .code(2)
@@ -346,8 +345,7 @@ fn an_unsupported_gnu_builtin_is_named() {
 
 #[test]
 fn the_table_says_what_ran_and_a_puzzle_file_is_a_suite() {
-    Command::cargo_bin("kenken")
-        .unwrap()
+    kenken()
         .args([
             "judge",
             &fixture("clpz_correct.pl"),
@@ -374,8 +372,7 @@ fn the_table_says_what_ran_and_a_puzzle_file_is_a_suite() {
 
 #[test]
 fn usage_errors_exit_2() {
-    Command::cargo_bin("kenken")
-        .unwrap()
+    kenken()
         .args(["judge", "/nonexistent/kenken.pl"])
         .assert()
         .code(2)
@@ -452,11 +449,7 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
         a.extend(["--jobs".into(), "2".into()]);
         a
     };
-    let out = Command::cargo_bin("kenken")
-        .unwrap()
-        .args(args("csv"))
-        .output()
-        .unwrap();
+    let out = kenken().args(args("csv")).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "a file failed");
     let csv = String::from_utf8(out.stdout).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
@@ -475,11 +468,7 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
     assert!(rows[3].contains("syntax error"), "{}", rows[3]);
     assert!(rows[3].ends_with(",2"), "{}", rows[3]);
 
-    let out = Command::cargo_bin("kenken")
-        .unwrap()
-        .args(args("json"))
-        .output()
-        .unwrap();
+    let out = kenken().args(args("json")).output().unwrap();
     let lines: Vec<Value> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -495,8 +484,7 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
     assert_eq!(lines[3]["class"]["exit_code"], 1);
 
     // every file passing: exit 0, and the table's rows
-    Command::cargo_bin("kenken")
-        .unwrap()
+    kenken()
         .args([
             "judge",
             &fixture("clpz_correct.pl"),
@@ -513,8 +501,7 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
 
 #[test]
 fn a_file_that_does_not_load_still_ends_with_a_json_summary() {
-    let out = Command::cargo_bin("kenken")
-        .unwrap()
+    let out = kenken()
         .args(["judge", &fixture("syntax_error.pl"), "--output", "json"])
         .args(SPEC_KENKEN_SCRYER)
         .output()
@@ -531,8 +518,7 @@ fn a_file_that_does_not_load_still_ends_with_a_json_summary() {
 
 #[test]
 fn bad_memory_sizes_are_usage_errors() {
-    Command::cargo_bin("kenken")
-        .unwrap()
+    kenken()
         .args(["judge", &fixture("clpz_correct.pl"), "--memory", "lots"])
         .assert()
         .code(2)

@@ -1,6 +1,6 @@
 //! Every shipped puzzle reads, Keen IDs decode to the cages given, and round trips hold.
 
-mod common;
+use crate::common;
 
 use kenken::format::{self, canonical, Notation};
 use kenken::puzzle::{Cage, Cell, Op, Puzzle};

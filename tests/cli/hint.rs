@@ -1,16 +1,13 @@
 //! Hints: every step is valid (no step removes a cell's true value, every placement is the true
 //! value), applying all the steps reaches the solution, and `kenken hint` on the command line.
 
-use assert_cmd::Command;
 use kenken::format;
 use kenken::generate::{generate, Options};
 use kenken::logic::{explain, grade, Level, Rule, Verdict};
 use kenken::Puzzle;
 use predicates::prelude::*;
 
-fn kenken() -> Command {
-    Command::cargo_bin("kenken").unwrap()
-}
+use crate::common::kenken;
 
 fn keen(name: &str) -> Vec<Puzzle> {
     let path = format!("{}/tests/data/keen/{name}", env!("CARGO_MANIFEST_DIR"));

@@ -3,11 +3,12 @@
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use kenken::format;
 use kenken::logic::{grade, Level, Verdict};
 use kenken::puzzle::{Cage, Cell, Op, Puzzle};
 use serde_json::Value;
+
+use crate::common::kenken;
 
 fn keen_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/keen")
@@ -58,10 +59,6 @@ fn grades_agree_with_keen() {
     assert_eq!(total, 600);
     assert!(exact * 100 >= total * 95, "exact {exact}/{total}");
     assert_eq!(far, 0);
-}
-
-fn kenken() -> Command {
-    Command::cargo_bin("kenken").unwrap()
 }
 
 fn write_temp(name: &str, text: &str) -> PathBuf {

@@ -2,16 +2,13 @@
 //! with `src/`), valid solutions, grades, reproducibility from the seed, `--ops`, `--max-cage`,
 //! and `kenken generate` on the command line.
 
-use assert_cmd::Command;
 use kenken::format;
 use kenken::generate::{generate, puzzle_seed, Options};
 use kenken::logic::{grade, Level, Verdict};
 use kenken::puzzle::{Op, Puzzle};
 use serde_json::Value;
 
-fn kenken() -> Command {
-    Command::cargo_bin("kenken").unwrap()
-}
+use crate::common::kenken;
 
 /// Whether `values` meet a cage, written independently of the crate: `-` and `/` take the
 /// largest value and subtract or divide the others in turn.

@@ -1,11 +1,8 @@
 //! The command line: exit codes and outputs.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn kenken() -> Command {
-    Command::cargo_bin("kenken").unwrap()
-}
+use crate::common::kenken;
 
 const EX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/");
 

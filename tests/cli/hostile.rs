@@ -3,12 +3,7 @@
 
 use std::process::{Command, Stdio};
 
-use assert_cmd::Command as Cmd;
 use predicates::prelude::*;
-
-fn kenken() -> Cmd {
-    Cmd::cargo_bin("kenken").unwrap()
-}
 
 fn data(rel: &str) -> String {
     format!("{}/{rel}", env!("CARGO_MANIFEST_DIR"))
@@ -413,6 +408,8 @@ fn answers_or_says_why(args: &[&str], input: Vec<u8>) -> Result<(), TestCaseErro
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
+
+use crate::common::kenken;
 
 /// The shipped example files, whole.
 fn shipped() -> Vec<Vec<u8>> {

@@ -1,6 +1,6 @@
 //! The native solver against every shipped puzzle and a brute-force enumeration.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 
