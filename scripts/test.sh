@@ -21,7 +21,7 @@ if cargo tree --no-default-features -e normal --prefix none | grep -Eq '^(scryer
   echo "test.sh: --no-default-features pulls in a crate of the prolog or cli features" >&2
   exit 1
 fi
-cargo test --no-default-features --quiet --lib --test library -- --skip native_large::
+cargo test --no-default-features --quiet --test library -- --skip native_large::
 
 phase tests
 cargo test

@@ -18,7 +18,7 @@
 //!   (GNU Prolog dialect too) run, confined, on the spec's examples and random puzzles and
 //!   compared with the native solver, one file or a whole class.
 //! - [`render`]: grids drawn for a person; [`cage`]: which values a cage can hold;
-//!   [`rng`]: the seeded generator behind random puzzles; [`random`]: the random benchmark
+//!   [`random`]: the random benchmark
 //!   puzzles (uniform Latin squares cut into cages).
 //!
 //! # Features
@@ -51,6 +51,7 @@
 pub mod bench;
 pub mod cage;
 pub mod engine;
+pub mod error;
 pub mod format;
 pub mod generate;
 #[cfg(feature = "prolog")]
@@ -64,7 +65,7 @@ pub mod prolog;
 pub mod puzzle;
 pub mod random;
 pub mod render;
-pub mod rng;
+pub(crate) mod rng;
 #[cfg(feature = "prolog")]
 pub mod worker;
 

@@ -4,7 +4,7 @@
 //! (uniqueness is not sought).
 //!
 //! The distribution, fixed so that the same seed gives the same puzzles on every machine (the
-//! stream comes from [`crate::rng::Rng`]):
+//! stream comes from `rng::Rng`):
 //! - **The square**: Jacobson–Matthews' Markov chain on the incidence cube, started from the cyclic
 //!   square, run for `n³` steps (at least 100) and then until the cube is proper again.
 //! - **The cages**: the cells are visited in a random order; each cell not yet in a cage starts one

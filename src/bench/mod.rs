@@ -22,7 +22,7 @@ use crate::puzzle::{Grid, Puzzle};
 
 /// A puzzle to run, with what its file expects, and the name and group it is reported under.
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub struct BenchEntry {
     /// The puzzle.
     pub puzzle: Puzzle,
     /// What its file says about its answers.
@@ -115,9 +115,9 @@ pub fn solution_limit(expected: &Expected) -> usize {
 
 /// Runs every engine of `config` on every entry; `progress` is called before each solve.
 pub fn run(
-    entries: &[Entry],
+    entries: &[BenchEntry],
     config: &Config,
-    mut progress: impl FnMut(&Entry, EngineKind),
+    mut progress: impl FnMut(&BenchEntry, EngineKind),
 ) -> Vec<Record> {
     let mut engines: Vec<(EngineKind, Result<Box<dyn Engine>, _>)> = config
         .engines
@@ -143,7 +143,7 @@ pub fn run(
 }
 
 /// A record of `entry` with nothing run yet (status `Error`).
-fn record(entry: &Entry, engine: EngineKind) -> Record {
+fn record(entry: &BenchEntry, engine: EngineKind) -> Record {
     Record {
         puzzle: entry.name.clone(),
         group: entry.group.clone(),
@@ -160,7 +160,7 @@ fn record(entry: &Entry, engine: EngineKind) -> Record {
     }
 }
 
-fn run_one(entry: &Entry, engine: &mut dyn Engine, config: &Config) -> Record {
+fn run_one(entry: &BenchEntry, engine: &mut dyn Engine, config: &Config) -> Record {
     let p = &entry.puzzle;
     let request = Request::at_most(solution_limit(&entry.expected))
         .with_timeout(config.timeout)

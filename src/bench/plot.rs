@@ -5,13 +5,13 @@ use plotters::prelude::*;
 
 use super::{percentile, EngineKind, Record};
 
-/// Drawing the plot failed.
+/// Drawing the plot failed: plotters' error is the source.
 #[derive(Debug, thiserror::Error)]
 #[error("plot: {0}")]
-pub struct PlotError(String);
+pub struct PlotError(#[source] Box<dyn std::error::Error + Send + Sync>);
 
-fn err(e: impl std::fmt::Display) -> PlotError {
-    PlotError(e.to_string())
+fn err(e: impl std::error::Error + Send + Sync + 'static) -> PlotError {
+    PlotError(Box::new(e))
 }
 
 fn colour(e: EngineKind) -> RGBColor {

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::args::{at_least_one, engine, seconds, threads};
 use super::input::{read_input, require_valid, Input};
 use super::{bad_input, exit_code, EXIT_FAILED};
-use kenken::bench::{self, report, EngineKind, Entry, RunStatus};
+use kenken::bench::{self, report, BenchEntry, EngineKind, RunStatus};
 use kenken::format::Expected;
 
 /// `--engines`' default: every engine, `native,fd,plain`.
@@ -77,7 +77,7 @@ enum Group {
 }
 
 /// The puzzles to run, each named and grouped.
-fn entries(args: &Args) -> Result<Vec<Entry>> {
+fn entries(args: &Args) -> Result<Vec<BenchEntry>> {
     let mut files = Vec::new();
     for &n in &args.random {
         if !(1..=64).contains(&n) {
@@ -150,7 +150,7 @@ fn entries(args: &Args) -> Result<Vec<Entry>> {
             } else {
                 stem.clone()
             };
-            out.push(Entry {
+            out.push(BenchEntry {
                 puzzle: e.puzzle,
                 expected: e.expected,
                 name,

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::args::seconds;
 use super::input::{puzzle_name, read_puzzles, require_valid, Input};
 use super::{bad_input, exit_code, EXIT_FAILED, EXIT_LIMIT};
-use kenken::logic::{grade, LogicError, Rule, Verdict};
+use kenken::logic::{grade, Grade, LogicError, Rule};
 
 /// The arguments of `kenken grade`.
 #[derive(clap::Args)]
@@ -47,7 +47,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let deadline = Instant::now().checked_add(Duration::from_secs_f64(args.timeout.min(1e9)));
         let (name, counts) = match grade(p, deadline) {
             Ok(g) => {
-                if g.verdict == Verdict::NoSolution {
+                if g.verdict == Grade::NoSolution {
                     code = code.max(EXIT_FAILED);
                 }
                 (g.verdict.name(), g.counts)

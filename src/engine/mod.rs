@@ -358,9 +358,15 @@ pub enum EngineError {
     /// The Prolog program raised an exception or answered something that is not a grid.
     #[error("{0}")]
     Prolog(String),
-    /// The worker process could not be started or stopped unexpectedly.
-    #[error("Prolog worker: {0}")]
-    Worker(String),
+    /// A thread the engine solves in stopped (it panicked, or could not start).
+    #[error("{0} stopped")]
+    ThreadStopped(&'static str),
+    /// The engine could not start a thread or talk to it.
+    #[error(transparent)]
+    Io(#[from] crate::error::IoError),
+    /// A worker's reply (or a request to it) is not the JSON it should be.
+    #[error(transparent)]
+    Json(#[from] crate::error::JsonError),
     /// The worker process failed.
     #[cfg(feature = "prolog")]
     #[error("Prolog worker: {0}")]
@@ -471,7 +477,7 @@ impl Iterator for Ordered {
                     self.next += 1;
                     return Some(Report::failed(
                         self.kind,
-                        EngineError::Worker("the solving thread stopped".into()),
+                        EngineError::ThreadStopped("the solving thread"),
                     ));
                 }
             }

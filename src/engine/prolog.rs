@@ -12,12 +12,15 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::{spec_order, Engine, EngineError, EngineKind, Report, Request, Stats, Status};
+use crate::error::Context;
 use crate::process::{Handler, Reply, Worker};
 use crate::prolog::{solve_goal, Predicate, Session, DEFAULT_INFERENCE_LIMIT};
 use crate::puzzle::{Grid, Puzzle};
 
 /// The stack of the thread an in-process engine runs on: Scryer recurses deeply on big terms.
 const STACK: usize = 256 << 20;
+/// The thread an in-process Prolog engine solves in, as errors name it.
+const THREAD: &str = "the engine's thread";
 
 fn predicate(kind: EngineKind) -> Result<Predicate, EngineError> {
     match kind {
@@ -195,10 +198,10 @@ impl PrologEngine {
                     let _ = reply.send(partial.report(&request, Some(end)));
                 }
             })
-            .map_err(|e| EngineError::Prolog(format!("cannot start the engine's thread: {e}")))?;
+            .context("starting the engine's thread")?;
         ready
             .recv()
-            .map_err(|_| EngineError::Prolog("the engine's thread stopped".into()))?;
+            .map_err(|_| EngineError::ThreadStopped(THREAD))?;
         Ok(PrologEngine { kind, jobs })
     }
 }
@@ -218,17 +221,10 @@ impl Engine for PrologEngine {
         };
         let (tx, rx) = mpsc::channel();
         if self.jobs.send((solve, *request, tx)).is_err() {
-            return Report::failed(
-                self.kind,
-                EngineError::Prolog("the engine's thread stopped".into()),
-            );
+            return Report::failed(self.kind, EngineError::ThreadStopped(THREAD));
         }
-        rx.recv().unwrap_or_else(|_| {
-            Report::failed(
-                self.kind,
-                EngineError::Prolog("the engine's thread stopped".into()),
-            )
-        })
+        rx.recv()
+            .unwrap_or_else(|_| Report::failed(self.kind, EngineError::ThreadStopped(THREAD)))
     }
 }
 
@@ -267,13 +263,14 @@ impl WorkerEngine {
             match self.worker.next(deadline)? {
                 Reply::Part(p) => {
                     let found: Found = serde_json::from_str(&p)
-                        .map_err(|e| EngineError::Prolog(format!("bad reply {p:?}: {e}")))?;
+                        .with_context(|| format!("reading the worker's answer {p:?}"))?;
                     partial.found(found, request);
                 }
                 Reply::Done(d) => {
                     return serde_json::from_str(&d)
                         .map(Some)
-                        .map_err(|e| EngineError::Prolog(format!("bad reply {d:?}: {e}")))
+                        .with_context(|| format!("reading the worker's reply {d:?}"))
+                        .map_err(EngineError::from)
                 }
                 Reply::Timeout => {
                     // a fresh worker starts at once, while the caller goes on
@@ -293,7 +290,7 @@ impl Engine for WorkerEngine {
     fn solve(&mut self, puzzle: &Puzzle, request: &Request) -> Report {
         let mut partial = Partial::new(self.kind);
         let line = match solve_request(self.kind, puzzle, request)
-            .and_then(|r| serde_json::to_string(&r).map_err(|e| EngineError::Prolog(e.to_string())))
+            .and_then(|r| Ok(serde_json::to_string(&r).context("encoding the request")?))
         {
             Ok(l) => l,
             Err(e) => return Report::failed(self.kind, e),

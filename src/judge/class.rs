@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::{judge, Config, JudgeError, Judgement, Verdict};
+use crate::error::Context;
 use crate::prolog::Predicate;
 
 /// How deep folders are searched for `.pl` files.
@@ -23,14 +24,13 @@ pub fn files_of(paths: &[PathBuf]) -> Result<Vec<PathBuf>, JudgeError> {
             let before = files.len();
             walk(p, 0, &mut files);
             if files.len() == before {
-                return Err(JudgeError::Io(format!(
+                return Err(JudgeError::Failed(format!(
                     "{}: no .pl file in this folder",
                     p.display()
                 )));
             }
         } else {
-            std::fs::metadata(p)
-                .map_err(|e| JudgeError::Io(format!("{}: cannot be read: {e}", p.display())))?;
+            std::fs::metadata(p).with_context(|| format!("{}: cannot be read", p.display()))?;
             files.push(p.clone());
         }
     }
@@ -188,7 +188,7 @@ pub fn judge_class(
     let results = results.into_inner().unwrap_or_default();
     Ok(results
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(JudgeError::Io("not judged".into()))))
+        .map(|r| r.unwrap_or_else(|| Err(JudgeError::Failed("not judged".into()))))
         .collect())
 }
 

@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 
 use super::jail::{death_end, exception_end};
 use super::suite::Case;
-use super::verdict::{Answer, End, Run};
+use super::verdict::{JudgedAnswer, Run, RunEnd};
 use super::{Backend, Jail, JudgeError, Loaded};
+use crate::error::Context;
 use crate::process::{find_program, status_text, Child, Spawn, Stderr};
 
 /// The driver, compiled next to the judged file's byte code.
@@ -188,8 +189,7 @@ impl GprologBackend {
     /// Runs the case term `case` (text ending with `.`) for at most `timeout`.
     fn spawn(&self, case: &str, timeout: Duration) -> Result<Output, JudgeError> {
         let file = self.scratch().join("case.pl");
-        std::fs::write(&file, case)
-            .map_err(|e| JudgeError::Io(format!("writing {}: {e}", file.display())))?;
+        std::fs::write(&file, case).with_context(|| format!("writing {}", file.display()))?;
         let goal = format!(
             "load({}), load({}), kk_drv_main({})",
             atom(&self.scratch().join("judged.wbc")),
@@ -275,11 +275,10 @@ impl Backend for GprologBackend {
         let start = Instant::now();
         let file = self.file.display().to_string();
         let driver = self.scratch().join("driver.pl");
-        std::fs::write(&driver, DRIVER_PL)
-            .map_err(|e| JudgeError::Io(format!("writing the driver: {e}")))?;
+        std::fs::write(&driver, DRIVER_PL).context("writing the driver")?;
         let (messages, ok) = self.compile(&driver, &self.scratch().join("driver.wbc"), timeout)?;
         if !ok {
-            return Err(JudgeError::Io(format!(
+            return Err(JudgeError::Failed(format!(
                 "the judge's driver does not compile: {messages}"
             )));
         }
@@ -337,7 +336,7 @@ impl Backend for GprologBackend {
             Err(e) => {
                 return Run {
                     answers: Vec::new(),
-                    end: End::Crashed(e.to_string()),
+                    end: RunEnd::Crashed(e.to_string()),
                     elapsed: Duration::ZERO,
                 }
             }
@@ -349,16 +348,16 @@ impl Backend for GprologBackend {
             if let Some(t) = call_args(line, "kk_answer") {
                 answers.push(match parse_grid(t) {
                     Some(g) if g.len() == case.size && g.iter().all(|r| r.len() == case.size) => {
-                        Answer::Grid(g)
+                        JudgedAnswer::Grid(g)
                     }
-                    _ => Answer::Bad(t.to_string()),
+                    _ => JudgedAnswer::Bad(t.to_string()),
                 });
             } else if let Some(args) = call_args(line, "kk_end") {
                 let (what, ms) = split_ms(args);
                 end = Some(if what == "limit" {
-                    End::Limit
+                    RunEnd::Limit
                 } else {
-                    End::Complete
+                    RunEnd::Complete
                 });
                 elapsed = ms.map_or(elapsed, |ms| Duration::from_secs_f64(ms / 1000.0));
             } else if let Some(args) = call_args(line, "kk_exception") {
@@ -366,28 +365,28 @@ impl Backend for GprologBackend {
                 end = Some(
                     match ball.strip_prefix("error(existence_error(procedure,") {
                         Some(rest) => match rest.split_once(')') {
-                            Some((pi, _)) => End::Exception(format!(
+                            Some((pi, _)) => RunEnd::Exception(format!(
                                 "existence_error(procedure,{pi}): {pi} is not defined"
                             )),
-                            None => End::Exception(ball.to_string()),
+                            None => RunEnd::Exception(ball.to_string()),
                         },
-                        None => End::Exception(ball.to_string()),
+                        None => RunEnd::Exception(ball.to_string()),
                     },
                 );
                 elapsed = ms.map_or(elapsed, |ms| Duration::from_secs_f64(ms / 1000.0));
             }
         }
         let end = match (end, out.status) {
-            (Some(End::Limit | End::Complete), _) if answers.len() > max => {
+            (Some(RunEnd::Limit | RunEnd::Complete), _) if answers.len() > max => {
                 answers.truncate(max);
-                End::Limit
+                RunEnd::Limit
             }
-            (Some(End::Exception(e)), _) => {
+            (Some(RunEnd::Exception(e)), _) => {
                 let readable = super::jail::readable(&self.read());
                 exception_end(self.jail.as_ref(), e, self.scratch(), &readable)
             }
             (Some(e), _) => e,
-            (None, None) => End::Timeout,
+            (None, None) => RunEnd::Timeout,
             (None, Some(s)) => {
                 let status = status_text(s);
                 let fatal = out
@@ -397,9 +396,9 @@ impl Backend for GprologBackend {
                 match death_end(self.jail.as_ref(), &status, &out.stderr) {
                     Some(end) => end,
                     None => match (fatal, s.code()) {
-                        (Some(f), _) => End::Crashed(f.trim().to_string()),
-                        (None, Some(code)) => End::Halted(code.into()),
-                        (None, None) => End::Crashed(format!("gprolog was stopped ({status})")),
+                        (Some(f), _) => RunEnd::Crashed(f.trim().to_string()),
+                        (None, Some(code)) => RunEnd::Halted(code.into()),
+                        (None, None) => RunEnd::Crashed(format!("gprolog was stopped ({status})")),
                     },
                 }
             }

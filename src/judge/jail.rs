@@ -9,8 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::verdict::End;
+use super::verdict::RunEnd;
 use super::JudgeError;
+use crate::error::Context;
 use crate::process::{Confinement, Limits};
 
 /// The rules a judged file runs under (none when judging with `--no-confine`).
@@ -46,7 +47,8 @@ pub(crate) fn scratch() -> Result<tempfile::TempDir, JudgeError> {
     tempfile::Builder::new()
         .prefix("kenken-judge-")
         .tempdir()
-        .map_err(|e| JudgeError::Io(format!("creating a scratch directory: {e}")))
+        .context("creating a scratch directory")
+        .map_err(JudgeError::from)
 }
 
 /// Every folder a judged engine may read: the `read` list of its confinement and the
@@ -126,28 +128,28 @@ fn limit_reached(status: &str, stderr: &str, limits: &Limits) -> Option<String> 
     None
 }
 
-/// How a case whose goal raised `exception` ends: [`End::Blocked`] when confinement (`jail`)
-/// refused what it tried (see [`blocked_action`]), else [`End::Exception`].
+/// How a case whose goal raised `exception` ends: [`RunEnd::Blocked`] when confinement (`jail`)
+/// refused what it tried (see [`blocked_action`]), else [`RunEnd::Exception`].
 pub(crate) fn exception_end(
     jail: Option<&Jail>,
     exception: String,
     scratch: &Path,
     readable: &[PathBuf],
-) -> End {
+) -> RunEnd {
     match jail.and(blocked_action(&exception, scratch, readable)) {
-        Some(what) => End::Blocked(what),
-        None => End::Exception(exception),
+        Some(what) => RunEnd::Blocked(what),
+        None => RunEnd::Exception(exception),
     }
 }
 
 /// How a case ends whose engine died (`status` as [`crate::process::status_text`] writes it,
-/// the end of its `stderr`), when confinement explains the death: [`End::Blocked`] for a
-/// process or program it tried to start, [`End::OverLimit`] at a limit; `None` otherwise.
-pub(crate) fn death_end(jail: Option<&Jail>, status: &str, stderr: &str) -> Option<End> {
+/// the end of its `stderr`), when confinement explains the death: [`RunEnd::Blocked`] for a
+/// process or program it tried to start, [`RunEnd::OverLimit`] at a limit; `None` otherwise.
+pub(crate) fn death_end(jail: Option<&Jail>, status: &str, stderr: &str) -> Option<RunEnd> {
     let jail = jail?;
     killed_for(status)
-        .map(End::Blocked)
-        .or_else(|| limit_reached(status, stderr, &jail.limits).map(End::OverLimit))
+        .map(RunEnd::Blocked)
+        .or_else(|| limit_reached(status, stderr, &jail.limits).map(RunEnd::OverLimit))
 }
 
 /// What a judged engine killed by the kernel tried: confinement kills a process that starts

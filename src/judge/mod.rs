@@ -17,10 +17,10 @@
 
 pub mod class;
 mod dialect;
-pub mod gprolog;
+mod gprolog;
 mod jail;
 mod scryer;
-pub mod suite;
+mod suite;
 mod verdict;
 
 use std::collections::{HashMap, VecDeque};
@@ -35,8 +35,9 @@ pub use jail::{parse_size, size_text};
 pub(crate) use jail::{scratch, Jail};
 pub(crate) use scryer::{worker as scryer_worker, ROLE as SCRYER_ROLE};
 pub use suite::Case;
-pub use verdict::{Answer, CaseReport, End, Run, Verdict};
+pub use verdict::{CaseReport, JudgedAnswer, Run, RunEnd, Verdict};
 
+use crate::error::{Context, IoError};
 use crate::format::Entry;
 use crate::process::{Limits, WorkerError};
 use crate::prolog::Predicate;
@@ -147,15 +148,21 @@ pub enum JudgeError {
     #[error("cannot judge safely: {0}; judge only files you trust with --no-confine")]
     CannotConfine(String),
     /// Reading the file or writing scratch files failed.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// A judged engine's process failed in a way that is not the judged file's doing.
+    #[error(transparent)]
+    Process(WorkerError),
+    /// A folder holds no `.pl` file, or the judge itself failed (its own driver).
     #[error("{0}")]
-    Io(String),
+    Failed(String),
 }
 
 impl From<WorkerError> for JudgeError {
     fn from(e: WorkerError) -> JudgeError {
         match e {
             WorkerError::Confine(why) => JudgeError::CannotConfine(why),
-            other => JudgeError::Io(other.to_string()),
+            other => JudgeError::Process(other),
         }
     }
 }
@@ -312,8 +319,8 @@ pub fn judge(
     mut on_case: impl FnMut(&CaseReport) + Send,
 ) -> Result<Judgement, JudgeError> {
     let start = Instant::now();
-    let text = std::fs::read(file)
-        .map_err(|e| JudgeError::Io(format!("{}: cannot be read: {e}", file.display())))?;
+    let text =
+        std::fs::read(file).with_context(|| format!("{}: cannot be read", file.display()))?;
     let (dialect, dialect_detected) = match config.dialect {
         Some(d) => (d, false),
         None => (detect(&String::from_utf8_lossy(&text)), true),
@@ -325,8 +332,7 @@ pub fn judge(
         None => System::Scryer,
     };
     // (links resolved: confinement grants the folder the file really is in)
-    let absolute = std::fs::canonicalize(file)
-        .map_err(|e| JudgeError::Io(format!("{}: {e}", file.display())))?;
+    let absolute = std::fs::canonicalize(file).with_context(|| file.display().to_string())?;
     let max_size = config.max_size.unwrap_or(match system {
         System::Scryer => 7,
         System::Gprolog => 9,
@@ -528,9 +534,17 @@ mod tests {
                 answers: if slow {
                     Vec::new()
                 } else {
-                    case.expected.iter().cloned().map(Answer::Grid).collect()
+                    case.expected
+                        .iter()
+                        .cloned()
+                        .map(JudgedAnswer::Grid)
+                        .collect()
                 },
-                end: if slow { End::Timeout } else { End::Complete },
+                end: if slow {
+                    RunEnd::Timeout
+                } else {
+                    RunEnd::Complete
+                },
                 elapsed: timeout,
             }
         }

@@ -15,7 +15,7 @@ use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, Str
 use serde::{Deserialize, Serialize};
 
 use super::jail::{death_end, exception_end};
-use super::verdict::{Answer, End, Run};
+use super::verdict::{JudgedAnswer, Run, RunEnd};
 use super::{Backend, Dialect, Jail, JudgeError, Loaded};
 use crate::process::{Worker, WorkerError};
 use crate::prolog::{chars_of, quote, term_text, term_to_grid};
@@ -79,7 +79,7 @@ enum Failure {
     /// The worker could not confine itself.
     CannotConfine(String),
     /// How the case ends (the worker died: a crash, a limit, a forbidden system call).
-    End(End),
+    RunEnd(RunEnd),
 }
 
 /// A judged file in Scryer, one worker process at a time.
@@ -117,20 +117,20 @@ impl ScryerBackend {
 
     /// How a case ends when its worker failed: a refusal or a limit of the confinement when
     /// one explains it, else a crash.
-    fn ended(&self, e: WorkerError) -> End {
+    fn ended(&self, e: WorkerError) -> RunEnd {
         if let WorkerError::Died { status, stderr } = &e {
             if let Some(end) = death_end(self.jail.as_ref(), status, stderr) {
                 return end;
             }
         }
-        End::Crashed(e.to_string())
+        RunEnd::Crashed(e.to_string())
     }
 
     /// Sends a request; `Err` says why no reply came (the kernel cannot confine, or how the
     /// worker ended).
     fn request(&mut self, r: &Request, timeout: Duration) -> Result<Option<Reply>, Failure> {
-        let line =
-            serde_json::to_string(r).map_err(|e| Failure::End(End::Crashed(e.to_string())))?;
+        let line = serde_json::to_string(r)
+            .map_err(|e| Failure::RunEnd(RunEnd::Crashed(e.to_string())))?;
         // (the case's time starts once its engine is up)
         let got = self
             .worker
@@ -139,10 +139,10 @@ impl ScryerBackend {
             .and_then(|()| self.worker.request(&line, Some(Instant::now() + timeout)));
         match got {
             Err(WorkerError::Confine(why)) => Err(Failure::CannotConfine(why)),
-            Err(e) => Err(Failure::End(self.ended(e))),
+            Err(e) => Err(Failure::RunEnd(self.ended(e))),
             Ok(None) => Ok(None),
             Ok(Some(reply)) => serde_json::from_str(&reply).map(Some).map_err(|e| {
-                Failure::End(End::Crashed(format!(
+                Failure::RunEnd(RunEnd::Crashed(format!(
                     "bad reply from the judge's worker: {e}"
                 )))
             }),
@@ -182,14 +182,14 @@ impl Backend for ScryerBackend {
                 ),
             }),
             Err(Failure::CannotConfine(why)) => Err(JudgeError::CannotConfine(why)),
-            Err(Failure::End(End::Blocked(what))) => Err(JudgeError::Load {
+            Err(Failure::RunEnd(RunEnd::Blocked(what))) => Err(JudgeError::Load {
                 file,
                 why: format!("{what} while loading: not allowed while judging"),
             }),
-            Err(Failure::End(end)) => Err(JudgeError::Load {
+            Err(Failure::RunEnd(end)) => Err(JudgeError::Load {
                 file,
                 why: match end {
-                    End::Crashed(why) | End::OverLimit(why) => why,
+                    RunEnd::Crashed(why) | RunEnd::OverLimit(why) => why,
                     other => format!("{other:?}"),
                 },
             }),
@@ -199,7 +199,7 @@ impl Backend for ScryerBackend {
     fn run(&mut self, case: &super::suite::Case, max: usize, timeout: Duration) -> Run {
         let crashed = |why: String| Run {
             answers: Vec::new(),
-            end: End::Crashed(why),
+            end: RunEnd::Crashed(why),
             elapsed: Duration::ZERO,
         };
         if !self.worker.is_running() {
@@ -216,7 +216,7 @@ impl Backend for ScryerBackend {
         match self.request(&solve, timeout) {
             Ok(None) => Run {
                 answers: Vec::new(),
-                end: End::Timeout,
+                end: RunEnd::Timeout,
                 elapsed: timeout,
             },
             Ok(Some(Reply::Answers {
@@ -227,18 +227,18 @@ impl Backend for ScryerBackend {
                 answers: answers
                     .into_iter()
                     .map(|a| match a {
-                        WireAnswer::Grid(g) => Answer::Grid(g),
-                        WireAnswer::Bad(t) => Answer::Bad(t),
+                        WireAnswer::Grid(g) => JudgedAnswer::Grid(g),
+                        WireAnswer::Bad(t) => JudgedAnswer::Bad(t),
                     })
                     .collect(),
                 end: match end {
-                    WireEnd::Complete => End::Complete,
-                    WireEnd::Limit => End::Limit,
+                    WireEnd::Complete => RunEnd::Complete,
+                    WireEnd::Limit => RunEnd::Limit,
                     WireEnd::Exception(e) => {
                         exception_end(self.jail.as_ref(), e, self.scratch.path(), &self.readable)
                     }
-                    WireEnd::Unsupported(pi) => End::Unsupported(pi),
-                    WireEnd::Halted(c) => End::Halted(c),
+                    WireEnd::Unsupported(pi) => RunEnd::Unsupported(pi),
+                    WireEnd::Halted(c) => RunEnd::Halted(c),
                 },
                 elapsed: Duration::from_secs_f64(elapsed_ms.max(0.0) / 1000.0),
             },
@@ -251,7 +251,7 @@ impl Backend for ScryerBackend {
                 crashed("the judge's worker answered out of turn".into())
             }
             Err(Failure::CannotConfine(why)) => crashed(format!("cannot confine: {why}")),
-            Err(Failure::End(end)) => Run {
+            Err(Failure::RunEnd(end)) => Run {
                 answers: Vec::new(),
                 end,
                 elapsed: Duration::ZERO,

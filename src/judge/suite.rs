@@ -414,10 +414,10 @@ mod tests {
 
     #[test]
     fn answering_nothing_fails_beside_every_puzzle_without_a_solution() {
-        use super::super::verdict::{judge, End, Run, Verdict};
+        use super::super::verdict::{judge, Run, RunEnd, Verdict};
         let nothing = Run {
             answers: Vec::new(),
-            end: End::Complete,
+            end: RunEnd::Complete,
             elapsed: std::time::Duration::ZERO,
         };
         let mut pairs = 0;

@@ -12,7 +12,7 @@ use crate::puzzle::Grid;
 
 /// One answer of the judged predicate.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub enum JudgedAnswer {
     /// `T` was an N x N grid of integers.
     Grid(Grid),
     /// `T` was something else, as Prolog writes it (cut short).
@@ -21,7 +21,7 @@ pub enum Answer {
 
 /// How a run of a case ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum End {
+pub enum RunEnd {
     /// Every answer was given.
     Complete,
     /// More answers than were asked for (the cap, `answers_wanted`): the run was stopped
@@ -48,9 +48,9 @@ pub enum End {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Run {
     /// The answers, in the order given.
-    pub answers: Vec<Answer>,
+    pub answers: Vec<JudgedAnswer>,
     /// How the run ended.
-    pub end: End,
+    pub end: RunEnd,
     /// Wall-clock time of the goal.
     pub elapsed: Duration,
 }
@@ -205,7 +205,7 @@ pub fn judge(case: &Case, run: &Run) -> CaseReport {
     report.answers = run.answers.len();
     report.elapsed_ms = Some(run.elapsed.as_secs_f64() * 1000.0);
     let (verdict, detail) = match &run.end {
-        End::Timeout => {
+        RunEnd::Timeout => {
             report.elapsed_ms = None;
             (
                 Verdict::Timeout,
@@ -215,22 +215,22 @@ pub fn judge(case: &Case, run: &Run) -> CaseReport {
                 ),
             )
         }
-        End::Exception(e) => (Verdict::Error, format!("uncaught exception: {e}")),
-        End::Blocked(what) => (Verdict::Error, format!("{what}: not allowed while judging")),
-        End::Unsupported(pi) => (
+        RunEnd::Exception(e) => (Verdict::Error, format!("uncaught exception: {e}")),
+        RunEnd::Blocked(what) => (Verdict::Error, format!("{what}: not allowed while judging")),
+        RunEnd::Unsupported(pi) => (
             Verdict::Error,
             format!("uses {pi}, which judge does not support"),
         ),
-        End::Halted(code) => (Verdict::Halted, format!("called halt (exit code {code})")),
-        End::Crashed(why) => {
+        RunEnd::Halted(code) => (Verdict::Halted, format!("called halt (exit code {code})")),
+        RunEnd::Crashed(why) => {
             report.elapsed_ms = None;
             (Verdict::Crashed, format!("the Prolog engine died: {why}"))
         }
-        End::OverLimit(limit) => {
+        RunEnd::OverLimit(limit) => {
             report.elapsed_ms = None;
             (Verdict::Crashed, limit.clone())
         }
-        End::Complete | End::Limit => compare(case, run, &mut report),
+        RunEnd::Complete | RunEnd::Limit => compare(case, run, &mut report),
     };
     report.verdict = verdict;
     report.detail = detail;
@@ -239,14 +239,14 @@ pub fn judge(case: &Case, run: &Run) -> CaseReport {
 
 /// Compares the answers of a run that ended normally with the expected ones.
 ///
-/// A run that stopped at the cap ([`End::Limit`]) is not said to miss a solution it has not
+/// A run that stopped at the cap ([`RunEnd::Limit`]) is not said to miss a solution it has not
 /// given yet: it might have given it later. Such a run with no answer that is not a solution
 /// has given some answer more than once (the cap is larger than the expected answers), and is
 /// a duplicate, whether or not every solution was seen before the cap.
 fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String) {
     if let Some((i, text)) = run.answers.iter().enumerate().find_map(|(i, a)| match a {
-        Answer::Bad(t) => Some((i, t)),
-        Answer::Grid(_) => None,
+        JudgedAnswer::Bad(t) => Some((i, t)),
+        JudgedAnswer::Grid(_) => None,
     }) {
         return (
             Verdict::Wrong,
@@ -261,8 +261,8 @@ fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String)
         .answers
         .iter()
         .filter_map(|a| match a {
-            Answer::Grid(g) => Some(g),
-            Answer::Bad(_) => None,
+            JudgedAnswer::Grid(g) => Some(g),
+            JudgedAnswer::Bad(_) => None,
         })
         .collect();
     let mut seen: HashMap<&Grid, usize> = HashMap::new();
@@ -287,7 +287,7 @@ fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String)
         .filter(|g| !case.expected.contains(g))
         .map(|g| (*g).clone())
         .collect();
-    let at_cap = run.end == End::Limit;
+    let at_cap = run.end == RunEnd::Limit;
     let expected = case.expected.len();
     // what was seen of the solutions by the cap
     let by_cap = |missing: &[Grid]| match missing.first() {
@@ -410,9 +410,9 @@ mod tests {
         vec![vec![2, 1], vec![1, 2]]
     }
 
-    fn run(answers: Vec<Grid>, end: End) -> Run {
+    fn run(answers: Vec<Grid>, end: RunEnd) -> Run {
         Run {
-            answers: answers.into_iter().map(Answer::Grid).collect(),
+            answers: answers.into_iter().map(JudgedAnswer::Grid).collect(),
             end,
             elapsed: Duration::from_millis(3),
         }
@@ -422,31 +422,34 @@ mod tests {
     fn verdicts() {
         let c = case(vec![a(), b()]);
         let v = |answers, end| judge(&c, &run(answers, end));
-        assert_eq!(v(vec![a(), b()], End::Complete).verdict, Verdict::Pass);
-        let order = v(vec![b(), a()], End::Complete);
+        assert_eq!(v(vec![a(), b()], RunEnd::Complete).verdict, Verdict::Pass);
+        let order = v(vec![b(), a()], RunEnd::Complete);
         assert_eq!(order.verdict, Verdict::Order);
         assert!(
             order.detail.contains("answer 1 is [[2,1],[1,2]]"),
             "{}",
             order.detail
         );
-        let missing = v(vec![a()], End::Complete);
+        let missing = v(vec![a()], RunEnd::Complete);
         assert_eq!(missing.verdict, Verdict::Wrong);
         assert_eq!(missing.missing, vec![b()]);
         assert!(missing
             .detail
             .contains("1 of 2 expected; 1 answer missing, e.g. [[2,1],[1,2]]"));
-        let dup = v(vec![a(), a(), b()], End::Complete);
+        let dup = v(vec![a(), a(), b()], RunEnd::Complete);
         assert_eq!(
             (dup.verdict, dup.duplicates.clone()),
             (Verdict::Duplicate, vec![a()])
         );
-        let extra = v(vec![a(), b(), vec![vec![1, 1], vec![2, 2]]], End::Complete);
+        let extra = v(
+            vec![a(), b(), vec![vec![1, 1], vec![2, 2]]],
+            RunEnd::Complete,
+        );
         assert_eq!(extra.verdict, Verdict::Wrong);
         assert_eq!(extra.extra.len(), 1);
-        assert_eq!(v(vec![], End::Timeout).verdict, Verdict::Timeout);
-        assert_eq!(v(vec![], End::Halted(0)).verdict, Verdict::Halted);
-        let unsupported = v(vec![], End::Unsupported("fd_reified_in/4".into()));
+        assert_eq!(v(vec![], RunEnd::Timeout).verdict, Verdict::Timeout);
+        assert_eq!(v(vec![], RunEnd::Halted(0)).verdict, Verdict::Halted);
+        let unsupported = v(vec![], RunEnd::Unsupported("fd_reified_in/4".into()));
         assert_eq!(unsupported.verdict, Verdict::Error);
         assert_eq!(
             unsupported.detail,
@@ -455,8 +458,8 @@ mod tests {
         let bad = judge(
             &c,
             &Run {
-                answers: vec![Answer::Bad("[_A,_B]".into())],
-                end: End::Complete,
+                answers: vec![JudgedAnswer::Bad("[_A,_B]".into())],
+                end: RunEnd::Complete,
                 elapsed: Duration::ZERO,
             },
         );
@@ -465,14 +468,17 @@ mod tests {
         // what confinement refused or stopped, in words
         let blocked = v(
             vec![],
-            End::Blocked("the file tried to write /home/ann/x".into()),
+            RunEnd::Blocked("the file tried to write /home/ann/x".into()),
         );
         assert_eq!(blocked.verdict, Verdict::Error);
         assert_eq!(
             blocked.detail,
             "the file tried to write /home/ann/x: not allowed while judging"
         );
-        let limit = v(vec![], End::OverLimit("memory limit 2 GiB reached".into()));
+        let limit = v(
+            vec![],
+            RunEnd::OverLimit("memory limit 2 GiB reached".into()),
+        );
         assert_eq!(
             (limit.verdict, limit.detail.as_str(), limit.elapsed_ms),
             (Verdict::Crashed, "memory limit 2 GiB reached", None)
@@ -482,11 +488,11 @@ mod tests {
     #[test]
     fn no_answers_for_an_unsatisfiable_puzzle_pass() {
         assert_eq!(
-            judge(&case(vec![]), &run(vec![], End::Complete)).verdict,
+            judge(&case(vec![]), &run(vec![], RunEnd::Complete)).verdict,
             Verdict::Pass
         );
         assert_eq!(
-            judge(&case(vec![]), &run(vec![a()], End::Complete)).verdict,
+            judge(&case(vec![]), &run(vec![a()], RunEnd::Complete)).verdict,
             Verdict::Wrong
         );
     }
@@ -501,9 +507,9 @@ mod tests {
     fn capped(case: &Case, stream: Vec<Grid>) -> Run {
         let cap = answers_wanted(case);
         let end = if stream.len() > cap {
-            End::Limit
+            RunEnd::Limit
         } else {
-            End::Complete
+            RunEnd::Complete
         };
         run(stream.into_iter().take(cap).collect(), end)
     }
@@ -573,7 +579,7 @@ mod tests {
     fn an_answer_that_is_not_a_solution_is_wrong_at_the_cap_or_not() {
         let c = case(vec![g(1), g(2)]);
         // complete: what is missing is missing
-        let complete = judge(&c, &run(vec![g(1), g(9), g(1)], End::Complete));
+        let complete = judge(&c, &run(vec![g(1), g(9), g(1)], RunEnd::Complete));
         assert_eq!(complete.verdict, Verdict::Wrong);
         assert_eq!(
             complete.detail,
@@ -615,14 +621,17 @@ mod tests {
     #[test]
     fn missing_answers_and_repeats_without_the_cap_are_wrong() {
         let c = case(vec![g(1), g(2), g(3)]);
-        let r = judge(&c, &run(vec![g(1), g(2), g(1), g(2)], End::Complete));
+        let r = judge(&c, &run(vec![g(1), g(2), g(1), g(2)], RunEnd::Complete));
         assert_eq!(r.verdict, Verdict::Wrong);
         assert_eq!(
             r.detail,
             "4 of 3 expected; 1 answer missing, e.g. [[3]]; every answer given more than once \
              (2 times each), e.g. [[1]]"
         );
-        let some = judge(&c, &run(vec![g(1), g(1), g(1), g(2), g(3)], End::Complete));
+        let some = judge(
+            &c,
+            &run(vec![g(1), g(1), g(1), g(2), g(3)], RunEnd::Complete),
+        );
         assert_eq!(some.verdict, Verdict::Duplicate);
         assert_eq!(
             some.detail,

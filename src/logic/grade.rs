@@ -10,7 +10,7 @@ use crate::puzzle::{Grid, Puzzle};
 
 /// A puzzle's grade.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Verdict {
+pub enum Grade {
     /// Exactly one solution, reached with the rules of this level at most.
     Graded(Level),
     /// More than one solution.
@@ -19,18 +19,18 @@ pub enum Verdict {
     NoSolution,
 }
 
-impl Verdict {
+impl Grade {
     /// The name in reports: a level's name, `ambiguous` or `no_solution`.
     pub fn name(self) -> &'static str {
         match self {
-            Verdict::Graded(l) => l.name(),
-            Verdict::Ambiguous => "ambiguous",
-            Verdict::NoSolution => "no_solution",
+            Grade::Graded(l) => l.name(),
+            Grade::Ambiguous => "ambiguous",
+            Grade::NoSolution => "no_solution",
         }
     }
 }
 
-impl fmt::Display for Verdict {
+impl fmt::Display for Grade {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(self.name())
     }
@@ -40,7 +40,7 @@ impl fmt::Display for Verdict {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grading {
     /// The grade.
-    pub verdict: Verdict,
+    pub verdict: Grade,
     /// How often each rule was applied on the path, indexed as [`Rule::ALL`] (all zero unless
     /// the puzzle has exactly one solution).
     pub counts: [usize; 9],
@@ -77,16 +77,16 @@ pub fn grade(puzzle: &Puzzle, deadline: Option<Instant>) -> Result<Grading, Logi
         solution: None,
     };
     match found.grids.len() {
-        0 => return Ok(none(Verdict::NoSolution)),
+        0 => return Ok(none(Grade::NoSolution)),
         1 => {}
-        _ => return Ok(none(Verdict::Ambiguous)),
+        _ => return Ok(none(Grade::Ambiguous)),
     }
     let solution = found.grids.into_iter().next().unwrap_or_default();
     let mut deducer = Deducer::new(puzzle, Level::Unreasonable, Some(flatten(&solution)))?
         .with_deadline(deadline);
     let outcome = deducer.run()?;
     Ok(Grading {
-        verdict: Verdict::Graded(outcome.hardest.unwrap_or(Level::Easy)),
+        verdict: Grade::Graded(outcome.hardest.unwrap_or(Level::Easy)),
         counts: outcome.counts,
         solution: Some(solution),
     })

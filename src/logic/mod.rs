@@ -1,5 +1,5 @@
 //! Solving as a person does: a ladder of deduction rules on pencil marks, from which come the
-//! difficulty grade of a puzzle ([`mod@grade`]) and the explained steps of a hint ([`hint`]).
+//! difficulty grade of a puzzle ([`grade()`](fn@grade)) and the explained steps of a hint ([`explain`]).
 //!
 //! The levels follow Keen (Simon Tatham's collection), whose solver grades by the techniques it
 //! needs:
@@ -19,8 +19,8 @@
 //! digits is a bit mask (bit `v - 1` for digit `v`).
 
 mod board;
-pub mod grade;
-pub mod hint;
+mod grade;
+mod hint;
 mod rules;
 
 use std::fmt;
@@ -32,7 +32,7 @@ use serde::Serialize;
 use crate::puzzle::{InvalidPuzzle, Puzzle};
 use board::{Board, Ctx};
 
-pub use grade::{grade, grade_at_most, Grading, Verdict};
+pub use grade::{grade, grade_at_most, Grade, Grading};
 pub use hint::{explain, Explained};
 
 /// A difficulty level, on Keen's five-level scale.

@@ -3,13 +3,13 @@
 //!
 //! It owns spawning (each child leads a process group of its own), line I/O with deadlines,
 //! reading output with a cap, killing the whole process group (not only the child) and reaping,
-//! and (for code we did not write) confinement and limits ([`confine`]). It imports nothing
+//! and (for code we did not write) confinement and limits ([`Confinement`], [`Limits`]). It imports nothing
 //! above it: the table of worker roles lives at the top, in [`crate::worker::init`].
 //!
 //! A worker is this program started again with the environment variable `KENKEN_WORKER` naming
 //! its role; `Worker` is the parent's side of one (start, request, reply, kill, restart).
 
-pub mod confine;
+pub(crate) mod confine;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -24,6 +24,8 @@ use nix::unistd::Pid;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 
 pub use confine::{Confinement, Limits};
+
+use crate::error::{Context, IoError, JsonError};
 
 /// The environment variable that names a child's role.
 pub(crate) const ROLE_VAR: &str = "KENKEN_WORKER";
@@ -73,8 +75,7 @@ pub fn set_program(program: PathBuf) {
 pub(crate) fn worker_program() -> Result<PathBuf, WorkerError> {
     match PROGRAM.lock().ok().and_then(|p| p.clone()) {
         Some(p) => Ok(p),
-        None => std::env::current_exe()
-            .map_err(|e| WorkerError::Io(format!("finding this program: {e}"))),
+        None => Ok(std::env::current_exe().context("finding this program")?),
     }
 }
 
@@ -91,8 +92,11 @@ pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WorkerError {
     /// The child could not be started or talked to.
-    #[error("{0}")]
-    Io(String),
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// A message to the child could not be encoded.
+    #[error(transparent)]
+    Json(#[from] JsonError),
     /// The child did not become a worker, answered something unexpected, or stopped.
     #[error("{0}")]
     Protocol(String),
@@ -194,7 +198,7 @@ impl Spawn {
             .chain(args.iter().map(|a| a.as_os_str()))
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        let call = serde_json::to_string(&call).map_err(|e| WorkerError::Io(e.to_string()))?;
+        let call = serde_json::to_string(&call).context("encoding the program to run")?;
         s.command.env(EXEC_VAR, call);
         s.confine(confinement)
     }
@@ -208,8 +212,7 @@ impl Spawn {
     /// a program through the shell tries to, and is stopped and named by the confinement,
     /// rather than failing quietly where the user has no `SHELL` set.
     pub(crate) fn confine(mut self, confinement: &Confinement) -> Result<Spawn, WorkerError> {
-        let text =
-            serde_json::to_string(confinement).map_err(|e| WorkerError::Io(e.to_string()))?;
+        let text = serde_json::to_string(confinement).context("encoding the confinement")?;
         let set: Vec<(OsString, OsString)> = self
             .command
             .get_envs()
@@ -297,7 +300,7 @@ impl Spawn {
         let mut child = self
             .command
             .spawn()
-            .map_err(|e| WorkerError::Io(format!("starting {name}: {e}")))?;
+            .with_context(|| format!("starting {name}"))?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = Arc::new(Mutex::new(Vec::new()));
@@ -635,7 +638,7 @@ impl Worker {
             let child = self
                 .running
                 .as_mut()
-                .ok_or_else(|| WorkerError::Io("no worker".into()))?;
+                .ok_or_else(|| WorkerError::Protocol("no worker is running".into()))?;
             loop {
                 match child.recv(Some(deadline)) {
                     Recv::Line(l) if l == READY => break,
@@ -695,7 +698,7 @@ impl Worker {
             self.stop();
             return Err(match died {
                 WorkerError::Died { .. } => died,
-                _ => WorkerError::Io(format!("sending a request: {e}")),
+                _ => IoError::new("sending a request", e).into(),
             });
         }
         Ok(true)
@@ -708,7 +711,7 @@ impl Worker {
         let child = self
             .running
             .as_mut()
-            .ok_or_else(|| WorkerError::Io("no request is running".into()))?;
+            .ok_or_else(|| WorkerError::Protocol("no request is running".into()))?;
         loop {
             match child.recv(deadline) {
                 Recv::Line(l) => {

@@ -1,10 +1,10 @@
 //! The embedded Scryer Prolog engine running `prolog/kenken.pl`.
 //!
-//! - [`Session`] ([`session`]): one engine in this thread, with `kenken.pl` loaded: queries, and
+//! - [`Session`]: one engine in this thread, with `kenken.pl` loaded: queries, and
 //!   the homework's solvers with their answers as grids.
-//! - [`Query`], [`Answers`], [`QueryWorker`] ([`query`]): one query API, in this thread or in a
+//! - [`Query`], [`Answers`], [`QueryWorker`]: one query API, in this thread or in a
 //!   worker process bounded by a timeout; answers bind variables to the crate's own [`Term`]
-//!   ([`term`]).
+//!   (`term.rs`).
 //! - [`toplevel`]: the top level behind `kenken query` and `kenken repl`.
 //!
 //! Every query goes through the Prolog-side wrapper `kk_host_stream/5` (`prolog/host_query.pl`):
@@ -17,9 +17,9 @@
 //! A `Session` holds a Scryer `Machine`, which is not `Send`: it stays on the thread that made
 //! it (a [`QueryWorker`] or a worker engine can be sent anywhere).
 
-pub mod query;
-pub mod session;
-pub mod term;
+pub(crate) mod query;
+mod session;
+mod term;
 pub mod toplevel;
 
 use crate::format::prolog::cage_text;
@@ -65,9 +65,15 @@ pub enum PrologError {
     /// The answer is not a grid of the puzzle's size.
     #[error("answer is not an {0}x{0} grid: {1}")]
     BadGrid(usize, String),
-    /// The worker running the engine stopped unexpectedly.
-    #[error("the Prolog worker stopped: {0}")]
-    Worker(String),
+    /// The engine could not go on (it failed on a goal, or its process could not start).
+    #[error("{0}")]
+    Failed(String),
+    /// A file or pipe of the engine's could not be made, read or written.
+    #[error(transparent)]
+    Io(#[from] crate::error::IoError),
+    /// A message to or from a worker is not the JSON it should be.
+    #[error(transparent)]
+    Json(#[from] crate::error::JsonError),
     /// The worker process running the engine failed.
     #[error("the Prolog worker: {0}")]
     Process(#[from] WorkerError),

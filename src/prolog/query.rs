@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use super::term::{chars_of, term_text, Term};
 use super::{PrologError, DEFAULT_INFERENCE_LIMIT};
+use crate::error::Context;
 use crate::process::{Reply, Worker, WorkerError};
 use crate::puzzle::Grid;
 use crate::Limit;
@@ -321,13 +322,15 @@ impl<'a> Answers<'a> {
             Source::Worker { worker, deadline } => match worker.next(*deadline)? {
                 Reply::Part(line) => {
                     let (item, inferences): (Item, Option<u64>) = serde_json::from_str(&line)
-                        .map_err(|e| PrologError::Protocol(format!("{e}: {line}")))?;
+                        .with_context(|| format!("reading the worker's answer {line:?}"))
+                        .map_err(PrologError::from)?;
                     self.inferences = inferences.or(self.inferences);
                     Ok(item)
                 }
                 Reply::Done(line) => {
                     let got: Result<(), String> = serde_json::from_str(&line)
-                        .map_err(|e| PrologError::Protocol(format!("{e}: {line}")))?;
+                        .with_context(|| format!("reading the worker's reply {line:?}"))
+                        .map_err(PrologError::from)?;
                     got.map_err(PrologError::Protocol)?;
                     Err(PrologError::Protocol("the worker ended without end/1".into()).into())
                 }
@@ -506,8 +509,9 @@ impl QueryWorker {
     /// Runs `query` in the worker: its answers as they come, until its end or its timeout.
     pub fn query(&mut self, query: &Query) -> Result<Answers<'_>, QueryError> {
         let deadline = query.timeout.map(|t| Instant::now() + t);
-        let line =
-            serde_json::to_string(query).map_err(|e| PrologError::Protocol(e.to_string()))?;
+        let line = serde_json::to_string(query)
+            .context("encoding the query")
+            .map_err(PrologError::from)?;
         if !self.worker.send(&line, deadline)? {
             let _ = self.worker.prestart();
             return Ok(Answers::ended(End::Stopped(Limit::Time)));
@@ -525,7 +529,8 @@ pub(crate) fn query_worker() -> crate::process::Handler {
     let mut session = super::Session::new();
     Box::new(move |line: &str, part: &mut dyn FnMut(&str)| {
         let got = serde_json::from_str::<Query>(line)
-            .map_err(|e| QueryError::Engine(PrologError::Protocol(format!("bad request: {e}"))))
+            .context("reading a request")
+            .map_err(|e| QueryError::Engine(e.into()))
             .and_then(|q| {
                 let q = Query { timeout: None, ..q };
                 let mut send = |item: Item, inferences: Option<u64>| {

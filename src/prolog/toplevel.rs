@@ -20,6 +20,7 @@
 //! standard input through a relay process while it runs (Scryer's own `user_input` reads
 //! nothing without its line editor), and a goal Scryer panics on is told as an error.
 
+use crate::error::Context;
 use crate::process::{Child, Spawn};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -291,7 +292,7 @@ impl Toplevel {
                 .next()
                 .unwrap_or_default()
                 .to_string();
-            Err(PrologError::Worker(format!(
+            Err(PrologError::Failed(format!(
                 "the Prolog engine failed on this goal (Scryer Prolog: {why})"
             )))
         })
@@ -555,7 +556,7 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
 /// What the parent tells of an engine's failure.
 fn failure_text(e: PrologError) -> String {
     match e {
-        PrologError::Worker(m) => m,
+        PrologError::Failed(m) => m,
         e => e.to_string(),
     }
 }
@@ -625,8 +626,7 @@ impl TopProcess {
     pub fn start(setup: Setup) -> Result<TopProcess, PrologError> {
         let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("kenken-top-{}-{n}", std::process::id()));
-        let io = |e: std::io::Error| PrologError::Worker(e.to_string());
-        std::fs::create_dir_all(&dir).map_err(io)?;
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut p = TopProcess {
             setup,
             dir,
@@ -640,15 +640,14 @@ impl TopProcess {
     fn pipe(&self, name: &str) -> Result<PathBuf, PrologError> {
         let path = self.dir.join(name);
         if !path.exists() {
-            nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU).map_err(|e| {
-                PrologError::Worker(format!("cannot make the pipe {}: {e}", path.display()))
-            })?;
+            nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU)
+                .map_err(std::io::Error::from)
+                .with_context(|| format!("making the pipe {}", path.display()))?;
         }
         Ok(path)
     }
 
     fn spawn(&mut self) -> Result<(), PrologError> {
-        let io = |e: std::io::Error| PrologError::Worker(e.to_string());
         // Fresh pipes for every child: a killed child's reader thread keeps its own.
         let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
         let (to, from) = (
@@ -660,22 +659,21 @@ impl TopProcess {
             from_child: from.clone(),
             setup: self.setup.clone(),
         })
-        .map_err(|e| PrologError::Worker(e.to_string()))?;
-        let child = Spawn::worker("toplevel")
-            .and_then(|s| s.env(TOP_VAR, &env).terminal().spawn())
-            .map_err(|e| PrologError::Worker(e.to_string()))?;
+        .context("encoding the top level's setup")?;
+        let child =
+            Spawn::worker("toplevel").and_then(|s| s.env(TOP_VAR, &env).terminal().spawn())?;
         // Both ends of both pipes stay open here for the child's whole life (a read end of
         // its own for the requests keeps the child's writes to it from failing).
         let to_child = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .open(&to)
-            .map_err(io)?;
+            .with_context(|| format!("opening the pipe {}", to.display()))?;
         let from_child = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .open(&from)
-            .map_err(io)?;
+            .with_context(|| format!("opening the pipe {}", from.display()))?;
         let (tx, replies) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(from_child).lines() {
@@ -707,7 +705,7 @@ impl TopProcess {
                 }
                 Ok(None)
             }
-            Waited::Reply(_) => Err(PrologError::Worker("the top level did not start".into())),
+            Waited::Reply(_) => Err(PrologError::Failed("the top level did not start".into())),
             w => Ok(Some(w)),
         }
     }
@@ -746,7 +744,8 @@ impl TopProcess {
                 Ok(line) => {
                     return serde_json::from_str(&line)
                         .map(Waited::Reply)
-                        .map_err(|e| PrologError::Protocol(format!("{e}: {line}")))
+                        .with_context(|| format!("reading the top level's reply {line:?}"))
+                        .map_err(PrologError::from)
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if r.child.has_ended() {
@@ -790,12 +789,11 @@ impl TopProcess {
     }
 
     fn send(&mut self, request: &Request) -> Result<(), PrologError> {
-        let line =
-            serde_json::to_string(request).map_err(|e| PrologError::Worker(e.to_string()))?;
+        let line = serde_json::to_string(request).context("encoding a request")?;
         if let Some(r) = self.running.as_mut() {
             writeln!(r.to_child, "{line}")
                 .and_then(|_| r.to_child.flush())
-                .map_err(|e| PrologError::Worker(e.to_string()))?;
+                .context("sending a request to the top level")?;
         }
         Ok(())
     }
@@ -865,7 +863,7 @@ impl TopProcess {
                 }
             }
         }
-        Err(PrologError::Worker("the top level cannot start".into()))
+        Err(PrologError::Failed("the top level cannot start".into()))
     }
 }
 

@@ -4,7 +4,7 @@
 
 use kenken::format;
 use kenken::generate::{generate, puzzle_seed, Options};
-use kenken::logic::{grade, Level, Verdict};
+use kenken::logic::{grade, Grade, Level};
 use kenken::puzzle::{Op, Puzzle};
 use serde_json::Value;
 
@@ -158,7 +158,7 @@ fn puzzles_have_the_grade_asked_for() {
             let g = generate(&Options::new(n, level), 11, None).unwrap();
             assert_eq!(g.grade, level);
             let graded = grade(&g.puzzle, None).unwrap();
-            assert_eq!(graded.verdict, Verdict::Graded(level), "{n}x{n} {level}");
+            assert_eq!(graded.verdict, Grade::Graded(level), "{n}x{n} {level}");
             assert_eq!(graded.solution.as_ref(), Some(&g.solution));
         }
     }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use kenken::format;
-use kenken::logic::{grade, Level, Verdict};
+use kenken::logic::{grade, Grade, Level};
 use kenken::puzzle::{Cage, Cell, Op, Puzzle};
 use serde_json::Value;
 
@@ -30,7 +30,7 @@ fn confusion() -> [[usize; 5]; 5] {
             assert_eq!(puzzles.len(), 20, "{}", path.display());
             for p in &puzzles {
                 let g = grade(p, None).unwrap();
-                let Verdict::Graded(ours) = g.verdict else {
+                let Grade::Graded(ours) = g.verdict else {
                     panic!("{}: {}", path.display(), g.verdict)
                 };
                 m[keen_level(d) as usize][ours as usize] += 1;
@@ -79,7 +79,7 @@ fn several_solutions_or_none() {
             Cage::new(Op::Add, 3, vec![c(2, 1), c(2, 2)]),
         ],
     );
-    assert_eq!(grade(&two, None).unwrap().verdict, Verdict::Ambiguous);
+    assert_eq!(grade(&two, None).unwrap().verdict, Grade::Ambiguous);
     let none = Puzzle::new(
         2,
         vec![
@@ -87,7 +87,7 @@ fn several_solutions_or_none() {
             Cage::new(Op::Add, 3, vec![c(2, 1), c(2, 2)]),
         ],
     );
-    assert_eq!(grade(&none, None).unwrap().verdict, Verdict::NoSolution);
+    assert_eq!(grade(&none, None).unwrap().verdict, Grade::NoSolution);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use kenken::format;
 use kenken::generate::{generate, Options};
-use kenken::logic::{explain, grade, Level, Rule, Verdict};
+use kenken::logic::{explain, grade, Grade, Level, Rule};
 use kenken::Puzzle;
 use predicates::prelude::*;
 
@@ -49,7 +49,7 @@ fn check_path(p: &Puzzle, start: &[u32]) -> Level {
     for (cell, &d) in dom.iter().enumerate() {
         assert_eq!(d, 1 << (truth[cell] - 1), "cell {cell} not reached");
     }
-    if let (Verdict::Graded(level), true) = (g.verdict, start.iter().all(|&v| v == 0)) {
+    if let (Grade::Graded(level), true) = (g.verdict, start.iter().all(|&v| v == 0)) {
         assert_eq!(
             hardest, level,
             "the path shows why the puzzle got its grade"
