@@ -20,9 +20,10 @@ mod hint;
 mod input;
 mod judge;
 mod query;
+mod repl;
 mod show;
 mod solve;
-mod toplevel_args;
+mod toplevel;
 
 /// Exit code: no solution (or a case failed).
 pub const EXIT_FAILED: i32 = 1;
@@ -66,7 +67,7 @@ enum Command {
     /// predicate, as they were after the last goal that ended, survive it (the engine is
     /// restarted and given them back); other global state (flags, operators, bb_put/2 values)
     /// does not.
-    Repl(toplevel_args::repl::Args),
+    Repl(repl::Args),
     /// Run the engines side by side on puzzle files and compare their times.
     Bench(bench::Args),
     /// Run a Prolog goal against kenken.pl and print the answers as a Prolog top level does.
@@ -74,7 +75,7 @@ enum Command {
     /// Every answer is printed, separated by ' ;', then 'false.' when the goal has no more.
     /// Exit code: 0 answered, 1 false, 2 error (syntax error, uncaught exception), 3 the
     /// --limit or the --timeout reached; halt(N) exits with N.
-    Query(toplevel_args::query::Args),
+    Query(query::Args),
     /// Generate puzzles with exactly one solution, graded on Keen's scale.
     Generate(generate::Args),
     /// Grade puzzles on Keen's scale by the deduction rules they need.
@@ -101,9 +102,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Show(args) => show::run(args),
         Command::Cage(args) => cage::run(args),
         Command::Convert(args) => convert::run(args),
-        Command::Repl(args) => toplevel_args::repl::run(args),
+        Command::Repl(args) => repl::run(args),
         Command::Bench(args) => bench::run(args),
-        Command::Query(args) => toplevel_args::query::run(args),
+        Command::Query(args) => query::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Grade(args) => grade::run(args),
         Command::Hint(args) => hint::run(args),

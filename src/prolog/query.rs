@@ -401,7 +401,7 @@ impl Drop for Answers<'_> {
 }
 
 /// The first line of a panic's message.
-fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+pub(crate) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
     panic
         .downcast_ref::<String>()
         .map(String::as_str)

@@ -283,15 +283,7 @@ impl Toplevel {
             found.ok_or_else(|| PrologError::Protocol(format!("{query} failed")))
         }));
         run.unwrap_or_else(|panic| {
-            let why = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("a panic")
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_string();
+            let why = super::query::panic_text(&panic);
             Err(PrologError::Failed(format!(
                 "the Prolog engine failed on this goal (Scryer Prolog: {why})"
             )))

@@ -1,0 +1,315 @@
+//! The top level behind `kenken query GOAL` and `kenken repl`: Prolog goals against `kenken.pl`,
+//! answered the way a Prolog top level answers them (see [`kenken::prolog::toplevel`]).
+
+use std::ffi::OsString;
+use std::io::{BufRead, IsTerminal, Read};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use rustyline::error::ReadlineError;
+use rustyline::DefaultEditor;
+
+use kenken::process::Spawn;
+use kenken::prolog::toplevel::{
+    needs_kenken, quiet_panics, split_goals, Ended, Key, Mode, Setup, TopProcess, TopResult,
+    Toplevel,
+};
+
+/// The stack of the engine's thread: Scryer recurses deeply on big terms.
+const STACK: usize = 1 << 30;
+
+/// The exit code of a goal that ended with `r`.
+fn code(r: TopResult) -> i32 {
+    match r {
+        TopResult::True => 0,
+        TopResult::False => 1,
+        TopResult::Error => 2,
+        TopResult::Limit => 3,
+        TopResult::Halt(n) => n,
+    }
+}
+
+/// `kenken query`: every answer, separated by ` ;`, at most `limit`. Several goals (`X = 1. Y =
+/// 2.`) run in order, up to the first that does not answer (its exit code is the query's).
+/// `kenken.pl` is loaded only when a goal may need it ([`needs_kenken`]) or files are
+/// consulted. With a timeout the query runs in a child process (this program again, without the
+/// timeout), killed when time is up.
+pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Result<i32> {
+    if let Some(t) = timeout {
+        return query_bounded(goal, limit, &setup, Duration::from_secs_f64(t.max(0.0)));
+    }
+    let split = split_goals(goal);
+    let mut goals = split.complete;
+    goals.extend(split.rest);
+    if goals.is_empty() {
+        // (as the one goal before: a syntax error, said as such)
+        goals.push(goal.to_string());
+    }
+    // kenken.pl (most of the start-up) only for goals that may need it
+    let no_kenken = setup.no_kenken || (setup.consult.is_empty() && !needs_kenken(goal));
+    quiet_panics();
+    std::thread::Builder::new()
+        .name("kenken-query".into())
+        .stack_size(STACK)
+        .spawn(move || -> Result<i32> {
+            let mut top = Toplevel::new(no_kenken);
+            for f in &setup.consult {
+                if top.consult(f)? != TopResult::True {
+                    return Ok(2);
+                }
+            }
+            for g in &goals {
+                let c = code(top.run(g, &Mode::Batch(limit))?);
+                if c != 0 {
+                    return Ok(c);
+                }
+            }
+            Ok(0)
+        })?
+        .join()
+        .map_err(|_| anyhow::anyhow!("the query stopped"))?
+}
+
+fn query_bounded(goal: &str, limit: usize, setup: &Setup, timeout: Duration) -> Result<i32> {
+    let mut args: Vec<OsString> = vec!["query".into(), "--limit".into(), limit.to_string().into()];
+    for f in &setup.consult {
+        args.extend(["--consult".into(), f.clone().into_os_string()]);
+    }
+    if setup.no_kenken {
+        args.push("--no-kenken".into());
+    }
+    args.extend(["--".into(), goal.into()]);
+    let mut child = Spawn::program(&std::env::current_exe()?, &args)
+        .terminal()
+        .spawn()?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        if child.has_ended() {
+            return Ok(child.wait().and_then(|s| s.code()).unwrap_or(2));
+        }
+        if Instant::now() >= deadline {
+            child.kill();
+            println!("% timed out");
+            return Ok(3);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Where the top level reads its lines: a line editor with history on a terminal, plain standard
+/// input otherwise (so that a session can be scripted; the lines read are echoed).
+enum Lines {
+    Editor(Box<DefaultEditor>),
+    Plain {
+        input: std::io::StdinLock<'static>,
+        /// A line read as an answer's key that was a goal after all.
+        back: Option<String>,
+    },
+}
+
+/// What [`Lines::read`] got.
+enum Line {
+    Text(String),
+    /// Ctrl-C at the prompt.
+    Interrupted,
+    Eof,
+}
+
+impl Lines {
+    fn read(&mut self, prompt: &str) -> Result<Line> {
+        match self {
+            Lines::Editor(ed) => match ed.readline(prompt) {
+                Ok(l) => Ok(Line::Text(l)),
+                Err(ReadlineError::Interrupted) => Ok(Line::Interrupted),
+                Err(ReadlineError::Eof) => Ok(Line::Eof),
+                Err(e) => Err(e.into()),
+            },
+            Lines::Plain { input, back } => {
+                let l = match back.take() {
+                    Some(l) => l,
+                    None => {
+                        let mut l = String::new();
+                        if input.read_line(&mut l)? == 0 {
+                            return Ok(Line::Eof);
+                        }
+                        l.trim_end_matches(['\n', '\r']).to_string()
+                    }
+                };
+                println!("{prompt}{l}");
+                Ok(Line::Text(l))
+            }
+        }
+    }
+
+    /// The key that answers "next answer?": one key on a terminal (no Enter), a line otherwise.
+    fn key(&mut self) -> Key {
+        match self {
+            Lines::Editor(_) => terminal_key(),
+            Lines::Plain { input, back } => {
+                let mut l = String::new();
+                if input.read_line(&mut l).unwrap_or(0) == 0 {
+                    return Key::Stop;
+                }
+                let l = l.trim_end_matches(['\n', '\r']);
+                match l.trim() {
+                    ";" | "n" | "r" => Key::Next,
+                    "a" => Key::All,
+                    "w" => Key::Whole,
+                    "h" | "?" => Key::Help,
+                    "" | "." => {
+                        if l.is_empty() || l.trim() == "." {
+                            Key::Stop
+                        } else {
+                            Key::Next
+                        }
+                    }
+                    _ => {
+                        *back = Some(l.to_string());
+                        Key::Stop
+                    }
+                }
+            }
+        }
+    }
+
+    fn remember(&mut self, goal: &str) {
+        if let Lines::Editor(ed) = self {
+            let _ = ed.add_history_entry(goal);
+        }
+    }
+
+    fn save(&mut self) {
+        if let (Lines::Editor(ed), Some(h)) = (self, history_file()) {
+            if let Some(d) = h.parent() {
+                let _ = std::fs::create_dir_all(d);
+            }
+            let _ = ed.save_history(&h);
+        }
+    }
+}
+
+/// One key from the terminal, read with line buffering and echo off for that key only.
+fn terminal_key() -> Key {
+    use nix::sys::termios::{tcgetattr, tcsetattr, LocalFlags, SetArg, SpecialCharacterIndices};
+    let stdin = std::io::stdin();
+    let saved = tcgetattr(&stdin).ok();
+    if let Some(mut raw) = saved.clone() {
+        // (Ctrl-C too comes as a key: it stops the answers, the goal's state kept)
+        raw.local_flags
+            .remove(LocalFlags::ICANON | LocalFlags::ECHO | LocalFlags::ISIG);
+        raw.control_chars[SpecialCharacterIndices::VMIN as usize] = 1;
+        raw.control_chars[SpecialCharacterIndices::VTIME as usize] = 0;
+        let _ = tcsetattr(&stdin, SetArg::TCSANOW, &raw);
+    }
+    let mut b = [0u8; 1];
+    let got = stdin.lock().read(&mut b);
+    if let Some(s) = saved {
+        let _ = tcsetattr(&stdin, SetArg::TCSANOW, &s);
+    }
+    match (got, b[0]) {
+        (Ok(1), b';' | b' ' | b'n' | b'r' | b'\t') => Key::Next,
+        (Ok(1), b'a') => Key::All,
+        (Ok(1), b'w') => Key::Whole,
+        // Enter, '.', c, Ctrl-C, Ctrl-D, Escape
+        (Ok(1), b'\r' | b'\n' | b'.' | b'c' | 3 | 4 | 0x1b) => Key::Stop,
+        (Ok(1), _) => Key::Help,
+        _ => Key::Stop,
+    }
+}
+
+/// The history file: `kenken/history` in the user's data directory.
+fn history_file() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("kenken").join("history"))
+}
+
+/// The goals typed: a line may hold several (each run in turn, as typed), and a goal may span
+/// lines, up to the `.` that ends it (outside quotes and comments).
+struct Reader {
+    lines: Lines,
+    /// Goals read and not yet run.
+    queue: std::collections::VecDeque<String>,
+    /// The start of a goal still being typed.
+    pending: String,
+}
+
+impl Reader {
+    /// The next goal; `None` at the end of input.
+    fn next(&mut self) -> Result<Option<String>> {
+        loop {
+            if let Some(g) = self.queue.pop_front() {
+                self.lines.remember(&g);
+                return Ok(Some(g));
+            }
+            let prompt = if self.pending.is_empty() {
+                "?- "
+            } else {
+                "|    "
+            };
+            match self.lines.read(prompt)? {
+                Line::Text(l) => {
+                    self.pending.push_str(&l);
+                    self.pending.push('\n');
+                }
+                Line::Interrupted => self.pending.clear(),
+                Line::Eof => return Ok(None),
+            }
+            let goals = split_goals(&self.pending);
+            self.queue.extend(goals.complete);
+            self.pending = goals.rest.map(|r| r + "\n").unwrap_or_default();
+        }
+    }
+}
+
+/// `kenken repl`: an interactive top level whose engine runs in a child process, so that
+/// Ctrl-C and `timeout` stop a goal and not the session.
+pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
+    // Ctrl-C is for the engine (which it kills); this process goes on.
+    let _ = ctrlc::set_handler(|| {});
+    let stdin = std::io::stdin();
+    let lines = if stdin.is_terminal() {
+        let mut ed = DefaultEditor::new()?;
+        if let Some(h) = history_file() {
+            let _ = ed.load_history(&h);
+        }
+        println!(
+            "Scryer Prolog top level{}. Goals end with '.'; help. lists the commands; \
+             halt. or Ctrl-D leaves.",
+            if setup.no_kenken {
+                ""
+            } else {
+                " with kenken.pl"
+            }
+        );
+        Lines::Editor(Box::new(ed))
+    } else {
+        Lines::Plain {
+            input: stdin.lock(),
+            back: None,
+        }
+    };
+    let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
+    let mut top = TopProcess::start(setup)?;
+    let mut reader = Reader {
+        lines,
+        queue: Default::default(),
+        pending: String::new(),
+    };
+    let mut exit = 0;
+    while let Some(goal) = reader.next()? {
+        match top.run(&goal, timeout, &mut |_| reader.lines.key())? {
+            Ended::Done(TopResult::Halt(n)) => {
+                exit = n;
+                break;
+            }
+            Ended::Done(_) => {}
+            Ended::Interrupted => println!("\n% interrupted"),
+            Ended::TimedOut => println!("\n% timed out"),
+            Ended::Failed(why) => {
+                println!("\n% {why}; the session goes on in a fresh engine")
+            }
+        }
+    }
+    reader.lines.save();
+    Ok(exit)
+}
