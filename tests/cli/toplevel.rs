@@ -296,6 +296,10 @@ fn tempdir() -> std::path::PathBuf {
 }
 
 /// A repl on a pseudo-terminal, its history in `data` (the user's data directory).
+///
+/// An answer that reads as its goal (`X = 1.` for `X = 1.`) is expected as `"\r\nX = 1."`: the
+/// echo of the typed line comes after the prompt, the answer on a line of its own. Expecting the
+/// bare text would match the echo, and the next line would be typed while the goal runs.
 fn repl(data: &std::path::Path, args: &[&str]) -> PtySession {
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("kenken"));
     cmd.arg("repl").args(args).env("XDG_DATA_HOME", data);
@@ -337,7 +341,7 @@ fn repl_cyclic_answer_and_the_session_goes_on() {
     let data = tempdir();
     let mut p = repl(&data, &[]);
     p.send_line("X = f(X).").unwrap();
-    p.exp_string("X = f(X).").unwrap();
+    p.exp_string("\r\nX = f(X).").unwrap();
     p.send_line("numlist(1,100000,_L), length(_L,N).").unwrap();
     p.exp_string("N = 100000.").unwrap();
     p.send_line("halt.").unwrap();
@@ -350,7 +354,7 @@ fn repl_halt_saves_history_and_exits_with_its_code() {
     let data = tempdir();
     let mut p = repl(&data, &[]);
     p.send_line("X = remembered.").unwrap();
-    p.exp_string("X = remembered.").unwrap();
+    p.exp_string("\r\nX = remembered.").unwrap();
     p.send_line("halt(3).").unwrap();
     p.exp_eof().unwrap();
     assert_eq!(exit_code(&p), Some(3));
@@ -470,7 +474,7 @@ fn repl_consult_syntax_error_then_make_after_the_fix() {
     .unwrap();
     p.exp_string("false.").unwrap();
     p.send_line("X = 1.").unwrap();
-    p.exp_string("X = 1.").unwrap();
+    p.exp_string("\r\nX = 1.").unwrap();
     std::fs::write(&file, "foo(3).\n").unwrap();
     p.send_line("make.").unwrap();
     p.exp_string("true.").unwrap();
@@ -588,14 +592,14 @@ fn repl_runs_every_goal_of_a_line_and_of_pasted_lines() {
     let data = tempdir();
     let mut p = repl(&data, &["--no-kenken"]);
     p.send_line("X = 1. Y = 2.").unwrap();
-    p.exp_string("X = 1.").unwrap();
+    p.exp_string("\r\nX = 1.").unwrap();
     p.exp_string("Y = 2.").unwrap();
     p.exp_string("?- ").unwrap();
     // a comment after the goal: no continuation prompt, nothing thrown away
     p.send_line("X = 3. % note").unwrap();
-    p.exp_string("X = 3.").unwrap();
+    p.exp_string("\r\nX = 3.").unwrap();
     p.send_line("Y = 4.").unwrap();
-    p.exp_string("Y = 4.").unwrap();
+    p.exp_string("\r\nY = 4.").unwrap();
     // two lines pasted at once (a terminal brackets a paste, then Enter)
     p.send("\x1b[200~A = 5.\nB = 6.\x1b[201~\r").unwrap();
     p.flush().unwrap();
@@ -767,7 +771,7 @@ fn repl_answer_keys_w_h_and_ctrl_c() {
     p.send_control('c').unwrap();
     p.exp_string("X = a .").unwrap();
     p.send_line("Y = next.").unwrap();
-    p.exp_string("Y = next.").unwrap();
+    p.exp_string("\r\nY = next.").unwrap();
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
@@ -811,7 +815,7 @@ fn repl_cyclic_assert_is_an_error_and_a_failed_file_is_not_told_again() {
     p.send_line("length(L, N), fail.").unwrap();
     p.exp_string("% timed out").unwrap();
     p.send_line("Z = after.").unwrap();
-    let before = p.exp_string("Z = after.").unwrap();
+    let before = p.exp_string("\r\nZ = after.").unwrap();
     assert!(!before.contains("syntax error"), "{before}");
     assert!(!before.contains("panicked"), "{before}");
     p.send_line("halt.").unwrap();
