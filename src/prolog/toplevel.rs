@@ -336,16 +336,25 @@ const LAZY_LIBRARIES: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// Whether `c` is part of a word: a letter, a digit or `_`.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The words of `goal` (runs of letters, digits and `_`), which name the predicates it may call.
+fn words(goal: &str) -> std::collections::HashSet<&str> {
+    goal.split(|c: char| !is_word_char(c))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// The lazy libraries whose predicates `goal` names: a word of its text (letters, digits and
 /// `_`, quoted or not, in a comment or a string too: loading one library too many does no
 /// harm) that one of them exports. A goal that builds a predicate's name (`atom_concat(for,
 /// mat, F), call(F, ...)`) is not seen: calling the predicate is an existence error until a
 /// goal names it or a file is consulted (which loads them all).
 fn lazy_libraries(goal: &str) -> Vec<&'static str> {
-    let words: std::collections::HashSet<&str> = goal
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = words(goal);
     LAZY_LIBRARIES
         .iter()
         .filter(|(_, names)| names.iter().any(|n| words.contains(n)))
@@ -394,13 +403,9 @@ pub fn needs_kenken(goal: &str) -> bool {
     if goal.contains('#') || goal.contains("..") {
         return true;
     }
-    let word = |c: char| c.is_alphanumeric() || c == '_';
-    let words: std::collections::HashSet<&str> = goal
-        .split(|c: char| !word(c))
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = words(goal);
     let defined = KENKEN_PL.lines().filter_map(|l| {
-        let name: &str = &l[..l.find(|c: char| !word(c)).unwrap_or(l.len())];
+        let name: &str = &l[..l.find(|c: char| !is_word_char(c)).unwrap_or(l.len())];
         name.starts_with(|c: char| c.is_ascii_lowercase())
             .then_some(name)
     });
@@ -433,8 +438,8 @@ const INPUT_NAMES: &[&str] = &[
 /// Other goals read standard input opened as a file, where read/1 reads as it should but
 /// get_char/1 only the first character (Scryer 0.10 takes it for ended then).
 fn reads_input(goal: &str) -> bool {
-    goal.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .any(|w| INPUT_NAMES.contains(&w))
+    let words = words(goal);
+    INPUT_NAMES.iter().any(|n| words.contains(n))
 }
 
 /// The environment variable that makes the `toplevel` worker a relay of standard input.
@@ -529,7 +534,7 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
                     Reply::Done(r, if keep_state { top.state().ok() } else { None }),
                     false,
                 ),
-                Err(e) => (Reply::Failed(failure_text(e)), true),
+                Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Ok(Request::Restore(g)) => match top.restore(&g) {
                 Ok(()) => (Reply::Done(TopResult::True, None), false),
@@ -543,14 +548,6 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// What the parent tells of an engine's failure.
-fn failure_text(e: PrologError) -> String {
-    match e {
-        PrologError::Failed(m) => m,
-        e => e.to_string(),
-    }
 }
 
 /// How a goal sent to a [`TopProcess`] ended.
