@@ -47,6 +47,9 @@
 //! print!("{}", render(puzzle, Some(&report.solutions[0]), Style { ascii: true }));
 //! ```
 
+// Every `pub` item is part of the library's API; what only the crate uses is `pub(crate)`.
+#![warn(unreachable_pub)]
+
 #[cfg(feature = "cli")]
 pub mod bench;
 pub mod cage;

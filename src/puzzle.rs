@@ -11,7 +11,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Largest grid side the toolkit accepts.
-pub const MAX_SIZE: usize = 64;
+pub(crate) const MAX_SIZE: usize = 64;
 
 /// A square of the grid, 1-based: `row` 1 is the top row, `col` 1 the left column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -7,13 +7,13 @@
 
 /// A seeded xoshiro256** generator.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rng {
+pub(crate) struct Rng {
     s: [u64; 4],
 }
 
 impl Rng {
     /// The generator for `seed`; equal seeds give equal streams.
-    pub fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         let mut x = seed;
         let mut next = || {
             x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -28,7 +28,7 @@ impl Rng {
     }
 
     /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;
         let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = s[1] << 17;
@@ -42,7 +42,7 @@ impl Rng {
     }
 
     /// A uniform integer in `0..bound` (`bound` > 0), without modulo bias.
-    pub fn below(&mut self, bound: u64) -> u64 {
+    pub(crate) fn below(&mut self, bound: u64) -> u64 {
         assert!(bound > 0, "Rng::below(0)");
         // Lemire's multiply-and-reject.
         loop {
@@ -54,22 +54,22 @@ impl Rng {
     }
 
     /// A uniform index in `0..len` (`len` > 0).
-    pub fn index(&mut self, len: usize) -> usize {
+    pub(crate) fn index(&mut self, len: usize) -> usize {
         self.below(len as u64) as usize
     }
 
     /// True with probability `num / den`.
-    pub fn chance(&mut self, num: u64, den: u64) -> bool {
+    pub(crate) fn chance(&mut self, num: u64, den: u64) -> bool {
         self.below(den) < num
     }
 
     /// A uniform float in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// Shuffles `items` uniformly (Fisher–Yates).
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = self.index(i + 1);
             items.swap(i, j);
@@ -77,7 +77,7 @@ impl Rng {
     }
 
     /// A uniformly chosen element, `None` for an empty slice.
-    pub fn choose<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+    pub(crate) fn choose<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
         (!items.is_empty()).then(|| &items[self.index(items.len())])
     }
 }

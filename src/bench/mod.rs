@@ -104,7 +104,7 @@ pub struct Record {
 }
 
 /// How many grids to ask for: enough to prove uniqueness, or to check the file's `count`.
-pub fn solution_limit(expected: &Expected) -> usize {
+pub(crate) fn solution_limit(expected: &Expected) -> usize {
     let known = expected
         .count
         .map(|c| usize::try_from(c).unwrap_or(usize::MAX - 1))
@@ -218,7 +218,12 @@ fn run_one(entry: &BenchEntry, engine: &mut dyn Engine, config: &Config) -> Reco
 }
 
 /// Checks `grids` against the puzzle and the file's expectations.
-pub fn verify(p: &Puzzle, e: &Expected, grids: &[Grid], complete: bool) -> Result<(), String> {
+pub(crate) fn verify(
+    p: &Puzzle,
+    e: &Expected,
+    grids: &[Grid],
+    complete: bool,
+) -> Result<(), String> {
     for (i, g) in grids.iter().enumerate() {
         if !p.is_solution(g) {
             return Err(format!("grid {} breaks the puzzle: {g:?}", i + 1));
@@ -310,7 +315,7 @@ pub fn median(xs: &[f64]) -> f64 {
 
 /// The `q` quantile of `xs` (0 ≤ q ≤ 1), interpolated between neighbours; `NaN` for none.
 /// Infinite values (timeouts) sort last.
-pub fn percentile(xs: &[f64], q: f64) -> f64 {
+pub(crate) fn percentile(xs: &[f64], q: f64) -> f64 {
     if xs.is_empty() {
         return f64::NAN;
     }

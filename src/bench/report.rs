@@ -99,7 +99,7 @@ pub fn summarize(records: &[Record]) -> Vec<Summary> {
 }
 
 /// A time for a person: `0.052 ms`, `12.3 ms`, `4.56 s`; infinite as `> TIMEOUT`.
-pub fn format_ms(ms: Option<f64>, timeout_s: f64) -> String {
+pub(crate) fn format_ms(ms: Option<f64>, timeout_s: f64) -> String {
     match ms {
         None => "-".into(),
         Some(x) if x.is_infinite() => format!("> {timeout_s} s"),

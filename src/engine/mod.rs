@@ -141,7 +141,7 @@ impl Request {
     }
 
     /// At most `k` solutions.
-    pub fn at_most(k: usize) -> Request {
+    pub(crate) fn at_most(k: usize) -> Request {
         Request {
             limit: Some(k),
             count_only: false,

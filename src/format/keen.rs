@@ -15,7 +15,7 @@ use super::{canonical, name_above, normalized_cage, Entry, FormatError, Notation
 use crate::puzzle::{Cell, Op, Puzzle, MAX_SIZE};
 
 /// Whether `line` starts like a Keen ID: digits, optional `d?` and `m`, then `:`.
-pub fn looks_like_id(line: &str) -> bool {
+pub(crate) fn looks_like_id(line: &str) -> bool {
     let Some((params, _)) = line.split_once(':') else {
         return false;
     };

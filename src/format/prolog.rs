@@ -14,7 +14,7 @@ use crate::puzzle::{Cell, Op, Puzzle};
 
 /// A parsed Prolog term (the subset the notation needs).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PTerm {
+pub(crate) enum PTerm {
     /// A nonnegative integer (negative ones are read as `-(X)`).
     Int(u64),
     /// An atom, including `[]`.
@@ -321,15 +321,9 @@ fn describe(t: &Tok) -> String {
     }
 }
 
-/// Parses `text` as a sequence of clauses, each ending with `.` (the last one may omit it),
-/// returning each clause with the line it starts on.
-pub fn parse_clauses(text: &str) -> Result<Vec<(PTerm, usize)>, FormatError> {
-    parse_each(text).into_iter().collect()
-}
-
 /// Parses `text` clause by clause: a clause that does not parse gives its error, and parsing
 /// goes on after its final `.`.
-pub fn parse_each(text: &str) -> Vec<Result<(PTerm, usize), FormatError>> {
+pub(crate) fn parse_each(text: &str) -> Vec<Result<(PTerm, usize), FormatError>> {
     let toks = match tokenize(text) {
         Ok(t) => t,
         Err(e) => return vec![Err(e)],
@@ -378,7 +372,7 @@ impl Parser {
 }
 
 /// Turns a Prolog list into its items.
-pub fn list_items(t: &PTerm) -> Option<Vec<&PTerm>> {
+pub(crate) fn list_items(t: &PTerm) -> Option<Vec<&PTerm>> {
     let mut items = Vec::new();
     let mut cur = t;
     loop {
@@ -468,7 +462,7 @@ fn cage_from_term(
 }
 
 /// Builds a puzzle from the two terms `N` and `C`.
-pub fn puzzle_from_terms(n: &PTerm, c: &PTerm, line: usize) -> Result<Puzzle, FormatError> {
+pub(crate) fn puzzle_from_terms(n: &PTerm, c: &PTerm, line: usize) -> Result<Puzzle, FormatError> {
     let size = match n {
         PTerm::Int(v) => checked_size(Notation::Prolog, line, *v)?,
         _ => return Err(syntax(line, "N must be a nonnegative integer")),
@@ -488,7 +482,8 @@ pub fn read(text: &str) -> Result<Vec<Entry>, FormatError> {
     read_each(text).into_iter().collect()
 }
 
-/// Reads every puzzle in `text`, each on its own (see [`parse_each`]).
+/// Reads every puzzle in `text`, each on its own: a clause that does not parse gives its error,
+/// and reading goes on after its final `.`.
 pub fn read_each(text: &str) -> Vec<Result<Entry, FormatError>> {
     let lines: Vec<&str> = text.lines().collect();
     parse_each(text)
@@ -521,7 +516,7 @@ pub fn read_each(text: &str) -> Vec<Result<Entry, FormatError>> {
 }
 
 /// A square as the spec writes it: `[I|J]`.
-pub fn square_text(c: &Cell) -> String {
+pub(crate) fn square_text(c: &Cell) -> String {
     format!("[{}|{}]", c.row, c.col)
 }
 

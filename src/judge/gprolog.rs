@@ -21,7 +21,7 @@ use crate::error::Context;
 use crate::process::{find_program, status_text, Child, Spawn, Stderr};
 
 /// The driver, compiled next to the judged file's byte code.
-pub const DRIVER_PL: &str = include_str!("../../prolog/gnu_driver.pl");
+pub(super) const DRIVER_PL: &str = include_str!("../../prolog/gnu_driver.pl");
 
 /// The program run.
 const GPROLOG: &str = "gprolog";
@@ -30,7 +30,7 @@ const GPROLOG: &str = "gprolog";
 const OUTPUT_CAP: usize = 16 << 20;
 
 /// Whether `gprolog` (and its compiler beside it) can be found.
-pub fn available() -> bool {
+pub(super) fn available() -> bool {
     Install::find().is_some()
 }
 

@@ -182,7 +182,7 @@ fn syntax_text(file: &str, errors: &[(usize, String)]) -> String {
 
 /// A file that loaded: what it printed to `user_error` meanwhile (warnings).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The loader's and the file's warnings.
     pub warnings: String,
 }

@@ -21,9 +21,9 @@ use crate::process::{Worker, WorkerError};
 use crate::prolog::{chars_of, quote, term_text, term_to_grid};
 
 /// The judge's Prolog side.
-pub const JUDGE_PL: &str = include_str!("../../prolog/judge.pl");
+pub(super) const JUDGE_PL: &str = include_str!("../../prolog/judge.pl");
 /// The GNU Prolog compatibility layer.
-pub const GNU_PL: &str = include_str!("../../prolog/gnu.pl");
+pub(super) const GNU_PL: &str = include_str!("../../prolog/gnu.pl");
 
 /// The worker role that serves the judge.
 pub(crate) const ROLE: &str = "judge";

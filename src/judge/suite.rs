@@ -8,11 +8,11 @@ use crate::prolog::Predicate;
 use crate::puzzle::{Cage, Cell, Grid, Op, Puzzle};
 
 /// The largest number of answers a case may expect (a puzzle with more is left out of a suite).
-pub const MAX_EXPECTED: usize = 1000;
+pub(super) const MAX_EXPECTED: usize = 1000;
 
 /// The largest side `plain_kenken/3` is run on: plain enumeration of bigger grids may take
 /// hours even when it is right.
-pub const PLAIN_MAX_SIZE: usize = 4;
+pub(super) const PLAIN_MAX_SIZE: usize = 4;
 
 /// One query the judged file answers: a goal binding `T`, and every answer it must give.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub struct Case {
 
 /// A puzzle and what to call it, before it is made into cases.
 #[derive(Debug, Clone)]
-pub struct Item {
+pub(super) struct Item {
     /// What the case is, for the report.
     pub name: String,
     /// The puzzle.
@@ -94,7 +94,7 @@ fn spec_4x4(sub: u64) -> Puzzle {
 }
 
 /// The spec's examples, as the spec writes them.
-pub fn spec_items() -> Vec<Item> {
+pub(super) fn spec_items() -> Vec<Item> {
     let mut partly = Item::new("spec 4x4, T partly given", spec_4x4(1));
     partly.given = vec![None, Some(vec![3, 4, 2, 1]), None, None];
     vec![
@@ -130,7 +130,7 @@ fn any_order(sum: u64) -> Puzzle {
 /// A puzzle with no solution passes a file that answers nothing at all; so each one here (as
 /// the spec's unsatisfiable 4x4 in [`spec_items`]) comes with the same cages, one target
 /// changed, that have solutions.
-pub fn edge_items() -> Vec<Item> {
+pub(super) fn edge_items() -> Vec<Item> {
     let c = Cell::new;
     vec![
         Item::new("N = 0", Puzzle::new(0, Vec::new())),
@@ -173,7 +173,7 @@ fn one_square_products(p: &Puzzle) -> Puzzle {
 /// ones of each side from 1 to `max_size`, with at most [`MAX_EXPECTED`] answers each. Every
 /// seed makes the same 1x1 puzzle, `+(1, [[1|1]])`: a seed whose puzzle was already taken is
 /// taken with its one-square cages written as `*` (for 1x1, `*(1, [[1|1]])`), when that is new.
-pub fn random_items(max_size: usize) -> Vec<Item> {
+pub(super) fn random_items(max_size: usize) -> Vec<Item> {
     let mut items = Vec::new();
     for n in 1..=max_size {
         let mut taken: Vec<Puzzle> = Vec::new();
@@ -205,7 +205,7 @@ pub fn random_items(max_size: usize) -> Vec<Item> {
 
 /// Every solution of `p` in the spec's order; `None` when there are more than
 /// [`MAX_EXPECTED`] or the puzzle is invalid.
-pub fn expected(p: &Puzzle) -> Option<Vec<Grid>> {
+pub(super) fn expected(p: &Puzzle) -> Option<Vec<Grid>> {
     if p.size == 0 {
         return p.cages.is_empty().then(|| vec![Vec::new()]);
     }
@@ -219,7 +219,7 @@ pub fn expected(p: &Puzzle) -> Option<Vec<Grid>> {
 }
 
 /// The goal that asks `predicate` to solve `item`.
-pub fn goal(item: &Item, predicate: Predicate) -> String {
+pub(super) fn goal(item: &Item, predicate: Predicate) -> String {
     let cages: Vec<String> = item.puzzle.cages.iter().map(cage_text).collect();
     let call = format!(
         "{}({}, [{}], T)",
@@ -246,7 +246,7 @@ pub fn goal(item: &Item, predicate: Predicate) -> String {
 
 /// The cases of `items` for `predicates` (plain enumeration only up to [`PLAIN_MAX_SIZE`]),
 /// smallest first for each predicate. Items whose answers cannot be listed are left out.
-pub fn cases(items: &[Item], predicates: &[Predicate]) -> Vec<Case> {
+pub(super) fn cases(items: &[Item], predicates: &[Predicate]) -> Vec<Case> {
     let mut out = Vec::new();
     for &predicate in predicates {
         let mut these: Vec<Case> = items

@@ -109,7 +109,7 @@ impl Verdict {
     }
 
     /// A failure of the judged code (not a pass, not a limit of the judge's).
-    pub fn is_failure(self) -> bool {
+    pub(crate) fn is_failure(self) -> bool {
         !matches!(self, Verdict::Pass | Verdict::Timeout | Verdict::Skipped)
     }
 }
@@ -170,13 +170,13 @@ impl CaseReport {
 /// cap): a file that gives each answer up to this many times still shows every one of them. A
 /// `-` cage written as `(A-B #= D ; B-A #= D)` gives each grid twice when D = 0, and with a `/`
 /// cage written the same way and Q = 1, four times.
-pub const REPEATS_READ: usize = 4;
+pub(super) const REPEATS_READ: usize = 4;
 
 /// How many answers to ask for (the cap): every expected one [`REPEATS_READ`] times over, and
 /// as many again as one more expected answer would add. It is always more than the expected
 /// answers, so a run stopped at the cap has given an answer twice or one that is not a
 /// solution. The cap also bounds the judge's time and memory on a file that never stops.
-pub fn answers_wanted(case: &Case) -> usize {
+pub(super) fn answers_wanted(case: &Case) -> usize {
     (case.expected.len() + 1) * REPEATS_READ
 }
 
@@ -200,7 +200,7 @@ pub(crate) fn plural(n: usize, what: &str) -> String {
 }
 
 /// Judges one run of a case.
-pub fn judge(case: &Case, run: &Run) -> CaseReport {
+pub(super) fn judge(case: &Case, run: &Run) -> CaseReport {
     let mut report = CaseReport::skipped(case, String::new());
     report.answers = run.answers.len();
     report.elapsed_ms = Some(run.elapsed.as_secs_f64() * 1000.0);

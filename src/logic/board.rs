@@ -22,7 +22,7 @@ pub(crate) struct Ctx {
 
 impl Ctx {
     /// The context of a valid puzzle.
-    pub fn new(p: &Puzzle) -> Ctx {
+    pub(super) fn new(p: &Puzzle) -> Ctx {
         let n = p.size;
         let cages = p
             .cages
@@ -50,12 +50,12 @@ impl Ctx {
     }
 
     /// The row and column lines of a cell.
-    pub fn lines_of(&self, cell: usize) -> [usize; 2] {
+    pub(super) fn lines_of(&self, cell: usize) -> [usize; 2] {
         [cell / self.n, self.n + cell % self.n]
     }
 
     /// Whether two distinct cells share a row or column.
-    pub fn peers(&self, a: usize, b: usize) -> bool {
+    pub(super) fn peers(&self, a: usize, b: usize) -> bool {
         a != b && (a / self.n == b / self.n || a % self.n == b % self.n)
     }
 }
@@ -97,7 +97,7 @@ pub(crate) struct Board {
 
 impl Board {
     /// Every digit possible everywhere.
-    pub fn new(n: usize) -> Board {
+    pub(super) fn new(n: usize) -> Board {
         let full = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
         Board {
             dom: vec![full; n * n],
@@ -111,7 +111,13 @@ impl Board {
 
     /// Whether `unit` of rule slot `slot` may give something new (a cell changed since it was
     /// last found to give nothing).
-    pub fn dirty(&mut self, slot: usize, unit: usize, units: usize, cells: &[usize]) -> bool {
+    pub(super) fn dirty(
+        &mut self,
+        slot: usize,
+        unit: usize,
+        units: usize,
+        cells: &[usize],
+    ) -> bool {
         if self.checked.len() <= slot {
             self.checked.resize(slot + 1, Vec::new());
         }
@@ -124,18 +130,18 @@ impl Board {
 
     /// Whether digit `d` (0-based), as unit `d` of rule slot `slot`, may give something new (it
     /// left some cell since the unit was last found to give nothing).
-    pub fn digit_dirty(&mut self, slot: usize, d: usize) -> bool {
+    pub(super) fn digit_dirty(&mut self, slot: usize, d: usize) -> bool {
         let n = self.digit_changed.len();
         self.dirty(slot, d, n, &[]) || self.digit_changed[d] >= self.checked[slot][d]
     }
 
     /// Records that `unit` of `slot` gave nothing now.
-    pub fn clean(&mut self, slot: usize, unit: usize) {
+    pub(super) fn clean(&mut self, slot: usize, unit: usize) {
         self.checked[slot][unit] = self.tick + 1;
     }
 
     /// Applies a step's removals and placement.
-    pub fn apply(&mut self, step: &Step) {
+    pub(super) fn apply(&mut self, step: &Step) {
         self.tick += 1;
         for &(cell, mask) in &step.removals {
             if self.dom[cell] & mask != 0 {

@@ -12,7 +12,7 @@
 //! | extreme | [`Rule::Fish`], [`Rule::ForcingChain`] |
 //! | unreasonable | [`Rule::Guess`] |
 //!
-//! The [`Deducer`] always applies the easiest rule that makes progress, so the hardest rule it
+//! The deducer always applies the easiest rule that makes progress, so the hardest rule it
 //! needed is the lowest level whose rules solve the puzzle: its grade.
 //!
 //! Cells are numbered row-major from 0 (`r * n + c` for 0-based row `r`, column `c`); a set of
@@ -73,7 +73,7 @@ impl Level {
     }
 
     /// The letter Keen uses in its parameters (`e n h x u`).
-    pub fn keen_letter(self) -> char {
+    pub(crate) fn keen_letter(self) -> char {
         match self {
             Level::Easy => 'e',
             Level::Normal => 'n',
@@ -240,7 +240,7 @@ pub enum LogicError {
 
 /// The outcome of [`Deducer::run`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Whether every cell is known.
     pub solved: bool,
     /// The hardest level used (`None` when nothing was needed).
@@ -250,8 +250,7 @@ pub struct Outcome {
 }
 
 /// The deduction engine: candidates for every cell, and the rules applied easiest first.
-pub struct Deducer<'p> {
-    puzzle: &'p Puzzle,
+pub(crate) struct Deducer {
     ctx: Ctx,
     board: Board,
     max_level: Level,
@@ -259,19 +258,18 @@ pub struct Deducer<'p> {
     deadline: Option<Instant>,
 }
 
-impl<'p> Deducer<'p> {
+impl Deducer {
     /// A deducer for `puzzle` using rules up to `max_level`. [`Rule::Guess`] needs the solution
     /// (row-major values); without it, guessing is never done.
-    pub fn new(
-        puzzle: &'p Puzzle,
+    pub(crate) fn new(
+        puzzle: &Puzzle,
         max_level: Level,
         solution: Option<Vec<u32>>,
-    ) -> Result<Deducer<'p>, LogicError> {
+    ) -> Result<Deducer, LogicError> {
         puzzle.check()?;
         let ctx = Ctx::new(puzzle);
         let board = Board::new(puzzle.size);
         Ok(Deducer {
-            puzzle,
             ctx,
             board,
             max_level,
@@ -281,28 +279,23 @@ impl<'p> Deducer<'p> {
     }
 
     /// Stops [`Deducer::run`] with [`LogicError::Timeout`] at `deadline`.
-    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+    pub(crate) fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
         self.deadline = deadline;
         self
     }
 
-    /// The puzzle.
-    pub fn puzzle(&self) -> &Puzzle {
-        self.puzzle
-    }
-
     /// Each cell's candidates (row-major masks).
-    pub fn candidates(&self) -> &[u64] {
+    pub(crate) fn candidates(&self) -> &[u64] {
         &self.board.dom
     }
 
     /// Whether every cell is placed.
-    pub fn solved(&self) -> bool {
+    pub(crate) fn solved(&self) -> bool {
         self.board.placed.iter().all(|&p| p)
     }
 
     /// Places `value` (1-based) at `cell` as an entry of the player's, not as a deduction.
-    pub fn enter(&mut self, cell: usize, value: u32) -> Result<(), LogicError> {
+    pub(crate) fn enter(&mut self, cell: usize, value: u32) -> Result<(), LogicError> {
         let bit = 1u64 << (value - 1);
         if self.board.dom[cell] & bit == 0 {
             return Err(LogicError::Contradiction(format!(
@@ -317,7 +310,7 @@ impl<'p> Deducer<'p> {
 
     /// The next deduction: the easiest rule (up to the level allowed) that makes progress.
     /// `Ok(None)` when the grid is solved or no allowed rule applies.
-    pub fn next_step(&mut self) -> Result<Option<Step>, LogicError> {
+    pub(crate) fn next_step(&mut self) -> Result<Option<Step>, LogicError> {
         if self.solved() {
             return Ok(None);
         }
@@ -336,12 +329,12 @@ impl<'p> Deducer<'p> {
     }
 
     /// Applies a step found by [`Deducer::next_step`].
-    pub fn apply(&mut self, step: &Step) {
+    pub(crate) fn apply(&mut self, step: &Step) {
         self.board.apply(step);
     }
 
     /// Applies the easiest rules until the grid is solved or no allowed rule applies.
-    pub fn run(&mut self) -> Result<Outcome, LogicError> {
+    pub(crate) fn run(&mut self) -> Result<Outcome, LogicError> {
         let mut counts = [0; 9];
         let mut hardest = None;
         while let Some(step) = self.next_step()? {

@@ -85,7 +85,7 @@ impl Table {
     /// The table of `cage` in an `n`×`n` grid, its cells' values drawn from `dom(cell)`, or `None`
     /// when it would hold more than `budget` tuples (or its enumeration takes more than `work`
     /// steps; the steps taken are deducted).
-    pub fn build(
+    pub(super) fn build(
         cage: &Cage,
         n: usize,
         dom: &dyn Fn(usize) -> u64,
@@ -162,12 +162,12 @@ impl Table {
     }
 
     /// How many words each of its bitsets has (a 64th of its tuples, rounded up).
-    pub fn words(&self) -> usize {
+    pub(super) fn words(&self) -> usize {
         self.words
     }
 
     /// How many words the table occupies (its memory cost).
-    pub fn size(&self) -> usize {
+    pub(super) fn size(&self) -> usize {
         self.data.len()
     }
 
@@ -179,7 +179,7 @@ impl Table {
     /// The values every possible tuple (as left by the last [`Table::filter`]) puts in the
     /// cage's cells of its `i`-th line (see [`Table::lines`]): those values are taken in that
     /// line, so no other cell of the line can hold them.
-    pub fn forced(&self, i: usize, s: &FilterScratch) -> u64 {
+    pub(super) fn forced(&self, i: usize, s: &FilterScratch) -> u64 {
         if !self.line_values {
             return 0;
         }
@@ -206,13 +206,13 @@ impl Table {
 
     /// The lines (rows `0..n`, columns `n..2n`) where the cage has two or more cells but not the
     /// whole line, each with the positions of the cage's cells there (bit `p` for position `p`).
-    pub fn lines(&self) -> &[(usize, u64)] {
+    pub(super) fn lines(&self) -> &[(usize, u64)] {
         &self.lines
     }
 
     /// Removes from the cells (`cells[p]` is position `p`) every value no possible tuple supports;
     /// false when no tuple is possible.
-    pub fn filter(&self, cells: &[usize], doms: &mut [u64], s: &mut FilterScratch) -> bool {
+    pub(super) fn filter(&self, cells: &[usize], doms: &mut [u64], s: &mut FilterScratch) -> bool {
         if self.words == 1 {
             return self.filter_small(cells, doms, s);
         }
@@ -286,7 +286,7 @@ impl Table {
     /// `=` literal covers every other value. Writes the values chosen per position into `chosen`
     /// (for a fixed position, any bit means its `=` literal); false when even all of them leave
     /// a tuple (a caller's error).
-    pub fn explain(
+    pub(super) fn explain(
         &self,
         dead: Dead,
         free: &[u64],

@@ -252,7 +252,7 @@ impl Spawn {
     }
 
     /// Sets the child's working directory and `TMPDIR`.
-    pub fn current_dir(mut self, dir: &Path) -> Spawn {
+    pub(crate) fn current_dir(mut self, dir: &Path) -> Spawn {
         self.command.current_dir(dir).env("TMPDIR", dir);
         self
     }

@@ -32,15 +32,15 @@ pub use term::Term;
 pub(crate) use term::{chars_of, term_text, term_to_grid};
 
 /// The homework contract, compiled into the binary.
-pub const KENKEN_PL: &str = include_str!("../../prolog/kenken.pl");
+pub(crate) const KENKEN_PL: &str = include_str!("../../prolog/kenken.pl");
 /// The host's Prolog side: the top level and what the query wrapper shares with it.
-pub const HOST_PL: &str = include_str!("../../prolog/host.pl");
+pub(crate) const HOST_PL: &str = include_str!("../../prolog/host.pl");
 /// The host's query wrapper (`kk_host_stream/5`), loaded after [`HOST_PL`] by a [`Session`].
-pub const HOST_QUERY_PL: &str = include_str!("../../prolog/host_query.pl");
+pub(crate) const HOST_QUERY_PL: &str = include_str!("../../prolog/host_query.pl");
 /// What follows `host.pl` when `kenken.pl` is loaded too: the libraries `host.pl` otherwise
 /// loads only when a goal needs them (`kk_need_libraries/1`), imported at once as before
 /// (`kenken.pl` has loaded most of them already), so that every goal finds them.
-pub const ALL_LIBRARIES: &str = "
+pub(crate) const ALL_LIBRARIES: &str = "
 :- use_module(library(charsio)).
 :- use_module(library(time)).
 :- use_module(library(format)).
@@ -131,7 +131,7 @@ pub fn grid_term(g: &Grid) -> String {
 }
 
 /// The goal that solves `p` with `pred`, binding `T`.
-pub fn solve_goal(p: &Puzzle, pred: Predicate) -> String {
+pub(crate) fn solve_goal(p: &Puzzle, pred: Predicate) -> String {
     format!("{}({}, {}, T).", pred.name(), p.size, cages_term(p))
 }
 
@@ -142,7 +142,7 @@ fn cages_term(p: &Puzzle) -> String {
 }
 
 /// The goal that solves `p` with `noop_kenken/4`, binding `T` and `Ops`.
-pub fn noop_goal(p: &Puzzle) -> String {
+pub(crate) fn noop_goal(p: &Puzzle) -> String {
     format!("noop_kenken({}, {}, T, Ops).", p.size, cages_term(p))
 }
 

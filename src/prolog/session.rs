@@ -86,7 +86,7 @@ impl Session {
 
     /// Runs a solving goal made by [`solve_goal`] for a puzzle of side `size`: its answers'
     /// `T` as grids, at most `limit` of them (every one with `None`).
-    pub fn solve_goal(
+    pub(crate) fn solve_goal(
         &mut self,
         goal: &str,
         size: usize,
@@ -98,7 +98,7 @@ impl Session {
 
     /// [`Session::solve_goal`], calling `each` with every grid as soon as it is found, and the
     /// inferences so far. This is the one path by which Prolog answers become grids.
-    pub fn solve_goal_each(
+    pub(crate) fn solve_goal_each(
         &mut self,
         goal: &str,
         size: usize,

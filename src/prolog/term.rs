@@ -39,7 +39,7 @@ pub enum Term {
 
 impl Term {
     /// The integer, when the term is one that fits in an `i64`.
-    pub fn as_i64(&self) -> Option<i64> {
+    pub(crate) fn as_i64(&self) -> Option<i64> {
         match self {
             Term::Integer(i) => Some(*i),
             _ => None,
@@ -77,7 +77,7 @@ impl Term {
     }
 
     /// The term as an `n` x `n` grid of positive integers (the `T` of `kenken(N, C, T)`).
-    pub fn as_grid(&self, n: usize) -> Result<Grid, PrologError> {
+    pub(crate) fn as_grid(&self, n: usize) -> Result<Grid, PrologError> {
         let bad = || PrologError::BadGrid(n, self.to_string());
         let rows = self.as_list().ok_or_else(bad)?;
         if rows.len() != n {
