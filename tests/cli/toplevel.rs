@@ -615,6 +615,23 @@ fn repl_runs_every_goal_of_a_line_and_of_pasted_lines() {
     p.exp_eof().unwrap();
 }
 
+/// Lines typed faster than the goals run (a burst of keys, a terminal without bracketed paste)
+/// all run, in order: the line editor keeps what it read past the first line's Enter. Each
+/// goal is typed while the one before runs. (Regression: all but the first were lost.)
+#[test]
+fn repl_keeps_lines_typed_ahead() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken"]);
+    // one write: the editor reads all three lines at once
+    p.send("X = 1.\rY = 2.\rZ = 3.\rhalt.\r").unwrap();
+    p.flush().unwrap();
+    p.exp_string("\r\nX = 1.").unwrap();
+    p.exp_string("\r\nY = 2.").unwrap();
+    p.exp_string("\r\nZ = 3.").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), Some(0));
+}
+
 /// Row 4: read/1 and get_char/1 read query's standard input, or the terminal.
 #[test]
 fn query_reads_its_standard_input() {
