@@ -144,150 +144,26 @@ fn tuple(vals: &[u32]) -> String {
 /// Why a step holds, in words.
 fn reason(puzzle: &Puzzle, ctx: &Ctx, board: &Board, step: &Step) -> String {
     let n = ctx.n;
-    let cells = |cs: &[usize]| list(cs.iter().map(|&c| cell_name(n, c)));
     match step.rule {
         Rule::NakedSingle => "every other value is ruled out by its row, column or cage".into(),
         Rule::HiddenSingle => {
             let (_, v) = step.place.unwrap_or((0, 0));
-            let line = step
-                .lines
-                .first()
-                .map_or(String::new(), |&l| line_name(n, l));
-            format!("it is the only place left for {v} in {line}")
-        }
-        Rule::CageDigits => {
-            let k = step.cage.unwrap_or(0);
-            let combos = cage_layouts(ctx, board, k, usize::MAX).map(|ls| {
-                let mut sets: Vec<Vec<u32>> = ls
-                    .into_iter()
-                    .map(|mut l| {
-                        l.sort_unstable();
-                        l
-                    })
-                    .collect();
-                sets.sort();
-                sets.dedup();
-                sets
-            });
-            match combos {
-                Some(sets) if sets.len() <= 6 => {
-                    let sets: Vec<String> = sets
-                        .iter()
-                        .map(|s| {
-                            let vs: Vec<String> = s.iter().map(u32::to_string).collect();
-                            format!("{{{}}}", vs.join(", "))
-                        })
-                        .collect();
-                    let which = if sets.len() == 1 {
-                        sets[0].clone()
-                    } else {
-                        format!("one of {}", sets.join(", "))
-                    };
-                    format!("{} needs {which}", cage_name(puzzle, k))
-                }
-                _ => format!(
-                    "{} can only use the digits {}",
-                    cage_name(puzzle, k),
-                    set(step.digits)
-                ),
-            }
-        }
-        Rule::CageLayouts => {
-            let k = step.cage.unwrap_or(0);
-            let cage_cells = &ctx.cages[k].cells;
-            match cage_layouts(ctx, board, k, 6) {
-                Some(ls) => {
-                    let ls: Vec<String> = ls.iter().map(|l| tuple(l)).collect();
-                    format!(
-                        "{} can only be laid out as {} = {}",
-                        cage_name(puzzle, k),
-                        tuple_names(n, cage_cells),
-                        ls.join(" or ")
-                    )
-                }
-                None => format!(
-                    "no layout of {} that fits the candidates puts those digits there",
-                    cage_name(puzzle, k)
-                ),
-            }
-        }
-        Rule::CageLine => {
-            let k = step.cage.unwrap_or(0);
-            let line = step
-                .lines
-                .first()
-                .map_or(String::new(), |&l| line_name(n, l));
             format!(
-                "every layout of {} puts {} in {line}, inside the cage",
-                cage_name(puzzle, k),
-                set(step.digits)
+                "it is the only place left for {v} in {}",
+                first_line(n, step)
             )
         }
-        Rule::LineSubset => {
-            let line = step
-                .lines
-                .first()
-                .map_or(String::new(), |&l| line_name(n, l));
-            let naked = step.cells.iter().all(|&c| board.dom[c] & !step.digits == 0);
-            if naked {
-                format!(
-                    "{} hold only {} between them, so no other cell of {line} can",
-                    cells(&step.cells),
-                    set(step.digits)
-                )
-            } else {
-                format!(
-                    "in {line}, {} can only go in {}, so those cells hold nothing else",
-                    set(step.digits),
-                    cells(&step.cells)
-                )
-            }
-        }
-        Rule::Fish => {
-            let v = digits(step.digits).next().unwrap_or(0);
-            let cover: Vec<usize> = {
-                let mut c: Vec<usize> = step
-                    .lines
-                    .iter()
-                    .flat_map(|&l| ctx.lines[l].iter().copied())
-                    .filter(|&cell| board.dom[cell] & step.digits != 0)
-                    .map(|cell| {
-                        if step.lines[0] < n {
-                            n + cell % n
-                        } else {
-                            cell / n
-                        }
-                    })
-                    .collect();
-                c.sort_unstable();
-                c.dedup();
-                c
-            };
-            format!(
-                "in {}, {v} can only go in {}, so {v} is in those lines only there",
-                list(step.lines.iter().map(|&l| line_name(n, l))),
-                list(cover.iter().map(|&l| line_name(n, l)))
-            )
-        }
-        Rule::ForcingChain => {
-            let a = digits(step.digits).next().unwrap_or(0);
-            let mut chain = Vec::new();
-            let mut prev = a;
-            for &c in &step.cells {
-                let v = digits(board.dom[c] & !(1u64 << prev.saturating_sub(1)))
-                    .next()
-                    .unwrap_or(0);
-                chain.push(format!("{} = {v}", cell_name(n, c)));
-                prev = v;
-            }
-            let name = |c: Option<&usize>| c.map_or(String::new(), |&c| cell_name(n, c));
-            let (first, last) = (name(step.cells.first()), name(step.cells.last()));
-            let target = name(step.removals.first().map(|r| &r.0));
-            format!(
-                "if {first} is not {a}, then {}; so {first} or {last} is {a}, and {target} sees both",
-                chain.join(", ")
-            )
-        }
+        Rule::CageDigits => cage_digits(puzzle, ctx, board, step),
+        Rule::CageLayouts => cage_layouts_text(puzzle, ctx, board, step),
+        Rule::CageLine => format!(
+            "every layout of {} puts {} in {}, inside the cage",
+            cage_name(puzzle, step.cage.unwrap_or(0)),
+            set(step.digits),
+            first_line(n, step)
+        ),
+        Rule::LineSubset => line_subset(n, board, step),
+        Rule::Fish => fish(ctx, board, step),
+        Rule::ForcingChain => forcing_chain(n, board, step),
         Rule::Guess => {
             let (cell, v) = step.place.unwrap_or((0, 0));
             format!(
@@ -297,6 +173,139 @@ fn reason(puzzle: &Puzzle, ctx: &Ctx, board: &Board, step: &Step) -> String {
             )
         }
     }
+}
+
+/// The name of the step's first line (`row 3`), or nothing.
+fn first_line(n: usize, step: &Step) -> String {
+    step.lines
+        .first()
+        .map_or(String::new(), |&l| line_name(n, l))
+}
+
+/// [`Rule::CageDigits`]: the digit sets the cage can use, when there are few, or else the
+/// digits it can use at all.
+fn cage_digits(puzzle: &Puzzle, ctx: &Ctx, board: &Board, step: &Step) -> String {
+    let k = step.cage.unwrap_or(0);
+    let sets = cage_layouts(ctx, board, k, usize::MAX).map(|ls| {
+        let mut sets: Vec<Vec<u32>> = ls
+            .into_iter()
+            .map(|mut l| {
+                l.sort_unstable();
+                l
+            })
+            .collect();
+        sets.sort();
+        sets.dedup();
+        sets
+    });
+    match sets {
+        Some(sets) if sets.len() <= 6 => {
+            let sets: Vec<String> = sets
+                .iter()
+                .map(|s| {
+                    let vs: Vec<String> = s.iter().map(u32::to_string).collect();
+                    format!("{{{}}}", vs.join(", "))
+                })
+                .collect();
+            let which = if sets.len() == 1 {
+                sets[0].clone()
+            } else {
+                format!("one of {}", sets.join(", "))
+            };
+            format!("{} needs {which}", cage_name(puzzle, k))
+        }
+        _ => format!(
+            "{} can only use the digits {}",
+            cage_name(puzzle, k),
+            set(step.digits)
+        ),
+    }
+}
+
+/// [`Rule::CageLayouts`]: the cage's layouts that fit the candidates, when there are few.
+fn cage_layouts_text(puzzle: &Puzzle, ctx: &Ctx, board: &Board, step: &Step) -> String {
+    let k = step.cage.unwrap_or(0);
+    match cage_layouts(ctx, board, k, 6) {
+        Some(ls) => {
+            let ls: Vec<String> = ls.iter().map(|l| tuple(l)).collect();
+            format!(
+                "{} can only be laid out as {} = {}",
+                cage_name(puzzle, k),
+                tuple_names(ctx.n, &ctx.cages[k].cells),
+                ls.join(" or ")
+            )
+        }
+        None => format!(
+            "no layout of {} that fits the candidates puts those digits there",
+            cage_name(puzzle, k)
+        ),
+    }
+}
+
+/// [`Rule::LineSubset`]: cells that hold only some digits (naked), or digits that go only in
+/// some cells (hidden).
+fn line_subset(n: usize, board: &Board, step: &Step) -> String {
+    let line = first_line(n, step);
+    let cells = list(step.cells.iter().map(|&c| cell_name(n, c)));
+    let naked = step.cells.iter().all(|&c| board.dom[c] & !step.digits == 0);
+    if naked {
+        format!(
+            "{cells} hold only {} between them, so no other cell of {line} can",
+            set(step.digits)
+        )
+    } else {
+        format!(
+            "in {line}, {} can only go in {cells}, so those cells hold nothing else",
+            set(step.digits)
+        )
+    }
+}
+
+/// [`Rule::Fish`]: the lines where the digit can go, and the crossing lines they cover.
+fn fish(ctx: &Ctx, board: &Board, step: &Step) -> String {
+    let n = ctx.n;
+    let v = digits(step.digits).next().unwrap_or(0);
+    let mut cover: Vec<usize> = step
+        .lines
+        .iter()
+        .flat_map(|&l| ctx.lines[l].iter().copied())
+        .filter(|&cell| board.dom[cell] & step.digits != 0)
+        .map(|cell| {
+            if step.lines[0] < n {
+                n + cell % n
+            } else {
+                cell / n
+            }
+        })
+        .collect();
+    cover.sort_unstable();
+    cover.dedup();
+    format!(
+        "in {}, {v} can only go in {}, so {v} is in those lines only there",
+        list(step.lines.iter().map(|&l| line_name(n, l))),
+        list(cover.iter().map(|&l| line_name(n, l)))
+    )
+}
+
+/// [`Rule::ForcingChain`]: the chain of two-candidate cells, and the cell that sees both ends.
+fn forcing_chain(n: usize, board: &Board, step: &Step) -> String {
+    let a = digits(step.digits).next().unwrap_or(0);
+    let mut chain = Vec::new();
+    let mut prev = a;
+    for &c in &step.cells {
+        let v = digits(board.dom[c] & !(1u64 << prev.saturating_sub(1)))
+            .next()
+            .unwrap_or(0);
+        chain.push(format!("{} = {v}", cell_name(n, c)));
+        prev = v;
+    }
+    let name = |c: Option<&usize>| c.map_or(String::new(), |&c| cell_name(n, c));
+    let (first, last) = (name(step.cells.first()), name(step.cells.last()));
+    let target = name(step.removals.first().map(|r| &r.0));
+    format!(
+        "if {first} is not {a}, then {}; so {first} or {last} is {a}, and {target} sees both",
+        chain.join(", ")
+    )
 }
 
 /// `(C4, D4)`.
