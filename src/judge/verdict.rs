@@ -257,85 +257,27 @@ fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String)
             ),
         );
     }
-    let got: Vec<&Grid> = run
-        .answers
-        .iter()
-        .filter_map(|a| match a {
-            JudgedAnswer::Grid(g) => Some(g),
-            JudgedAnswer::Bad(_) => None,
-        })
-        .collect();
-    let mut seen: HashMap<&Grid, usize> = HashMap::new();
-    let mut distinct: Vec<&Grid> = Vec::new();
-    for &g in &got {
-        let n = seen.entry(g).or_insert(0);
-        *n += 1;
-        if *n == 1 {
-            distinct.push(g);
-        } else if *n == 2 {
-            report.duplicates.push(g.clone());
-        }
-    }
+    let tally = Tally::of(run);
+    report.duplicates = tally.repeated();
     report.missing = case
         .expected
         .iter()
-        .filter(|g| !seen.contains_key(g))
+        .filter(|g| !tally.seen.contains_key(g))
         .cloned()
         .collect();
-    report.extra = distinct
+    report.extra = tally
+        .distinct
         .iter()
         .filter(|g| !case.expected.contains(g))
         .map(|g| (*g).clone())
         .collect();
     let at_cap = run.end == RunEnd::Limit;
     let expected = case.expected.len();
-    // what was seen of the solutions by the cap
-    let by_cap = |missing: &[Grid]| match missing.first() {
-        None if expected == 0 => format!(
-            "stopped at the cap of {} (there are more)",
-            plural(got.len(), "answer")
-        ),
-        None if expected == 1 => format!(
-            "the solution seen before the cap of {} (there are more answers)",
-            plural(got.len(), "answer")
-        ),
-        None => format!(
-            "all {expected} solutions seen before the cap of {} (there are more answers)",
-            plural(got.len(), "answer")
-        ),
-        Some(m) => format!(
-            "{} of {} not seen before the cap of {} (there are more answers), e.g. {}",
-            missing.len(),
-            plural(expected, "solution"),
-            plural(got.len(), "answer"),
-            grid_text(m)
-        ),
-    };
-    let repeated = if report.duplicates.is_empty() {
-        None
-    } else {
-        let most = seen.values().copied().max().unwrap_or(0);
-        let who = if report.duplicates.len() < distinct.len() {
-            plural(report.duplicates.len(), "answer")
-        } else {
-            "every answer".to_string()
-        };
-        let times = if report.duplicates.len() == 1 {
-            format!("{most} times")
-        } else if seen.values().all(|&n| n == 1 || n == most) {
-            format!("{most} times each")
-        } else {
-            format!("up to {most} times")
-        };
-        Some(format!(
-            "{who} given more than once ({times}), e.g. {}",
-            grid_text(&report.duplicates[0])
-        ))
-    };
+    let repeated = tally.repeated_text(&report.duplicates);
     if !report.extra.is_empty() || (!report.missing.is_empty() && (!at_cap || repeated.is_none())) {
         let mut why = Vec::new();
         if !at_cap {
-            why.push(format!("{} of {expected} expected", got.len()));
+            why.push(format!("{} of {expected} expected", tally.answers));
         }
         if !report.extra.is_empty() {
             why.push(format!(
@@ -345,7 +287,7 @@ fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String)
             ));
         }
         if at_cap {
-            why.push(by_cap(&report.missing));
+            why.push(seen_by_cap(expected, tally.answers, &report.missing));
         } else if !report.missing.is_empty() {
             why.push(format!(
                 "{} missing, e.g. {}",
@@ -358,34 +300,119 @@ fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String)
     }
     if let Some(repeated) = repeated {
         let count = if at_cap {
-            by_cap(&report.missing)
+            seen_by_cap(expected, tally.answers, &report.missing)
         } else {
             format!(
                 "{} for {}",
-                plural(got.len(), "answer"),
+                plural(tally.answers, "answer"),
                 plural(expected, "solution")
             )
         };
         return (Verdict::Duplicate, format!("{repeated}; {count}"));
     }
-    if distinct.iter().zip(&case.expected).any(|(g, e)| *g != e) {
-        let at = distinct
-            .iter()
-            .zip(&case.expected)
-            .position(|(g, e)| *g != e)
-            .unwrap_or(0);
-        return (
+    match tally
+        .distinct
+        .iter()
+        .zip(&case.expected)
+        .position(|(g, e)| *g != e)
+    {
+        Some(at) => (
             Verdict::Order,
             format!(
                 "the right answers in another order: answer {} is {}, the spec's order \
                  (row by row, smallest first) has {}",
                 at + 1,
-                grid_text(distinct[at]),
+                grid_text(tally.distinct[at]),
                 grid_text(&case.expected[at])
             ),
-        );
+        ),
+        None => (Verdict::Pass, String::new()),
     }
-    (Verdict::Pass, String::new())
+}
+
+/// The grids a run gave: how many, how often each, each once in the order first given, and
+/// the ones given again in the order of their second time.
+struct Tally<'r> {
+    answers: usize,
+    seen: HashMap<&'r Grid, usize>,
+    distinct: Vec<&'r Grid>,
+    twice: Vec<&'r Grid>,
+}
+
+impl<'r> Tally<'r> {
+    fn of(run: &'r Run) -> Tally<'r> {
+        let mut tally = Tally {
+            answers: 0,
+            seen: HashMap::new(),
+            distinct: Vec::new(),
+            twice: Vec::new(),
+        };
+        for a in &run.answers {
+            if let JudgedAnswer::Grid(g) = a {
+                tally.answers += 1;
+                let n = tally.seen.entry(g).or_insert(0);
+                *n += 1;
+                if *n == 1 {
+                    tally.distinct.push(g);
+                } else if *n == 2 {
+                    tally.twice.push(g);
+                }
+            }
+        }
+        tally
+    }
+
+    /// Each grid given more than once, in the order of its second time.
+    fn repeated(&self) -> Vec<Grid> {
+        self.twice.iter().map(|g| (*g).clone()).collect()
+    }
+
+    /// What is said of the `repeated` grids, if any.
+    fn repeated_text(&self, repeated: &[Grid]) -> Option<String> {
+        let first = repeated.first()?;
+        let most = self.seen.values().copied().max().unwrap_or(0);
+        let who = if repeated.len() < self.distinct.len() {
+            plural(repeated.len(), "answer")
+        } else {
+            "every answer".to_string()
+        };
+        let times = if repeated.len() == 1 {
+            format!("{most} times")
+        } else if self.seen.values().all(|&n| n == 1 || n == most) {
+            format!("{most} times each")
+        } else {
+            format!("up to {most} times")
+        };
+        Some(format!(
+            "{who} given more than once ({times}), e.g. {}",
+            grid_text(first)
+        ))
+    }
+}
+
+/// What was seen of the `expected` solutions by the cap, after `answers` answers.
+fn seen_by_cap(expected: usize, answers: usize, missing: &[Grid]) -> String {
+    match missing.first() {
+        None if expected == 0 => format!(
+            "stopped at the cap of {} (there are more)",
+            plural(answers, "answer")
+        ),
+        None if expected == 1 => format!(
+            "the solution seen before the cap of {} (there are more answers)",
+            plural(answers, "answer")
+        ),
+        None => format!(
+            "all {expected} solutions seen before the cap of {} (there are more answers)",
+            plural(answers, "answer")
+        ),
+        Some(m) => format!(
+            "{} of {} not seen before the cap of {} (there are more answers), e.g. {}",
+            missing.len(),
+            plural(expected, "solution"),
+            plural(answers, "answer"),
+            grid_text(m)
+        ),
+    }
 }
 
 #[cfg(test)]
