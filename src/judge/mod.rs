@@ -338,6 +338,65 @@ pub fn judge(
         System::Gprolog => 9,
     });
     let mut notes = Vec::new();
+    let cases = plan(config, max_size, &mut notes);
+    // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
+    // every case, and this bounds whatever the wall clock does not see.
+    let budget = LOAD_TIMEOUT + config.timeout * (cases.len() as u32 + 1);
+    let jail = config.confine.then(|| Jail {
+        limits: Limits {
+            memory: config.memory,
+            cpu_seconds: budget.as_secs().max(1),
+            ..Limits::default()
+        },
+    });
+    let open = || -> Result<Box<dyn Backend>, JudgeError> {
+        Ok(match system {
+            System::Scryer => Box::new(scryer::ScryerBackend::new(
+                &absolute,
+                dialect,
+                jail.clone(),
+            )?),
+            System::Gprolog => Box::new(gprolog::GprologBackend::new(&absolute, jail.clone())?),
+        })
+    };
+    // (the first engine loads the file: its warnings, or why it cannot be loaded)
+    let mut first = open()?;
+    let loaded = first.load(config.timeout.max(LOAD_TIMEOUT))?;
+    let mut backends = vec![first];
+    for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {
+        backends.push(open()?);
+    }
+    let reports = run_cases(&cases, backends, config.timeout, &mut on_case);
+    let skipped = reports
+        .iter()
+        .filter(|r| r.verdict == Verdict::Skipped)
+        .count();
+    if skipped > 0 {
+        notes.push(format!(
+            "{skipped} cases skipped: their predicate timed out on a smaller grid"
+        ));
+    }
+    Ok(Judgement {
+        file: file.display().to_string(),
+        system,
+        dialect,
+        dialect_detected,
+        max_size,
+        suite: match &config.suite {
+            Suite::Spec => "spec".into(),
+            Suite::Standard => "standard".into(),
+            Suite::Puzzles(_) => "puzzles".into(),
+        },
+        warnings: loaded.warnings,
+        cases: reports,
+        notes,
+        elapsed_s: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// The cases to judge: the suite's puzzles up to `max_size`, each with the predicates that are
+/// run on it, and a note for each kind of puzzle or predicate left out.
+fn plan(config: &Config, max_size: usize, notes: &mut Vec<String>) -> Vec<Case> {
     let items = match &config.suite {
         Suite::Spec => suite::spec_items(),
         Suite::Standard => {
@@ -391,59 +450,7 @@ pub fn judge(
             ));
         }
     }
-    // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
-    // every case, and this bounds whatever the wall clock does not see.
-    let budget = LOAD_TIMEOUT + config.timeout * (cases.len() as u32 + 1);
-    let jail = config.confine.then(|| Jail {
-        limits: Limits {
-            memory: config.memory,
-            cpu_seconds: budget.as_secs().max(1),
-            ..Limits::default()
-        },
-    });
-    let open = |_: usize| -> Result<Box<dyn Backend>, JudgeError> {
-        Ok(match system {
-            System::Scryer => Box::new(scryer::ScryerBackend::new(
-                &absolute,
-                dialect,
-                jail.clone(),
-            )?),
-            System::Gprolog => Box::new(gprolog::GprologBackend::new(&absolute, jail.clone())?),
-        })
-    };
-    let mut first = open(0)?;
-    let loaded = first.load(config.timeout.max(LOAD_TIMEOUT))?;
-    let jobs = config.jobs.clamp(1, cases.len().max(1));
-    let mut backends = vec![first];
-    for i in 1..jobs {
-        backends.push(open(i)?);
-    }
-    let reports = run_cases(&cases, backends, config.timeout, &mut on_case);
-    let skipped = reports
-        .iter()
-        .filter(|r| r.verdict == Verdict::Skipped)
-        .count();
-    if skipped > 0 {
-        notes.push(format!(
-            "{skipped} cases skipped: their predicate timed out on a smaller grid"
-        ));
-    }
-    Ok(Judgement {
-        file: file.display().to_string(),
-        system,
-        dialect,
-        dialect_detected,
-        max_size,
-        suite: match &config.suite {
-            Suite::Spec => "spec".into(),
-            Suite::Standard => "standard".into(),
-            Suite::Puzzles(_) => "puzzles".into(),
-        },
-        warnings: loaded.warnings,
-        cases: reports,
-        notes,
-        elapsed_s: start.elapsed().as_secs_f64(),
-    })
+    cases
 }
 
 /// Runs `cases` on the backends (one thread each), skipping a predicate's cases larger than one
