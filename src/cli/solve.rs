@@ -123,26 +123,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // A puzzle that cannot be read or is invalid is reported (by number and line) and the
     // others are still solved.
     let (file, each) = read_input_each(&args.input)?;
-    let limit = if args.all || args.count {
-        args.limit
-    } else {
-        Some(args.limit.unwrap_or(2))
-    };
-    let mut request = Request {
-        limit,
-        timeout: args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0))),
-        ..Request::all()
-    }
-    .with_threads(args.threads.unwrap_or_else(|| {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        (cores / args.jobs).max(1)
-    }));
-    if args.count {
-        request = request.counting();
-    }
     let engine = args.engine;
     let puzzles: Vec<kenken::Puzzle> = each.iter().flatten().map(|e| e.puzzle.clone()).collect();
-    let mut reports = solve_all(engine, Isolation::Worker, puzzles, request, args.jobs);
+    let mut reports = solve_all(
+        engine,
+        Isolation::Worker,
+        puzzles,
+        request(&args),
+        args.jobs,
+    );
     let several = each.len() > 1;
     let mut code = 0;
     for (i, entry) in each.iter().enumerate() {
@@ -176,76 +165,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             eprintln!("kenken: {name} (line {}): {e}", entry.line);
         }
         match args.output {
-            Output::Json => println!(
-                "{}",
-                serde_json::to_string(&JsonResult {
-                    index: i + 1,
-                    name: &p.name,
-                    engine: engine.name(),
-                    status: r.status.name(),
-                    count: r.count,
-                    complete: r.complete,
-                    solutions: &r.solutions,
-                    operators: r
-                        .solutions
-                        .iter()
-                        .map(|g| noop_operators(p, g))
-                        .filter(|o| !o.is_empty())
-                        .collect(),
-                    elapsed_ms: r.elapsed_ms(),
-                    stats: args.stats.then_some(&r.stats),
-                    error: r.error.as_ref().map(ToString::to_string),
-                })?
-            ),
-            _ if args.count => {
-                let n = count_of(r.count, "solution");
-                match r.status {
-                    Status::Timeout => println!("{name}: at least {n} (timed out)"),
-                    Status::Limit => println!("{name}: at least {n} (inference limit reached)"),
-                    _ if r.complete => println!("{name}: {n}"),
-                    _ => println!("{name}: at least {n} (limit reached)"),
-                }
-            }
-            Output::Prolog => {
-                for g in &r.solutions {
-                    println!("T = {}.", kenken::prolog::grid_term(g));
-                }
-                // `false.` only when the search proved there is nothing (more) to find.
-                match r.status {
-                    Status::NoSolution => println!("false."),
-                    Status::Timeout => println!(
-                        "% the time limit was reached after {}: the search did not finish",
-                        count_of(r.count, "solution")
-                    ),
-                    Status::Limit => println!(
-                        "% the inference limit was reached after {}: the search did not finish",
-                        count_of(r.count, "solution")
-                    ),
-                    _ => {}
-                }
-            }
+            Output::Json => print_json(&args, i, p, &r)?,
+            _ if args.count => print_count(&name, &r),
+            Output::Prolog => print_prolog(&r),
             Output::Grid => {
                 if several {
                     println!("{name}:");
                 }
-                if r.solutions.is_empty() {
-                    println!(
-                        "{}",
-                        match r.status {
-                            Status::Timeout => "timed out",
-                            Status::Limit => "inference limit reached",
-                            Status::Error => "error",
-                            _ => "no solution",
-                        }
-                    );
-                }
-                for g in &r.solutions {
-                    print!("{}", render(p, Some(g), Style { ascii: args.ascii }));
-                    print!("{}", noop_lines(p, g));
-                }
-                if !r.solutions.is_empty() {
-                    println!("{} ({:.3} ms, {})", ending(&r), r.elapsed_ms(), engine);
-                }
+                print_grids(&args, p, &r);
             }
         }
         if args.stats && args.output != Output::Json {
@@ -253,6 +180,109 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
     }
     Ok(exit_code(code))
+}
+
+/// What the options ask of the engine: two solutions by default (to tell whether the first is
+/// unique), the machine's cores shared among the jobs.
+fn request(args: &Args) -> Request {
+    let limit = if args.all || args.count {
+        args.limit
+    } else {
+        Some(args.limit.unwrap_or(2))
+    };
+    let request = Request {
+        limit,
+        timeout: args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0))),
+        ..Request::all()
+    }
+    .with_threads(args.threads.unwrap_or_else(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (cores / args.jobs).max(1)
+    }));
+    if args.count {
+        request.counting()
+    } else {
+        request
+    }
+}
+
+/// `--output json`: one line for the puzzle at 0-based `i`.
+fn print_json(args: &Args, i: usize, p: &kenken::Puzzle, r: &Report) -> Result<()> {
+    println!(
+        "{}",
+        serde_json::to_string(&JsonResult {
+            index: i + 1,
+            name: &p.name,
+            engine: args.engine.name(),
+            status: r.status.name(),
+            count: r.count,
+            complete: r.complete,
+            solutions: &r.solutions,
+            operators: r
+                .solutions
+                .iter()
+                .map(|g| noop_operators(p, g))
+                .filter(|o| !o.is_empty())
+                .collect(),
+            elapsed_ms: r.elapsed_ms(),
+            stats: args.stats.then_some(&r.stats),
+            error: r.error.as_ref().map(ToString::to_string),
+        })?
+    );
+    Ok(())
+}
+
+/// `--count`: the number of solutions, and whether the search finished.
+fn print_count(name: &str, r: &Report) {
+    let n = count_of(r.count, "solution");
+    match r.status {
+        Status::Timeout => println!("{name}: at least {n} (timed out)"),
+        Status::Limit => println!("{name}: at least {n} (inference limit reached)"),
+        _ if r.complete => println!("{name}: {n}"),
+        _ => println!("{name}: at least {n} (limit reached)"),
+    }
+}
+
+/// `--output prolog`: the answers as the top level gives them.
+fn print_prolog(r: &Report) {
+    for g in &r.solutions {
+        println!("T = {}.", kenken::prolog::grid_term(g));
+    }
+    // `false.` only when the search proved there is nothing (more) to find.
+    match r.status {
+        Status::NoSolution => println!("false."),
+        Status::Timeout => println!(
+            "% the time limit was reached after {}: the search did not finish",
+            count_of(r.count, "solution")
+        ),
+        Status::Limit => println!(
+            "% the inference limit was reached after {}: the search did not finish",
+            count_of(r.count, "solution")
+        ),
+        _ => {}
+    }
+}
+
+/// `--output grid`: each solution drawn in its cages, then how the search ended.
+fn print_grids(args: &Args, p: &kenken::Puzzle, r: &Report) {
+    if r.solutions.is_empty() {
+        println!(
+            "{}",
+            match r.status {
+                Status::Timeout => "timed out",
+                Status::Limit => "inference limit reached",
+                Status::Error => "error",
+                _ => "no solution",
+            }
+        );
+    }
+    for g in &r.solutions {
+        print!("{}", render(p, Some(g), Style { ascii: args.ascii }));
+        print!("{}", noop_lines(p, g));
+    }
+    if !r.solutions.is_empty() {
+        println!("{} ({:.3} ms, {})", ending(r), r.elapsed_ms(), args.engine);
+    }
 }
 
 /// The `--stats` line: every statistic the engine measured.
