@@ -227,6 +227,16 @@ pub struct Problem {
     pub message: String,
 }
 
+impl Problem {
+    fn error(cage: Option<usize>, message: String) -> Problem {
+        Problem {
+            severity: Severity::Error,
+            cage,
+            message,
+        }
+    }
+}
+
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let tag = match self.severity {
@@ -262,117 +272,28 @@ impl Puzzle {
 
     /// Every problem with the puzzle, errors first then warnings, each naming the cage and cell.
     pub fn validate(&self) -> Vec<Problem> {
-        let mut problems = Vec::new();
         let n = self.size;
-        let err = |cage: Option<usize>, message: String| Problem {
-            severity: Severity::Error,
-            cage,
-            message,
-        };
         if n == 0 || n > MAX_SIZE {
-            problems.push(err(
+            return vec![Problem::error(
                 None,
                 format!("grid size {n} is out of range: it must be 1 to {MAX_SIZE}"),
-            ));
-            return problems;
+            )];
         }
+        let mut problems = Vec::new();
         // The cage owning each cell, row-major.
         let mut owner: Vec<Option<usize>> = vec![None; n * n];
         for (i, cage) in self.cages.iter().enumerate() {
-            let name = CageName(cage, i);
             if cage.cells.is_empty() {
-                problems.push(err(Some(i), format!("cage {} has no cells", i + 1)));
+                problems.push(Problem::error(
+                    Some(i),
+                    format!("cage {} has no cells", i + 1),
+                ));
                 continue;
             }
-            for &cell in &cage.cells {
-                if cell.row == 0 || cell.col == 0 || cell.row > n || cell.col > n {
-                    problems.push(err(
-                        Some(i),
-                        format!(
-                            "{name}: cell {cell} [{}|{}] is outside the {n}x{n} grid",
-                            cell.row, cell.col
-                        ),
-                    ));
-                    continue;
-                }
-                match owner[(cell.row - 1) * n + cell.col - 1] {
-                    Some(j) if j == i => {
-                        problems.push(err(Some(i), format!("{name}: cell {cell} is listed twice")))
-                    }
-                    Some(j) => problems.push(err(
-                        Some(i),
-                        format!(
-                            "cell {cell} is in two cages: {} and {name}",
-                            self.cages[j].describe(j)
-                        ),
-                    )),
-                    None => {
-                        owner[(cell.row - 1) * n + cell.col - 1] = Some(i);
-                    }
-                }
-            }
-            let k = cage.cells.len();
-            match cage.op {
-                Op::Given if k != 1 => problems.push(err(
-                    Some(i),
-                    format!("{name}: a '=' cage holds exactly one cell, this one has {k}"),
-                )),
-                Op::Sub | Op::Div if k < 2 => problems.push(err(
-                    Some(i),
-                    format!("{name}: a '{}' cage needs at least 2 cells", cage.op),
-                )),
-                _ => {
-                    if !target_reachable(cage.op, cage.target, k, n as u64) {
-                        problems.push(err(
-                            Some(i),
-                            format!(
-                                "{name}: no {k} values in 1..{n} make {} under '{}'",
-                                cage.target, cage.op
-                            ),
-                        ));
-                    }
-                }
-            }
+            self.claim_cells(i, &mut owner, &mut problems);
+            problems.extend(cage_shape_problem(cage, i, n));
         }
-        // A cell in no cage is free, as `kenken/3` reads it: only its row and column hold it.
-        // One warning says so for all of them.
-        let free: Vec<Cell> = (1..=n)
-            .flat_map(|row| (1..=n).map(move |col| Cell::new(row, col)))
-            .filter(|c| owner[(c.row - 1) * n + c.col - 1].is_none())
-            .collect();
-        let named = |c: &Cell| format!("{c} [{}|{}]", c.row, c.col);
-        let message = match free.as_slice() {
-            [] => None,
-            [cell] => Some(format!(
-                "cell {} is in no cage: it is free (any value its row and column allow)",
-                named(cell)
-            )),
-            cells if cells.len() == n * n => Some(format!(
-                "no cell is in a cage: all {} cells are free (any value their row and column \
-                 allow)",
-                n * n
-            )),
-            cells => {
-                const SHOWN: usize = 8;
-                let mut list: Vec<String> = cells.iter().take(SHOWN).map(named).collect();
-                if cells.len() > SHOWN {
-                    list.push(format!("and {} more", cells.len() - SHOWN));
-                }
-                Some(format!(
-                    "{} cells are in no cage ({}): they are free (any value their row and \
-                     column allow)",
-                    cells.len(),
-                    list.join(", ")
-                ))
-            }
-        };
-        if let Some(message) = message {
-            problems.push(Problem {
-                severity: Severity::Warning,
-                cage: None,
-                message,
-            });
-        }
+        problems.extend(free_cells_warning(&owner, n));
         for (i, cage) in self.cages.iter().enumerate() {
             if cage.cells.len() > 1 && !connected(&cage.cells) {
                 problems.push(Problem {
@@ -384,6 +305,41 @@ impl Puzzle {
         }
         problems.sort_by_key(|p| p.severity);
         problems
+    }
+
+    /// Marks cage `i`'s cells as its own in `owner` (row-major), with an error for each cell
+    /// outside the grid, listed twice, or already another cage's.
+    fn claim_cells(&self, i: usize, owner: &mut [Option<usize>], problems: &mut Vec<Problem>) {
+        let n = self.size;
+        let cage = &self.cages[i];
+        let name = CageName(cage, i);
+        for &cell in &cage.cells {
+            if cell.row == 0 || cell.col == 0 || cell.row > n || cell.col > n {
+                problems.push(Problem::error(
+                    Some(i),
+                    format!(
+                        "{name}: cell {cell} [{}|{}] is outside the {n}x{n} grid",
+                        cell.row, cell.col
+                    ),
+                ));
+                continue;
+            }
+            let at = (cell.row - 1) * n + cell.col - 1;
+            match owner[at] {
+                Some(j) if j == i => problems.push(Problem::error(
+                    Some(i),
+                    format!("{name}: cell {cell} is listed twice"),
+                )),
+                Some(j) => problems.push(Problem::error(
+                    Some(i),
+                    format!(
+                        "cell {cell} is in two cages: {} and {name}",
+                        self.cages[j].describe(j)
+                    ),
+                )),
+                None => owner[at] = Some(i),
+            }
+        }
     }
 
     /// `Ok` when [`Puzzle::validate`] finds no error (warnings are allowed).
@@ -524,6 +480,67 @@ pub(crate) fn neighbours(n: usize, i: usize) -> impl Iterator<Item = usize> {
     .flatten()
 }
 
+/// The error, if any, in cage `i`'s operator for its number of cells and its target in a
+/// grid of size `n`.
+fn cage_shape_problem(cage: &Cage, i: usize, n: usize) -> Option<Problem> {
+    let name = CageName(cage, i);
+    let k = cage.cells.len();
+    let message = match cage.op {
+        Op::Given if k != 1 => {
+            format!("{name}: a '=' cage holds exactly one cell, this one has {k}")
+        }
+        Op::Sub | Op::Div if k < 2 => {
+            format!("{name}: a '{}' cage needs at least 2 cells", cage.op)
+        }
+        _ if target_reachable(cage.op, cage.target, k, n as u64) => return None,
+        _ => format!(
+            "{name}: no {k} values in 1..{n} make {} under '{}'",
+            cage.target, cage.op
+        ),
+    };
+    Some(Problem::error(Some(i), message))
+}
+
+/// A cell in no cage is free, as `kenken/3` reads it: only its row and column hold it. One
+/// warning says so for all of them.
+fn free_cells_warning(owner: &[Option<usize>], n: usize) -> Option<Problem> {
+    let free: Vec<Cell> = (1..=n)
+        .flat_map(|row| (1..=n).map(move |col| Cell::new(row, col)))
+        .filter(|c| owner[(c.row - 1) * n + c.col - 1].is_none())
+        .collect();
+    let named = |c: &Cell| format!("{c} [{}|{}]", c.row, c.col);
+    let message = match free.as_slice() {
+        [] => return None,
+        [cell] => format!(
+            "cell {} is in no cage: it is free (any value its row and column allow)",
+            named(cell)
+        ),
+        cells if cells.len() == n * n => format!(
+            "no cell is in a cage: all {} cells are free (any value their row and column \
+             allow)",
+            n * n
+        ),
+        cells => {
+            const SHOWN: usize = 8;
+            let mut list: Vec<String> = cells.iter().take(SHOWN).map(named).collect();
+            if cells.len() > SHOWN {
+                list.push(format!("and {} more", cells.len() - SHOWN));
+            }
+            format!(
+                "{} cells are in no cage ({}): they are free (any value their row and column \
+                 allow)",
+                cells.len(),
+                list.join(", ")
+            )
+        }
+    };
+    Some(Problem {
+        severity: Severity::Warning,
+        cage: None,
+        message,
+    })
+}
+
 /// Whether `cells` form one orthogonally connected group.
 fn connected(cells: &[Cell]) -> bool {
     let mut seen = vec![false; cells.len()];
@@ -644,6 +661,46 @@ mod tests {
         assert!(target_reachable(Op::Mul, 64, 3, 4));
         assert!(!target_reachable(Op::Mul, 64, 2, 4));
         assert!(target_reachable(Op::Mul, 36, 2, 6));
+    }
+
+    #[test]
+    fn validation_names_each_cage_error() {
+        // one error a cage, in the cages' order: shape and target for every kind of operator
+        let p = Puzzle::new(
+            3,
+            vec![
+                Cage::new(Op::Given, 4, vec![c(1, 1)]),
+                Cage::new(Op::Sub, 2, vec![c(1, 2)]),
+                Cage::new(Op::Div, 4, vec![c(1, 3), c(2, 3)]),
+                Cage::new(Op::Sub, 3, vec![c(2, 1), c(2, 2)]),
+                Cage::new(Op::Given, 1, vec![c(3, 1), c(3, 2)]),
+                Cage::new(Op::Add, 2, vec![c(3, 3), c(3, 3)]),
+                Cage::new(Op::Mul, 1, vec![c(4, 1)]),
+                Cage::new(Op::Add, 3, vec![c(1, 1)]),
+            ],
+        );
+        let errors: Vec<(Option<usize>, String)> = p
+            .validate()
+            .into_iter()
+            .filter(|p| p.severity == Severity::Error)
+            .map(|p| (p.cage, p.message))
+            .collect();
+        let messages: Vec<&str> = errors.iter().map(|(_, m)| m.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "cage 1 (4 at A1): no 1 values in 1..3 make 4 under '='",
+                "cage 2 (2- at A2): a '-' cage needs at least 2 cells",
+                "cage 3 (4/ at A3 B3): no 2 values in 1..3 make 4 under '/'",
+                "cage 4 (3- at B1 B2): no 2 values in 1..3 make 3 under '-'",
+                "cage 5 (1 at C1 C2): a '=' cage holds exactly one cell, this one has 2",
+                "cage 6 (2+ at C3 C3): cell C3 is listed twice",
+                "cage 7 (1* at D1): cell D1 [4|1] is outside the 3x3 grid",
+                "cell A1 is in two cages: cage 1 (4 at A1) and cage 8 (3+ at A1)",
+            ]
+        );
+        let cages: Vec<usize> = errors.iter().filter_map(|(k, _)| *k).collect();
+        assert_eq!(cages, [0, 1, 2, 3, 4, 5, 6, 7]);
     }
 
     #[test]
