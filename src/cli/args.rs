@@ -11,6 +11,13 @@ use kenken::format::Notation;
 use kenken::judge::{Dialect, System};
 use kenken::prolog::Predicate;
 
+/// `--output` of the subcommands that print text for people or JSON for programs.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextOrJson {
+    Text,
+    Json,
+}
+
 /// Argument parser: a whole number of at least 1.
 pub fn at_least_one(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {

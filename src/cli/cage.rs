@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::args::seconds;
+use super::args::{seconds, TextOrJson};
 use super::{bad_input, count_of, exit_code, limit_reached, EXIT_FAILED};
 use kenken::cage::{combinations, row_shape};
 use kenken::format::text::parse_cell;
@@ -36,18 +36,11 @@ pub struct Args {
     #[arg(long, num_args = 1..)]
     shape: Vec<String>,
     /// Output: text or json.
-    #[arg(long, value_enum, default_value_t = Output::Text)]
-    output: Output,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    output: TextOrJson,
     /// Wall-clock bound in seconds (exit code 3 when it is reached).
     #[arg(long, default_value_t = 60.0, value_parser = seconds)]
     timeout: f64,
-}
-
-/// What `cage` prints.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Output {
-    Text,
-    Json,
 }
 
 /// Argument parser: a cage's operator, `+ - * /` (also `x`, `÷`) or `?`.
@@ -139,7 +132,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             )))
         }
     };
-    if args.output == Output::Json {
+    if args.output == TextOrJson::Json {
         println!(
             "{}",
             serde_json::to_string(&JsonOut {

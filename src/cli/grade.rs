@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use super::args::seconds;
+use super::args::{seconds, TextOrJson};
 use super::input::{puzzle_name, read_puzzles, require_valid, Input};
 use super::{bad_input, exit_code, EXIT_FAILED, EXIT_LIMIT};
 use kenken::logic::{grade, Grade, LogicError, Rule};
@@ -18,18 +18,11 @@ pub struct Args {
     #[command(flatten)]
     input: Input,
     /// Output: text, or json (one object per puzzle: index (1-based), name, grade, rules).
-    #[arg(long, value_enum, default_value_t = Output::Text)]
-    output: Output,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    output: TextOrJson,
     /// Wall-clock bound per puzzle, in seconds (exit 3 when reached).
     #[arg(long, default_value_t = 60.0, value_parser = seconds)]
     timeout: f64,
-}
-
-/// What `grade` prints.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Output {
-    Text,
-    Json,
 }
 
 /// Grades each puzzle; exit code 1 when one has no solution, 3 when the timeout is reached.
@@ -58,7 +51,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
             Err(e) => return Err(bad_input(format!("{}: {e}", puzzle_name(p, i)))),
         };
-        if args.output == Output::Json {
+        if args.output == TextOrJson::Json {
             let rules: Map<String, Value> = Rule::ALL
                 .iter()
                 .map(|r| (r.name().to_string(), counts[r.index()].into()))
