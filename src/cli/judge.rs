@@ -65,6 +65,11 @@ pub struct Args {
     /// any of your files, start programs and use the network. Only for files you trust.
     #[arg(long)]
     no_confine: bool,
+    /// A file or folder the judged files may read besides themselves (a helper file they
+    /// include, data they load); repeatable. Confined, a judged file reads nothing of its own
+    /// folder but itself: a class's files often share one.
+    #[arg(long, value_name = "PATH")]
+    read: Vec<PathBuf>,
     /// Output: table (one row per case, or per file for a class, then a summary), json (one
     /// object per line: per case then a summary; for a class, per file then the class), or
     /// csv (one row per file).
@@ -109,7 +114,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         jobs: args.jobs,
         memory: args.memory,
         confine: !args.no_confine,
+        read: args.read.clone(),
     };
+    if let Some(p) = args.read.iter().find(|p| !p.exists()) {
+        return Err(bad_input(format!(
+            "--read {}: no such file or folder",
+            p.display()
+        )));
+    }
     let files = files_of(&args.files).map_err(|e| bad_input(e.to_string()))?;
     let single = files.len() == 1 && !args.files[0].is_dir();
     if !single || args.output == Output::Csv {
@@ -346,7 +358,20 @@ fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode
 /// How the judged code runs, for a report's first line.
 fn confinement_text(config: &Config) -> String {
     if config.confine {
-        format!("confined, memory {} per engine", size_text(config.memory))
+        let also: Vec<String> = config
+            .read
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let reads = if also.is_empty() {
+            String::new()
+        } else {
+            format!(" (reading also {})", also.join(", "))
+        };
+        format!(
+            "confined{reads}, memory {} per engine",
+            size_text(config.memory)
+        )
     } else {
         "NOT confined (--no-confine)".to_string()
     }

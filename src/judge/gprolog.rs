@@ -103,10 +103,11 @@ impl GprologBackend {
         self.scratch.path()
     }
 
-    /// What a judged gprolog reads: its installation and the judged file's folder.
+    /// What a judged gprolog reads: its installation and the judged file itself (not its
+    /// folder: a class's files often share one).
     fn read(&self) -> Vec<PathBuf> {
         let mut read = self.install.home();
-        read.push(self.file.parent().unwrap_or(Path::new("/")).to_path_buf());
+        read.push(self.file.clone());
         read
     }
 
@@ -382,8 +383,7 @@ impl Backend for GprologBackend {
                 RunEnd::Limit
             }
             (Some(RunEnd::Exception(e)), _) => {
-                let readable = super::jail::readable(&self.read());
-                exception_end(self.jail.as_ref(), e, self.scratch(), &readable)
+                exception_end(self.jail.as_ref(), e, self.scratch(), &self.read())
             }
             (Some(e), _) => e,
             (None, None) => RunEnd::Timeout,

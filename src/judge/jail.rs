@@ -1,8 +1,8 @@
 //! What judged code may do, and what the judge says when it tried to do more.
 //!
-//! A judged file runs confined ([`crate::process::confine`]): it reads its own folder and the
-//! system's libraries, writes only in a fresh scratch directory of its own (removed
-//! afterwards), starts no program, opens no connection, and runs within limits of memory, CPU
+//! A judged file runs confined ([`crate::process::confine`]): it reads itself (not its folder:
+//! a class's files often share one), what the judge was told it may read too, and the system's
+//! libraries, writes only in a fresh scratch directory of its own (removed afterwards), starts no program, opens no connection, and runs within limits of memory, CPU
 //! time and file size. The kernel refuses the rest; here the refusals and the limits become
 //! verdicts a person understands: `error: the file tried to write /home/ann/x: not allowed
 //! while judging`, `crashed: memory limit 2 GiB reached`.
@@ -19,17 +19,20 @@ use crate::process::{Confinement, Limits};
 pub(crate) struct Jail {
     /// The limits of each engine process.
     pub limits: Limits,
+    /// Files and folders judged code may read besides the judged file ([`super::Config::read`]).
+    pub also_read: Vec<PathBuf>,
 }
 
 impl Jail {
     /// The confinement of a process that judges a file in `scratch`, reading `read` (the
-    /// judged file's folder, the engine's own files) and executing `exec`.
+    /// judged file, the engine's own files) and executing `exec`.
     pub(crate) fn confinement(
         &self,
         scratch: &Path,
-        mut read: Vec<PathBuf>,
+        read: Vec<PathBuf>,
         exec: Vec<PathBuf>,
     ) -> Confinement {
+        let mut read = self.readable(read);
         if let Ok(me) = crate::process::worker_program() {
             read.push(me);
         }
@@ -40,6 +43,13 @@ impl Jail {
             limits: self.limits,
         }
     }
+
+    /// Every file and folder a judged engine may read besides the system's: `read` (the judged
+    /// file, the engine's own files) and what the judge was told it may read too.
+    pub(crate) fn readable(&self, mut read: Vec<PathBuf>) -> Vec<PathBuf> {
+        read.extend(self.also_read.iter().cloned());
+        read
+    }
 }
 
 /// A fresh private scratch directory (removed when dropped).
@@ -49,14 +59,6 @@ pub(crate) fn scratch() -> Result<tempfile::TempDir, JudgeError> {
         .tempdir()
         .context("creating a scratch directory")
         .map_err(JudgeError::from)
-}
-
-/// Every folder a judged engine may read: the `read` list of its confinement and the
-/// system's libraries.
-pub(crate) fn readable(read: &[PathBuf]) -> Vec<PathBuf> {
-    let mut all = read.to_vec();
-    all.extend(crate::process::confine::system_paths());
-    all
 }
 
 /// A size for a person: `2 GiB`, `512 MiB`, `64 KiB`, `100 bytes`.
@@ -129,14 +131,20 @@ fn limit_reached(status: &str, stderr: &str, limits: &Limits) -> Option<String> 
 }
 
 /// How a case whose goal raised `exception` ends: [`RunEnd::Blocked`] when confinement (`jail`)
-/// refused what it tried (see [`blocked_action`]), else [`RunEnd::Exception`].
+/// refused what it tried (see [`blocked_action`]; `read` as given to [`Jail::confinement`]),
+/// else [`RunEnd::Exception`].
 pub(crate) fn exception_end(
     jail: Option<&Jail>,
     exception: String,
     scratch: &Path,
-    readable: &[PathBuf],
+    read: &[PathBuf],
 ) -> RunEnd {
-    match jail.and(blocked_action(&exception, scratch, readable)) {
+    let blocked = jail.and_then(|j| {
+        let mut readable = j.readable(read.to_vec());
+        readable.extend(crate::process::confine::system_paths());
+        blocked_action(&exception, scratch, &readable)
+    });
+    match blocked {
         Some(what) => RunEnd::Blocked(what),
         None => RunEnd::Exception(exception),
     }
@@ -162,7 +170,8 @@ fn killed_for(status: &str) -> Option<String> {
 
 /// What a judged file tried that confinement refused, read from the exception its goal
 /// raised (as Prolog writes it): `the file tried to write /home/ann/x`. `readable` are the
-/// folders it may read (an `open` refused there was a write). `None` for any other exception.
+/// files and folders it may read (an `open` refused there, or of a file that does not exist,
+/// was a write). `None` for any other exception.
 fn blocked_action(exception: &str, scratch: &Path, readable: &[PathBuf]) -> Option<String> {
     let lower = exception.to_ascii_lowercase();
     let os_refused = ["permission denied", "operation not permitted"]
@@ -203,8 +212,11 @@ fn blocked_action(exception: &str, scratch: &Path, readable: &[PathBuf]) -> Opti
     } else if context(&["make_directory", "mkdir"]) {
         "make a folder"
     } else if context(&["open", "source_sink", "phrase_from_file", "see", "tell"]) {
+        // (the exception does not say how it opened: where it may read, or where nothing is
+        // to be read, the open refused was a write)
         match &path {
             Some(p) if readable.iter().any(|r| Path::new(p).starts_with(r)) => "write",
+            Some(p) if !Path::new(p).exists() => "write",
             _ => "open",
         }
     } else {
@@ -287,9 +299,21 @@ mod tests {
         let scratch = Path::new("/tmp/kenken-judge-x");
         let readable = [PathBuf::from("/home/ann/class")];
         let blocked = |e: &str| blocked_action(e, scratch, &readable);
+        // an open refused: of a file that exists, where it may not read, an open; of one
+        // that does not exist, or where it may read, a write
+        let dir = tempfile::tempdir().unwrap();
+        let there = dir.path().join("x");
+        std::fs::write(&there, "").unwrap();
+        assert_eq!(
+            blocked(&format!(
+                "error(permission_error(open,source_sink,'{}'),open/4)",
+                there.display()
+            )),
+            Some(format!("the file tried to open {}", there.display()))
+        );
         assert_eq!(
             blocked("error(permission_error(open,source_sink,'/home/ann/x'),open/4)").as_deref(),
-            Some("the file tried to open /home/ann/x")
+            Some("the file tried to write /home/ann/x")
         );
         assert_eq!(
             blocked("error(permission_error(open,source_sink,'/home/ann/class/out'),open/4)")

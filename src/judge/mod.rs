@@ -24,7 +24,7 @@ mod suite;
 mod verdict;
 
 use std::collections::{HashMap, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -104,6 +104,10 @@ pub struct Config {
     /// Whether the judged code runs confined (see the crate's README, "Security"); `false`
     /// only for files you trust.
     pub confine: bool,
+    /// Files and folders the judged code may read besides the judged file itself (a helper
+    /// file it includes, a folder of data); empty by default: confined, a judged file reads
+    /// nothing of its folder but itself. Relative paths are taken from the current folder.
+    pub read: Vec<PathBuf>,
 }
 
 impl Default for Config {
@@ -118,6 +122,7 @@ impl Default for Config {
             jobs: 1,
             memory: Limits::default().memory,
             confine: true,
+            read: Vec::new(),
         }
     }
 }
@@ -342,12 +347,21 @@ pub fn judge(
     // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
     // every case, and this bounds whatever the wall clock does not see.
     let budget = LOAD_TIMEOUT + config.timeout * (cases.len() as u32 + 1);
+    let also_read = config
+        .read
+        .iter()
+        .map(|p| {
+            std::fs::canonicalize(p)
+                .with_context(|| format!("{}: cannot be read (--read)", p.display()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let jail = config.confine.then(|| Jail {
         limits: Limits {
             memory: config.memory,
             cpu_seconds: budget.as_secs().max(1),
             ..Limits::default()
         },
+        also_read,
     });
     let open = || -> Result<Box<dyn Backend>, JudgeError> {
         Ok(match system {

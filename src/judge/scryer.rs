@@ -89,8 +89,9 @@ pub(crate) struct ScryerBackend {
     worker: Worker,
     jail: Option<Jail>,
     scratch: tempfile::TempDir,
-    /// What the judged file may read (to tell a refused write from a refused read).
-    readable: Vec<PathBuf>,
+    /// What the judged file may read besides the system's and what it was told it may read
+    /// too: itself (to tell a refused write from a refused read).
+    read: Vec<PathBuf>,
 }
 
 impl ScryerBackend {
@@ -101,7 +102,8 @@ impl ScryerBackend {
         jail: Option<Jail>,
     ) -> Result<ScryerBackend, JudgeError> {
         let scratch = super::scratch()?;
-        let read = vec![file.parent().unwrap_or(Path::new("/")).to_path_buf()];
+        // the judged file itself, not its folder (a class's files often share one)
+        let read = vec![file.to_path_buf()];
         let confinement = jail
             .as_ref()
             .map(|j| j.confinement(scratch.path(), read.clone(), Vec::new()));
@@ -111,7 +113,7 @@ impl ScryerBackend {
             worker: Worker::confined(ROLE, confinement, scratch.path()),
             jail,
             scratch,
-            readable: super::jail::readable(&read),
+            read,
         })
     }
 
@@ -235,7 +237,7 @@ impl Backend for ScryerBackend {
                     WireEnd::Complete => RunEnd::Complete,
                     WireEnd::Limit => RunEnd::Limit,
                     WireEnd::Exception(e) => {
-                        exception_end(self.jail.as_ref(), e, self.scratch.path(), &self.readable)
+                        exception_end(self.jail.as_ref(), e, self.scratch.path(), &self.read)
                     }
                     WireEnd::Unsupported(pi) => RunEnd::Unsupported(pi),
                     WireEnd::Halted(c) => RunEnd::Halted(c),

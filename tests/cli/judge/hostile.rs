@@ -127,7 +127,7 @@ fn writing_outside_is_refused_and_named() {
         &j,
         "error",
         &format!(
-            "the file tried to open {}: not allowed while judging",
+            "the file tried to write {}: not allowed while judging",
             out.display()
         ),
     );
@@ -169,6 +169,45 @@ fn reading_outside_is_refused_and_nothing_is_shown() {
         &format!("the file tried to open {}", canary.display()),
     );
     s.assert_untouched();
+}
+
+/// A class's files in one folder: a file reads only itself, never a classmate's file beside it;
+/// `--read` lets it read what it is given (a helper file it loads), and nothing more.
+#[test]
+fn a_classmates_file_beside_it_is_not_readable() {
+    let s = Scene::new("read_classmate.pl");
+    let classmate = s.here.join("classmate.pl");
+    std::fs::write(&classmate, "kenken(_, _, []).\n").unwrap();
+    let (j, _) = s.judge(&SCRYER);
+    assert_every_case(
+        &j,
+        "error",
+        &format!("the file tried to open {}", classmate.display()),
+    );
+    // given --read, it reads the classmate's file (and answers with it: wrong), and still
+    // not the canary outside
+    for read in [&classmate, &s.here] {
+        let (j, _) = s.judge(&[&SCRYER[..], &["--read", read.to_str().unwrap()]].concat());
+        assert_every_case(&j, "wrong", "");
+        let text = "T = [k,e,n,k,e,n,'(',";
+        assert!(
+            j.details.values().any(|d| d.contains(text)),
+            "{:?}",
+            j.details
+        );
+    }
+    std::fs::remove_file(&classmate).unwrap();
+    s.assert_untouched();
+    let s = Scene::new("read_canary.pl");
+    let (j, _) = s.judge(&[&SCRYER[..], &["--read", s.here.to_str().unwrap()]].concat());
+    assert_every_case(
+        &j,
+        "error",
+        &format!(
+            "the file tried to open {}",
+            s.out.join("canary.txt").display()
+        ),
+    );
 }
 
 #[test]
@@ -274,8 +313,22 @@ fn under_gnu_prolog_hostile_files_are_refused_too() {
     assert_every_case(
         &j,
         "error",
-        &format!("the file tried to open {}", out.display()),
+        &format!("the file tried to write {}", out.display()),
     );
+    s.assert_untouched();
+
+    let s = Scene::new("gnu_read_classmate.pl");
+    let classmate = s.here.join("classmate.pl");
+    std::fs::write(&classmate, "[[1]].\n").unwrap();
+    let (j, _) = s.judge(&gnu);
+    assert_every_case(
+        &j,
+        "error",
+        &format!("the file tried to open {}", classmate.display()),
+    );
+    let (j, _) = s.judge(&[&gnu[..], &["--read", classmate.to_str().unwrap()]].concat());
+    assert_eq!(j.verdict("spec: kenken(1, [], T)", "kenken"), "pass");
+    std::fs::remove_file(&classmate).unwrap();
     s.assert_untouched();
 
     let s = Scene::new("gnu_delete.pl");
