@@ -274,3 +274,54 @@ fn run(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{same_solutions, sparse};
+    use super::super::{Phase, Solutions, Solver};
+
+    /// The learning search gone on as a portfolio at its first failure (two and three searches
+    /// sharing clauses, restarting often, cutting their clauses often) gives exactly the
+    /// solutions of the plain search, each once, whichever search finds each; so does its
+    /// hand-over to the plain search after a few solutions. And an iterator dropped while the
+    /// searches run stops them.
+    #[test]
+    fn portfolio_keeps_the_solutions_exact() {
+        let (mut portfolios, mut offered) = (0, 0);
+        for (n, i) in [(5, 1), (5, 2), (6, 3), (6, 4), (7, 0), (7, 3), (7, 5)] {
+            let p = sparse(n, i);
+            let plain = Solver::new(&p).unwrap().solve(None);
+            for (threads, unit, solutions) in [(2, 1, usize::MAX), (3, 3, usize::MAX), (2, 2, 2)] {
+                let what = format!("{n}/{i}/{threads}/{unit}/{solutions}");
+                let mut s = Solver::new(&p).unwrap().with_threads(threads);
+                (s.learn_from, s.strong_from, s.restart_unit) = (1, 1, unit);
+                (s.learn_solutions, s.learn_cut, s.portfolio_after) = (solutions, 20, 0);
+                let mut it = s.solutions();
+                let mut grids = Vec::new();
+                while let Some(g) = it.next() {
+                    if let Phase::Portfolio(p) = &it.phase {
+                        portfolios += 1;
+                        offered += p.offered();
+                    }
+                    grids.push(g);
+                }
+                let complete = it.stopped().is_none();
+                let a = Solutions {
+                    grids,
+                    complete,
+                    timed_out: false,
+                    stats: it.stats(),
+                };
+                same_solutions(&a, &plain, &what);
+                assert!(a.grids.iter().all(|g| p.is_solution(g)), "{what}");
+                // Dropped with the searches under way (two solutions of thousands asked for).
+                assert_eq!(s.solutions().take(2).count(), 2.min(plain.grids.len()));
+            }
+        }
+        assert!(
+            portfolios > 100,
+            "the portfolio gave solutions: {portfolios}"
+        );
+        assert!(offered > 100, "the searches offered clauses: {offered}");
+    }
+}
