@@ -279,80 +279,98 @@ fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode
         EXIT_FAILED
     };
     let mut out = std::io::stdout().lock();
-    let confinement = confinement_text(config);
     match args.output {
-        Output::Json => {
-            for (row, result) in rows.iter().zip(&results) {
-                let mut v = serde_json::to_value(row)?;
-                if let Ok(j) = result {
-                    v["verdicts"] = verdict_counts(j);
-                }
-                writeln!(out, "{v}")?;
-            }
-            let class = serde_json::json!({"class": {
-                "files": rows.len(), "passed": passed, "confined": config.confine,
-                "memory": config.memory, "exit_code": code}});
-            writeln!(out, "{class}")?;
-        }
-        Output::Csv => {
-            let mut header = vec!["file".to_string()];
-            for p in &config.predicates {
-                header.push(format!("{}_passed", p.name()));
-                header.push(format!("{}_cases", p.name()));
-            }
-            header.extend(
-                ["first_failure", "kenken_ms", "plain_over_fd", "exit_code"].map(String::from),
-            );
-            writeln!(out, "{}", header.join(","))?;
-            for r in &rows {
-                let mut cells = vec![csv_cell(&r.file)];
-                for (_, pass, total) in &r.passed {
-                    cells.push(pass.to_string());
-                    cells.push(total.to_string());
-                }
-                cells.push(csv_cell(r.first_failure.as_deref().unwrap_or("")));
-                cells.push(r.fd_ms.map_or_else(String::new, |ms| format!("{ms:.1}")));
-                cells.push(
-                    r.plain_over_fd
-                        .map_or_else(String::new, |x| format!("{x:.2}")),
-                );
-                cells.push(r.exit_code.to_string());
-                writeln!(out, "{}", cells.join(","))?;
-            }
-        }
-        Output::Table => {
-            writeln!(
-                out,
-                "judging {} files ({confinement}); {} suite",
-                rows.len(),
-                args.suite
-            )?;
-            let mut t = Table::new();
-            t.load_style(UTF8_FULL_CONDENSED);
-            let mut header = vec!["file".to_string()];
-            header.extend(config.predicates.iter().map(|p| format!("{}/3", p.name())));
-            header.extend(["first failing case", "kenken/3 time", "plain/fd"].map(String::from));
-            t.set_header(header);
-            for r in &rows {
-                let mut cells = vec![r.file.clone()];
-                cells.extend(r.passed.iter().map(|(_, p, n)| format!("{p}/{n}")));
-                let mut failure = r.first_failure.clone().unwrap_or_else(|| "-".into());
-                if failure.chars().count() > 70 {
-                    failure = failure.chars().take(69).collect::<String>() + "…";
-                }
-                cells.push(failure);
-                cells.push(
-                    r.fd_ms
-                        .map_or_else(|| "-".into(), |ms| format!("{ms:.1} ms")),
-                );
-                cells.push(r.plain_over_fd.map_or_else(|| "-".into(), ratio_text));
-                t.add_row(cells);
-            }
-            writeln!(out, "{t}")?;
-            writeln!(out, "{passed} of {} files passed every case", rows.len())?;
-        }
+        Output::Json => class_json(&mut out, &rows, &results, config, code)?,
+        Output::Csv => class_csv(&mut out, &rows, config)?,
+        Output::Table => class_table(&mut out, &rows, config, args)?,
     }
     Ok(exit_code(code))
+}
+
+/// A class as JSON lines: a row per file (with its verdicts' counts), then the class.
+fn class_json(
+    out: &mut impl Write,
+    rows: &[Row],
+    results: &[Result<Judgement, JudgeError>],
+    config: &Config,
+    code: i32,
+) -> Result<()> {
+    for (row, result) in rows.iter().zip(results) {
+        let mut v = serde_json::to_value(row)?;
+        if let Ok(j) = result {
+            v["verdicts"] = verdict_counts(j);
+        }
+        writeln!(out, "{v}")?;
+    }
+    let passed = rows.iter().filter(|r| r.ok).count();
+    let class = serde_json::json!({"class": {
+        "files": rows.len(), "passed": passed, "confined": config.confine,
+        "memory": config.memory, "exit_code": code}});
+    writeln!(out, "{class}")?;
+    Ok(())
+}
+
+/// A class as CSV: a header, then a row per file.
+fn class_csv(out: &mut impl Write, rows: &[Row], config: &Config) -> Result<()> {
+    let mut header = vec!["file".to_string()];
+    for p in &config.predicates {
+        header.push(format!("{}_passed", p.name()));
+        header.push(format!("{}_cases", p.name()));
+    }
+    header.extend(["first_failure", "kenken_ms", "plain_over_fd", "exit_code"].map(String::from));
+    writeln!(out, "{}", header.join(","))?;
+    for r in rows {
+        let mut cells = vec![csv_cell(&r.file)];
+        for (_, pass, total) in &r.passed {
+            cells.push(pass.to_string());
+            cells.push(total.to_string());
+        }
+        cells.push(csv_cell(r.first_failure.as_deref().unwrap_or("")));
+        cells.push(r.fd_ms.map_or_else(String::new, |ms| format!("{ms:.1}")));
+        cells.push(
+            r.plain_over_fd
+                .map_or_else(String::new, |x| format!("{x:.2}")),
+        );
+        cells.push(r.exit_code.to_string());
+        writeln!(out, "{}", cells.join(","))?;
+    }
+    Ok(())
+}
+
+/// A class as a table for people: a row per file, then how many passed.
+fn class_table(out: &mut impl Write, rows: &[Row], config: &Config, args: &Args) -> Result<()> {
+    writeln!(
+        out,
+        "judging {} files ({}); {} suite",
+        rows.len(),
+        confinement_text(config),
+        args.suite
+    )?;
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    let mut header = vec!["file".to_string()];
+    header.extend(config.predicates.iter().map(|p| format!("{}/3", p.name())));
+    header.extend(["first failing case", "kenken/3 time", "plain/fd"].map(String::from));
+    t.set_header(header);
+    for r in rows {
+        let mut cells = vec![r.file.clone()];
+        cells.extend(r.passed.iter().map(|(_, p, n)| format!("{p}/{n}")));
+        let mut failure = r.first_failure.clone().unwrap_or_else(|| "-".into());
+        if failure.chars().count() > 70 {
+            failure = failure.chars().take(69).collect::<String>() + "…";
+        }
+        cells.push(failure);
+        cells.push(
+            r.fd_ms
+                .map_or_else(|| "-".into(), |ms| format!("{ms:.1} ms")),
+        );
+        cells.push(r.plain_over_fd.map_or_else(|| "-".into(), ratio_text));
+        t.add_row(cells);
+    }
+    writeln!(out, "{t}")?;
+    let passed = rows.iter().filter(|r| r.ok).count();
+    writeln!(out, "{passed} of {} files passed every case", rows.len())?;
+    Ok(())
 }
 
 /// How the judged code runs, for a report's first line.
