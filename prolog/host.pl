@@ -77,7 +77,9 @@ kk_goal_item(G, goal(G)).
                       answers (read from the pipe In) next, all (the rest), whole (the answer
                       written again in full), help (the keys, then the answer again) or stop;
       batch(Limit)    every answer, separated by ' ;', at most Limit of them.
-    Reads is true when the goal names a predicate that reads the input (kk_reader_start/0).
+    Reads is true when the goal names a predicate that reads the input, keep when every goal
+    reads (`kenken query`: nobody types, and what one goal leaves of the input is the next
+    one's), false otherwise (see kk_reader_start/0).
     Result is true (an answer was shown), false, error (a syntax error or uncaught exception,
     printed as Scryer prints it), limit (Limit answers shown, more may exist) or halt(Code)
     (halt/0,1 was called, even inside ','/2, ;/2, ->/2, \+/1, call/1, findall/3 ...).
@@ -91,7 +93,7 @@ kk_top(Text, Mode, Reads, Result) :-
     ->  Result = Result0
     ;   Result = error
     ),
-    kk_reader_stop,
+    (   Reads == keep -> true ; kk_reader_stop ),
     flush_output.
 
 % kk_chars(+Text, -Chars): the host's "text" as characters, whatever the flag double_quotes
@@ -170,10 +172,41 @@ kk_bb_put(K, V) :-
     ;   true
     ).
 
-kk_assert(How, C) :-
-    (   acyclic_term(C) -> call(How, C)
-    ;   throw(error(type_error(acyclic_term, C), How/1))
+kk_assert(How, C0) :-
+    (   acyclic_term(C0) -> kk_clause_reads(C0, C), call(How, C)
+    ;   throw(error(type_error(acyclic_term, C0), How/1))
     ).
+
+% kk_clause_reads(+C0, -C): C0 as an asserted or [user] clause is kept, as a consulted one is
+% expanded (goal_expansion/2 at the end): its read/1,2 and read_term/2,3 goals give
+% end_of_file at the end of the input, and a goal of it that reads marks the session's code
+% as reading.
+kk_clause_reads(C0, C) :-
+    (   nonvar(C0), C0 = (H :- B0), callable(B0)
+    ->  kk_body_reads(B0, B), C = (H :- B)
+    ;   C = C0
+    ).
+
+kk_body_reads(G0, G) :-
+    (   var(G0) -> G = G0
+    ;   kk_control(G0, G, Gs0, Gs) -> maplist(kk_body_reads, Gs0, Gs)
+    ;   kk_input_goal(G0) -> bb_put(kk_code_reads, true), kk_read_goal(G0, G)
+    ;   G = G0
+    ).
+
+kk_control((A, B), (A1, B1), [A, B], [A1, B1]).
+kk_control((A ; B), (A1 ; B1), [A, B], [A1, B1]).
+kk_control((A -> B), (A1 -> B1), [A, B], [A1, B1]).
+kk_control(\+ A, \+ A1, [A], [A1]).
+kk_control(call(A), call(A1), [A], [A1]).
+kk_control(findall(T, A, L), findall(T, A1, L), [A], [A1]).
+kk_control(forall(A, B), forall(A1, B1), [A, B], [A1, B1]).
+
+kk_read_goal(read(T), kk_read(T)) :- !.
+kk_read_goal(read(S, T), kk_read(S, T)) :- !.
+kk_read_goal(read_term(T, Os), kk_read_term(T, Os)) :- !.
+kk_read_goal(read_term(S, T, Os), kk_read_term(S, T, Os)) :- !.
+kk_read_goal(G, G).
 
 % kk_consult_user: [user] -- clauses typed at the terminal (or read from query's standard
 % input) up to the end of the input (Ctrl-D), each predicate's clauses replacing the old ones
@@ -224,7 +257,7 @@ kk_consult_one(F) :-
     must_be(atom, F),
     kk_all_libraries,
     kk_loader_throws,
-    catch(( consult(F) -> R = true ; R = false ), E, R = error(E)),
+    catch(( kk_loading(consult(F)) -> R = true ; R = false ), E, R = error(E)),
     (   R == true -> kk_remember(F)
     ;   R = error(error(existence_error(source_sink, _), _))
     ->  write('% '), write(F), write(': no such file'), nl,
@@ -439,14 +472,17 @@ kk_top_input :-
     ),
     (   nonvar(S) -> catch(set_input(S), _, true) ; true ).
 
-% kk_reader_start: for a goal that reads (bb kk_top_reads), the current input is a pipe from a
+% kk_reader_start: for a goal that reads (bb kk_top_reads, or any goal once a consulted file's
+% code reads: bb kk_code_reads, see goal_expansion/2), the current input is a pipe from a
 % relay (this program again, as kk_top_start/1 named it) that copies the process's standard
 % input, the terminal or what is piped to query: a pipe reads as it should, where the
 % terminal opened as a file (kk_top_input/0) ends after one get_char/1. The relay runs only
 % while the goal does, not while the host reads a key or the next goal; it dies with this
 % process. kk_reader_stop/0 ends it.
 kk_reader_start :-
-    (   bb_get(kk_top_reads, true)
+    (   (   bb_get(kk_top_reads, R), R \== false
+        ;   bb_get(kk_code_reads, true)
+        )
     ->  (   bb_get(kk_reader, r(_, S)) -> set_input(S)
         ;   bb_get(kk_relay, Exe),
             catch(( kk_need_library(process),
@@ -572,12 +608,19 @@ kk_restore_file(F-Flags) :-
     maplist(kk_restore_flag, Flags),
     kk_remember(F),
     kk_loader_throws,
-    (   catch(consult(F), _, fail) -> true ; true ).
+    (   catch(kk_loading(consult(F)), _, fail) -> true ; true ).
 
 kk_restore_(N/A-Cs) :-
     functor(H, N, A),
     retractall(H),
-    maplist(assertz, Cs).
+    maplist(kk_restore_clause, Cs).
+
+kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).
+
+% kk_loading(+G): G loads a file: goal_expansion/2 (at the end) then notes the clauses that
+% read the input.
+kk_loading(G) :-
+    setup_call_cleanup(bb_put(kk_loading, true), G, bb_put(kk_loading, false)).
 
 kk_unless_halt(E, B) :-
     (   E = kk_halt(_) -> throw(E) ; call(B) ).
@@ -770,6 +813,41 @@ kk_trailing_period_is_ambiguous(Value) :-
     append(_, [C], Cs),
     memberchk(C, [#, $, &, *, +, -, ., /, :, <, =, >, ?, @, ^, ~, \]).
 
-% The keys bb_put/2 sets in the files consulted later are recorded too (kk_state/1): their
-% clauses call kk_bb_put/2 instead. (Last in this file, which itself is not expanded.)
+% kk_read(?Term), kk_read(+Stream, ?Term), kk_read_term(?Term, +Options),
+% kk_read_term(+Stream, ?Term, +Options): read/1,2 and read_term/2,3, giving end_of_file at
+% the end of the input as ISO says. (Scryer 0.10 reads nothing past the end of a pipe, such as
+% the relay's, and leaves the term unbound: a loop reading up to end_of_file would never end.)
+% A term read unbound with no variable (`_` has none, so the next character tells) at the end
+% of the input is the end.
+kk_read(T) :- current_input(S), kk_read_term(S, T, []).
+kk_read(S, T) :- kk_read_term(S, T, []).
+kk_read_term(T, Os) :- current_input(S), kk_read_term(S, T, Os).
+kk_read_term(S, T, Os) :-
+    read_term(S, T0, [variables(Vs) | Os]),
+    (   var(T0), Vs == [], kk_at_end(S) -> T = end_of_file ; T = T0 ).
+
+kk_at_end(S) :- catch(peek_char(S, C), _, C = end_of_file), C == end_of_file.
+
+% kk_input_goal(+G): G calls a predicate that reads the input (as toplevel.rs's INPUT_NAMES).
+kk_input_goal(G) :-
+    callable(G),
+    functor(G, N, _),
+    memberchk(N, [read, read_term, get_char, get_code, get_byte, peek_char, peek_code,
+                  peek_byte, get_single_char, get_line_to_chars, get_n_chars]).
+
+% The files consulted later (and the goals typed) are expanded, last in this file, which itself
+% is not: the keys bb_put/2 sets are recorded too (kk_state/1); read/1,2 and read_term/2,3
+% give end_of_file at the end of the input (kk_read_term/3); and a consulted clause that reads
+% the input marks the session's code as reading (kk_code_reads, kk_reader_start/0), so that a
+% goal calling it reads through the relay whatever it names. (Clauses asserted or typed after
+% [user] get the same from kk_clause_reads/2.)
+goal_expansion(G, _) :-
+    bb_get(kk_loading, true),
+    kk_input_goal(G),
+    bb_put(kk_code_reads, true),
+    fail.
 goal_expansion(bb_put(K, V), kk_bb_put(K, V)).
+goal_expansion(read(T), kk_read(T)).
+goal_expansion(read(S, T), kk_read(S, T)).
+goal_expansion(read_term(T, Os), kk_read_term(T, Os)).
+goal_expansion(read_term(S, T, Os), kk_read_term(S, T, Os)).

@@ -16,9 +16,11 @@
 //! every dynamic predicate and the values of bb_put/2 (`kk_state/1` in `host.pl`).
 //!
 //! Answers start on a line of their own (`FRESH_LINE`), goals are cut where a Prolog reader
-//! ends them ([`split_goals`]), a goal that reads (`read/1`, `get_char/1`, `[user]`) reads
-//! standard input through a relay process while it runs (Scryer's own `user_input` reads
-//! nothing without its line editor), and a goal Scryer panics on is told as an error.
+//! ends them ([`split_goals`]), a goal that reads (`read/1`, `get_char/1`, `[user]`, or a
+//! consulted predicate that does) reads standard input through a relay process while it runs
+//! (Scryer's own `user_input` reads nothing without its line editor; in `query` one relay
+//! serves every goal, in turn), reading past the end of the input gives `end_of_file`, and a
+//! goal Scryer panics on is told as an error.
 
 use crate::error::Context;
 use crate::process::{Child, Spawn};
@@ -206,6 +208,12 @@ impl Toplevel {
                 "R",
             )?;
         }
+        // (`query`: every goal reads through one relay, which goes on to the next goal)
+        let reads = match mode {
+            Mode::Batch(_) => "keep",
+            Mode::Ask(..) if reads_input(&text) => "true",
+            Mode::Ask(..) => "false",
+        };
         let mode = match mode {
             Mode::Batch(n) => format!("batch({})", (*n).max(1)),
             Mode::Ask(i, o) => format!(
@@ -214,7 +222,6 @@ impl Toplevel {
                 quote_atom(&o.to_string_lossy())
             ),
         };
-        let reads = reads_input(&text);
         let r = self.one(
             &format!("kk_top({}, {mode}, {reads}, R).", quote(&text)),
             "R",
@@ -417,7 +424,7 @@ pub fn needs_kenken(goal: &str) -> bool {
 }
 
 /// The predicates that read the current input (Scryer 0.10.0's builtins and library(charsio)),
-/// and `user` (of `[user]`).
+/// and `user` (of `[user]`). `kk_input_goal/1` in `host.pl` names the same predicates.
 const INPUT_NAMES: &[&str] = &[
     "read",
     "read_term",
@@ -434,9 +441,11 @@ const INPUT_NAMES: &[&str] = &[
 ];
 
 /// Whether `goal` names a predicate that reads the input (a word, as [`lazy_libraries`] reads
-/// words): it then reads through a relay of standard input (`kk_reader_start/0` in `host.pl`).
-/// Other goals read standard input opened as a file, where read/1 reads as it should but
-/// get_char/1 only the first character (Scryer 0.10 takes it for ended then).
+/// words): in the repl it then reads through a relay of standard input (`kk_reader_start/0` in
+/// `host.pl`), and so does every goal once a consulted file's code reads (`host.pl` marks it as
+/// it loads). Other goals read standard input opened as a file, where read/1 reads as it should
+/// but get_char/1 only the first character (Scryer 0.10 takes it for ended then). In `query`
+/// every goal reads through the relay.
 fn reads_input(goal: &str) -> bool {
     let words = words(goal);
     INPUT_NAMES.iter().any(|n| words.contains(n))

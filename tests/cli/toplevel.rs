@@ -653,6 +653,69 @@ fn query_reads_its_standard_input() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// `query` with its standard input piped, run in turn on `goals`, with `file` consulted.
+fn query_input(file: &str, goals: &str, input: &str) -> (String, i32) {
+    let dir = tempdir();
+    let path = dir.join("reads.pl");
+    std::fs::write(&path, file).unwrap();
+    let out = kenken()
+        .args([
+            "query",
+            "--no-kenken",
+            "--consult",
+            path.to_str().unwrap(),
+            "--",
+            goals,
+        ])
+        .write_stdin(input)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// A consulted predicate that reads gets every character (regression: the goal, naming no
+/// reading predicate, read standard input opened as a file, which Scryer 0.10 takes to end
+/// after one get_char/1); reading past the end gives end_of_file, so a loop up to it ends
+/// (regression: the term was left unbound, and such a loop never ended); `_` is still a
+/// variable; and what one goal leaves of the input is the next goal's (regression: it was lost
+/// with the relay at the goal's end).
+#[test]
+fn query_reads_through_consulted_predicates_up_to_the_end() {
+    let code = "three(A, B, C) :- get_char(A), get_char(B), get_char(C).\n\
+                terms(L) :- read(X), ( X == end_of_file -> L = [] ; L = [X | T], terms(T) ).\n";
+    assert_eq!(
+        query_input(code, "three(A, B, C).", "xyz\n"),
+        ("A = x,\nB = y,\nC = z.\n".into(), 0)
+    );
+    assert_eq!(
+        query_input(code, "terms(L).", "a. f(b).\n'c d'."),
+        ("L = [a,f(b),'c d'].\n".into(), 0)
+    );
+    assert_eq!(
+        query_input(code, "read(X), read(Y), read_term(Z, []).", "a."),
+        ("X = a,\nY = end_of_file,\nZ = end_of_file.\n".into(), 0)
+    );
+    assert_eq!(
+        query_input(code, "read(X), var(X), read(Y).", "_. y."),
+        ("Y = y.\n".into(), 0)
+    );
+    assert_eq!(
+        query_input(
+            code,
+            "read(X). three(A, B, C). terms(L).",
+            "a.\nxy\nbb. cc.\n"
+        ),
+        (
+            "X = a.\nA = x,\nB = y,\nC = '\\n'.\nL = [bb,cc].\n".into(),
+            0
+        )
+    );
+}
+
 #[test]
 fn query_consults_user_from_its_standard_input() {
     let out = kenken()
@@ -707,6 +770,48 @@ fn repl_reads_the_terminal_and_consults_user() {
     p.exp_string("A = x,").unwrap();
     p.exp_string("B = y,").unwrap();
     p.exp_string("C = '\\n'.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// A consulted predicate that reads, at the terminal: it reads every character typed, and a
+/// loop reading terms ends at Ctrl-D (regression: get_char/1 read only the first character,
+/// and read/1 at the end left its term unbound, so the loop never ended).
+#[test]
+fn repl_consulted_predicates_read_the_terminal() {
+    let data = tempdir();
+    let file = data.join("reads.pl");
+    std::fs::write(
+        &file,
+        "three(A, B, C) :- get_char(A), get_char(B), get_char(C).\n\
+         terms(L) :- read(X), ( X == end_of_file -> L = [] ; L = [X | T], terms(T) ).\n",
+    )
+    .unwrap();
+    let mut p = repl(&data, &["--no-kenken", file.to_str().unwrap()]);
+    p.send_line("three(A, B, C).").unwrap();
+    p.exp_string("three(A, B, C).").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.send_line("xy").unwrap();
+    p.exp_string("A = x,").unwrap();
+    p.exp_string("B = y,").unwrap();
+    p.exp_string("C = '\\n'.").unwrap();
+    p.send_line("terms(L).").unwrap();
+    p.exp_string("terms(L).").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.send_line("a. f(b).").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.send_control('d').unwrap();
+    p.exp_string("L = [a,f(b)].").unwrap();
+    // a clause asserted at the prompt reads as a consulted one does
+    p.send_line("assertz((two(A, B) :- get_char(A), get_char(B))).")
+        .unwrap();
+    p.exp_string("\r\ntrue.").unwrap();
+    p.send_line("two(A, B).").unwrap();
+    p.exp_string("two(A, B).").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.send_line("uv").unwrap();
+    p.exp_string("A = u,").unwrap();
+    p.exp_string("B = v.").unwrap();
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
