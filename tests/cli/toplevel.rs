@@ -16,11 +16,18 @@ fn query(goal: &str) -> (String, i32) {
 }
 
 fn query_with(args: &[&str], goal: &str) -> (String, i32) {
+    query_reading(args, goal, "")
+}
+
+/// `kenken query ARGS -- GOAL` with `input` as its standard input: what it printed, its exit
+/// code.
+fn query_reading(args: &[&str], goal: &str, input: &str) -> (String, i32) {
     let out = kenken()
         .arg("query")
         .args(args)
         .arg("--")
         .arg(goal)
+        .write_stdin(input)
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
@@ -635,46 +642,23 @@ fn repl_keeps_lines_typed_ahead() {
 /// Row 4: read/1 and get_char/1 read query's standard input, or the terminal.
 #[test]
 fn query_reads_its_standard_input() {
-    let out = kenken()
-        .args([
-            "query",
-            "--no-kenken",
-            "read(X), get_char(C), get_char(D), read(Y).",
-        ])
-        .write_stdin("foo(bar).\nxy\nbaz.\n")
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
+        query_reading(
+            &["--no-kenken"],
+            "read(X), get_char(C), get_char(D), read(Y).",
+            "foo(bar).\nxy\nbaz.\n"
+        ),
         // (the layout after a term's end is the term's, as in ISO)
-        "X = foo(bar),\nC = x,\nD = y,\nY = baz.\n"
+        ("X = foo(bar),\nC = x,\nD = y,\nY = baz.\n".into(), 0)
     );
-    assert_eq!(out.status.code(), Some(0));
 }
 
 /// `query` with its standard input piped, run in turn on `goals`, with `file` consulted.
 fn query_input(file: &str, goals: &str, input: &str) -> (String, i32) {
-    let dir = tempdir();
-    let path = dir.join("reads.pl");
+    let path = tempdir().join("reads.pl");
     std::fs::write(&path, file).unwrap();
-    let out = kenken()
-        .args([
-            "query",
-            "--no-kenken",
-            "--consult",
-            path.to_str().unwrap(),
-            "--",
-            goals,
-        ])
-        .write_stdin(input)
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    let consult = ["--no-kenken", "--consult", path.to_str().unwrap()];
+    query_reading(&consult, goals, input)
 }
 
 /// A consulted predicate that reads gets every character (regression: the goal, naming no
@@ -718,17 +702,17 @@ fn query_reads_through_consulted_predicates_up_to_the_end() {
 
 #[test]
 fn query_consults_user_from_its_standard_input() {
-    let out = kenken()
-        .args(["query", "--no-kenken", "[user]. typed(X)."])
-        .write_stdin("typed(1).\ntyped(2) :- true.\n")
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "% reading clauses; end with Ctrl-D\n|: |: |: \ntrue.\nX = 1 ;\nX = 2.\n"
+        query_reading(
+            &["--no-kenken"],
+            "[user]. typed(X).",
+            "typed(1).\ntyped(2) :- true.\n"
+        ),
+        (
+            "% reading clauses; end with Ctrl-D\n|: |: |: \ntrue.\nX = 1 ;\nX = 2.\n".into(),
+            0
+        )
     );
-    assert_eq!(out.status.code(), Some(0));
 }
 
 /// Row 4: at the terminal. (What is typed while the line editor still has the terminal is the
