@@ -197,34 +197,67 @@ pub fn read_each(text: &str) -> Vec<Result<Entry, FormatError>> {
 
 /// Writes `p` as a Keen ID line (`N:DESC`).
 pub fn write(p: &Puzzle) -> Result<String, FormatError> {
-    let unsupported = |m: String| FormatError::unsupported(Notation::Keen, m);
     let n = p.size;
     if n == 0 || n > MAX_SIZE {
         return Err(unsupported(format!("grid size {n}")));
     }
     let canon = canonical(p);
+    let owner = owners(&canon)?;
+    let (blocks, mut parent) = block_text(&owner, n);
+    // Each cage must be one connected block.
+    for (k, cage) in canon.cages.iter().enumerate() {
+        let first = (cage.cells[0].row - 1) * n + cage.cells[0].col - 1;
+        let root = find(&mut parent, first);
+        if cage
+            .cells
+            .iter()
+            .any(|c| find(&mut parent, (c.row - 1) * n + c.col - 1) != root)
+        {
+            return Err(unsupported(format!(
+                "{}: its cells are not connected",
+                cage.describe(k)
+            )));
+        }
+    }
+    let mut clues = String::new();
+    for cage in &canon.cages {
+        let letter = match cage.op {
+            Op::Add | Op::Given => 'a',
+            Op::Mul => 'm',
+            Op::Sub => 's',
+            Op::Div => 'd',
+            Op::Unknown => unreachable!("rejected by owners"),
+        };
+        clues.push(letter);
+        clues.push_str(&cage.target.to_string());
+    }
+    let name = p.name.as_ref().map_or_else(String::new, |name| {
+        format!("{NAME_COMMENT}{}\n", name.replace(['\n', '\r'], " "))
+    });
+    Ok(format!("{name}{n}:{blocks},{clues}\n"))
+}
+
+/// The error for a puzzle Keen's notation cannot say.
+fn unsupported(message: String) -> FormatError {
+    FormatError::unsupported(Notation::Keen, message)
+}
+
+/// The cage of each cell (row-major) of a canonical puzzle Keen can say: every cage with an
+/// operator and cells Keen allows it, every cell in the grid and in a cage.
+fn owners(canon: &Puzzle) -> Result<Vec<usize>, FormatError> {
+    let n = canon.size;
     let mut owner = vec![usize::MAX; n * n];
     for (k, cage) in canon.cages.iter().enumerate() {
-        match cage.op {
-            Op::Unknown => {
-                return Err(unsupported(format!(
-                    "{} has no operator ('?')",
-                    cage.describe(k)
-                )))
-            }
-            Op::Given if cage.cells.len() != 1 => {
-                return Err(unsupported(format!(
-                    "{}: a '=' cage holds one cell",
-                    cage.describe(k)
-                )))
-            }
+        let refused = match cage.op {
+            Op::Unknown => Some(" has no operator ('?')"),
+            Op::Given if cage.cells.len() != 1 => Some(": a '=' cage holds one cell"),
             Op::Sub | Op::Div if cage.cells.len() != 2 => {
-                return Err(unsupported(format!(
-                    "{}: Keen's '-' and '/' take exactly 2 cells",
-                    cage.describe(k)
-                )))
+                Some(": Keen's '-' and '/' take exactly 2 cells")
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some(why) = refused {
+            return Err(unsupported(format!("{}{why}", cage.describe(k))));
         }
         for c in &cage.cells {
             if c.row == 0 || c.col == 0 || c.row > n || c.col > n {
@@ -236,12 +269,20 @@ pub fn write(p: &Puzzle) -> Result<String, FormatError> {
             owner[(c.row - 1) * n + c.col - 1] = k;
         }
     }
-    if let Some(idx) = owner.iter().position(|&o| o == usize::MAX) {
-        return Err(unsupported(format!(
+    match owner.iter().position(|&o| o == usize::MAX) {
+        Some(idx) => Err(unsupported(format!(
             "cell {} is in no cage",
             Cell::new(idx / n + 1, idx % n + 1)
-        )));
+        ))),
+        None => Ok(owner),
     }
+}
+
+/// Keen's block structure for the cages `owner` gives each cell: for every edge between two
+/// cells in reading order, `_` where a cage ends or the number of edges inside cages before
+/// it as a letter (`a` = 1 ... `z` = 25, runs over 25 as `z`s). Also the union-find forest
+/// of the cells joined inside cages (to check each cage is one block).
+fn block_text(owner: &[usize], n: usize) -> (String, Vec<usize>) {
     let mut blocks = String::new();
     let mut run = 0usize;
     let edges = 2 * n * (n - 1);
@@ -274,37 +315,7 @@ pub fn write(p: &Puzzle) -> Result<String, FormatError> {
             run += 1;
         }
     }
-    // Each cage must be one connected block.
-    for (k, cage) in canon.cages.iter().enumerate() {
-        let first = (cage.cells[0].row - 1) * n + cage.cells[0].col - 1;
-        let root = find(&mut parent, first);
-        if cage
-            .cells
-            .iter()
-            .any(|c| find(&mut parent, (c.row - 1) * n + c.col - 1) != root)
-        {
-            return Err(unsupported(format!(
-                "{}: its cells are not connected",
-                cage.describe(k)
-            )));
-        }
-    }
-    let mut clues = String::new();
-    for cage in &canon.cages {
-        let letter = match cage.op {
-            Op::Add | Op::Given => 'a',
-            Op::Mul => 'm',
-            Op::Sub => 's',
-            Op::Div => 'd',
-            Op::Unknown => unreachable!("rejected above"),
-        };
-        clues.push(letter);
-        clues.push_str(&cage.target.to_string());
-    }
-    let name = p.name.as_ref().map_or_else(String::new, |name| {
-        format!("{NAME_COMMENT}{}\n", name.replace(['\n', '\r'], " "))
-    });
-    Ok(format!("{name}{n}:{blocks},{clues}\n"))
+    (blocks, parent)
 }
 
 #[cfg(test)]
@@ -318,6 +329,62 @@ mod tests {
         assert_eq!(parse_params("6"), Some(6));
         assert_eq!(parse_params("6dq"), None);
         assert_eq!(parse_params("x"), None);
+    }
+
+    #[test]
+    fn a_puzzle_keen_cannot_say_is_refused_by_name() {
+        use crate::puzzle::Cage;
+        let c = Cell::new;
+        // a 2x2 grid: row 1 one cage, row 2 another, each changed in turn
+        let with = |first: Cage| {
+            let rest = Cage::new(Op::Add, 3, vec![c(2, 1), c(2, 2)]);
+            write(&Puzzle::new(2, vec![first, rest]))
+                .unwrap_err()
+                .to_string()
+        };
+        let cases = [
+            (
+                Cage::new(Op::Unknown, 3, vec![c(1, 1), c(1, 2)]),
+                "has no operator ('?')",
+            ),
+            (
+                Cage::new(Op::Given, 1, vec![c(1, 1), c(1, 2)]),
+                ": a '=' cage holds one cell",
+            ),
+            (
+                Cage::new(Op::Sub, 1, vec![c(1, 1)]),
+                ": Keen's '-' and '/' take exactly 2 cells",
+            ),
+            (
+                Cage::new(Op::Add, 3, vec![c(1, 1), c(1, 3)]),
+                ": cell A3 is outside the grid",
+            ),
+            (
+                Cage::new(Op::Add, 1, vec![c(1, 1)]),
+                "cell A2 is in no cage",
+            ),
+        ];
+        for (cage, words) in cases {
+            let message = with(cage);
+            assert!(
+                message.starts_with("the keen notation cannot hold this puzzle: ")
+                    && message.contains(words),
+                "{message}"
+            );
+        }
+        // one cage in two pieces (A1 and B2, with the rest between them)
+        let diagonal = Puzzle::new(
+            2,
+            vec![
+                Cage::new(Op::Add, 3, vec![c(1, 1), c(2, 2)]),
+                Cage::new(Op::Add, 3, vec![c(1, 2), c(2, 1)]),
+            ],
+        );
+        let message = write(&diagonal).unwrap_err().to_string();
+        assert!(
+            message.ends_with("its cells are not connected"),
+            "{message}"
+        );
     }
 
     #[test]
