@@ -12,7 +12,7 @@
 //! Keen has no `?` cages and only two-cell `-` and `/`; a `=` cage is written as a one-cell `a`.
 
 use super::{canonical, name_above, normalized_cage, Entry, FormatError, Notation, NAME_COMMENT};
-use crate::puzzle::{Cell, Op, Puzzle, MAX_SIZE};
+use crate::puzzle::{Cage, Cell, Op, Puzzle, MAX_SIZE};
 
 /// Whether `line` starts like a Keen ID: digits, optional `d?` and `m`, then `:`.
 pub(crate) fn looks_like_id(line: &str) -> bool {
@@ -74,6 +74,26 @@ pub fn read_id(id: &str, line: usize) -> Result<Puzzle, FormatError> {
     let (blocks, clues) = desc
         .split_once(',')
         .ok_or_else(|| err("the description needs BLOCKS,CLUES".into()))?;
+    let mut parent = read_blocks(blocks, n).map_err(err)?;
+    // Cages in reading order of their first cell.
+    let mut cage_of = vec![usize::MAX; n * n];
+    let mut cells: Vec<Vec<Cell>> = Vec::new();
+    for idx in 0..n * n {
+        let root = find(&mut parent, idx);
+        if cage_of[root] == usize::MAX {
+            cage_of[root] = cells.len();
+            cells.push(Vec::new());
+        }
+        cells[cage_of[root]].push(Cell::new(idx / n + 1, idx % n + 1));
+    }
+    let cages = read_clues(clues, cells).map_err(err)?;
+    Ok(Puzzle::new(n, cages))
+}
+
+/// The cells an `n`x`n` block structure joins, as a union-find forest (see [`block_text`]: a
+/// letter joins that many edges, `_` none, each then a cage's end but after `z`; a number after
+/// either repeats it). Else what is wrong with it.
+fn read_blocks(blocks: &str, n: usize) -> Result<Vec<usize>, String> {
     let edges = 2 * n * (n - 1);
     let mut parent: Vec<usize> = (0..n * n).collect();
     let mut pos = 0usize;
@@ -86,10 +106,10 @@ pub fn read_id(id: &str, line: usize) -> Result<Puzzle, FormatError> {
             b'_' => 0,
             b'a'..=b'z' => (c - b'a' + 1).min(25) as usize,
             _ => {
-                return Err(err(format!(
+                return Err(format!(
                     "invalid character '{}' in the block structure",
                     c as char
-                )))
+                ))
             }
         };
         let start = i;
@@ -99,14 +119,14 @@ pub fn read_id(id: &str, line: usize) -> Result<Puzzle, FormatError> {
         let repeat: usize = if i > start {
             blocks[start..i]
                 .parse()
-                .map_err(|_| err("repeat count too large in the block structure".into()))?
+                .map_err(|_| "repeat count too large in the block structure".to_string())?
         } else {
             1
         };
         for _ in 0..repeat {
             for _ in 0..run {
                 if pos >= edges {
-                    return Err(err("too much data in the block structure".into()));
+                    return Err("too much data in the block structure".into());
                 }
                 let ((r0, c0), (r1, c1)) = edge_cells(pos, n);
                 let (a, b2) = (
@@ -119,25 +139,20 @@ pub fn read_id(id: &str, line: usize) -> Result<Puzzle, FormatError> {
             if c != b'z' {
                 pos += 1;
                 if pos > edges + 1 {
-                    return Err(err("too much data in the block structure".into()));
+                    return Err("too much data in the block structure".into());
                 }
             }
         }
     }
     if pos != edges + 1 {
-        return Err(err("not enough data in the block structure".into()));
+        return Err("not enough data in the block structure".into());
     }
-    // Cages in reading order of their first cell.
-    let mut cage_of = vec![usize::MAX; n * n];
-    let mut cells: Vec<Vec<Cell>> = Vec::new();
-    for idx in 0..n * n {
-        let root = find(&mut parent, idx);
-        if cage_of[root] == usize::MAX {
-            cage_of[root] = cells.len();
-            cells.push(Vec::new());
-        }
-        cells[cage_of[root]].push(Cell::new(idx / n + 1, idx % n + 1));
-    }
+    Ok(parent)
+}
+
+/// The cages of `cells` (each cage's cells, in the clues' order) with the clues: an operator
+/// letter and a target each, nothing after. Else what is wrong with them.
+fn read_clues(clues: &str, cells: Vec<Vec<Cell>>) -> Result<Vec<Cage>, String> {
     let cb = clues.as_bytes();
     let mut j = 0;
     let mut cages = Vec::with_capacity(cells.len());
@@ -148,13 +163,13 @@ pub fn read_id(id: &str, line: usize) -> Result<Puzzle, FormatError> {
             Some(b's') => Op::Sub,
             Some(b'd') => Op::Div,
             Some(&c) => {
-                return Err(err(format!(
+                return Err(format!(
                     "clue {}: unknown operator letter '{}'",
                     k + 1,
                     c as char
-                )))
+                ))
             }
-            None => return Err(err(format!("clue {} is missing", k + 1))),
+            None => return Err(format!("clue {} is missing", k + 1)),
         };
         j += 1;
         let start = j;
@@ -163,16 +178,16 @@ pub fn read_id(id: &str, line: usize) -> Result<Puzzle, FormatError> {
         }
         let target = clues[start..j]
             .parse()
-            .map_err(|_| err(format!("clue {}: missing or too large target", k + 1)))?;
+            .map_err(|_| format!("clue {}: missing or too large target", k + 1))?;
         cages.push(normalized_cage(op, target, cage_cells));
     }
     if j != cb.len() {
-        return Err(err(format!(
+        return Err(format!(
             "unexpected text after the last clue: '{}'",
             &clues[j..]
-        )));
+        ));
     }
-    Ok(Puzzle::new(n, cages))
+    Ok(cages)
 }
 
 /// Reads one Keen ID per non-blank line.
@@ -333,7 +348,6 @@ mod tests {
 
     #[test]
     fn a_puzzle_keen_cannot_say_is_refused_by_name() {
-        use crate::puzzle::Cage;
         let c = Cell::new;
         // a 2x2 grid: row 1 one cage, row 2 another, each changed in turn
         let with = |first: Cage| {
@@ -406,8 +420,8 @@ mod tests {
         let p = Puzzle::new(
             2,
             vec![
-                crate::puzzle::Cage::new(Op::Add, 0, vec![c(1, 1), c(1, 2)]),
-                crate::puzzle::Cage::new(Op::Given, 0, vec![c(2, 1), c(2, 2)]),
+                Cage::new(Op::Add, 0, vec![c(1, 1), c(1, 2)]),
+                Cage::new(Op::Given, 0, vec![c(2, 1), c(2, 2)]),
             ],
         );
         assert!(write(&p)
