@@ -823,6 +823,7 @@ kk_read(T) :- current_input(S), kk_read_term(S, T, []).
 kk_read(S, T) :- kk_read_term(S, T, []).
 kk_read_term(T, Os) :- current_input(S), kk_read_term(S, T, Os).
 kk_read_term(S, T, Os) :-
+    catch(must_be(list, Os), error(E, _), throw(error(E, read_term/3))),
     read_term(S, T0, [variables(Vs) | Os]),
     (   var(T0), Vs == [], kk_at_end(S) -> T = end_of_file ; T = T0 ).
 

@@ -687,6 +687,11 @@ fn query_reads_through_consulted_predicates_up_to_the_end() {
         query_input(code, "read(X), var(X), read(Y).", "_. y."),
         ("Y = y.\n".into(), 0)
     );
+    // read_term/2's own errors, as before
+    assert_eq!(
+        query_input(code, "read_term(X, foo).", "a."),
+        ("   error(type_error(list,foo),read_term/3).\n".into(), 2)
+    );
     assert_eq!(
         query_input(
             code,
