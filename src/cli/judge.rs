@@ -177,6 +177,7 @@ fn summary_json(j: &Judgement) -> serde_json::Value {
             "dialect_detected": j.dialect_detected,
             "max_size": j.max_size,
             "suite": j.suite,
+            "warnings": j.warnings,
             "cases": j.cases.len(),
             "verdicts": counts,
             "plain_vs_fd": j.plain_vs_fd(),
@@ -213,6 +214,7 @@ fn write_table(
         j.max_size,
         confinement_text(config)
     )?;
+    write_warnings(out, &j.warnings)?;
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     t.set_header(vec!["case", "predicate", "verdict", "answers", "time"]);
@@ -238,6 +240,30 @@ fn write_table(
         writeln!(out, "{p}")?;
     }
     writeln!(out, "{}", j.summary())?;
+    Ok(())
+}
+
+/// The most lines of a file's load warnings the table shows (all are in the JSON summary).
+const WARNING_LINES: usize = 12;
+
+/// What the file and its loader wrote while it loaded (singleton variables, a directive that
+/// failed or was refused), under the report's first line.
+fn write_warnings(out: &mut impl Write, warnings: &str) -> Result<()> {
+    let lines: Vec<&str> = warnings.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "while loading, the file and its loader said:")?;
+    for l in lines.iter().take(WARNING_LINES) {
+        writeln!(out, "  {}", l.trim_end())?;
+    }
+    if lines.len() > WARNING_LINES {
+        writeln!(
+            out,
+            "  ... and {} more lines (--output json has them all)",
+            lines.len() - WARNING_LINES
+        )?;
+    }
     Ok(())
 }
 

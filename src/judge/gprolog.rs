@@ -224,6 +224,15 @@ fn syntax_errors(file: &Path, output: &str) -> Vec<(usize, String)> {
 
 /// What the compiler said of a file that compiled, less its chatter (`compiling ...`,
 /// `... compiled, N lines read`), one message a line, ending with a newline when any.
+/// A line of the banner gprolog prints as it starts (not the file's).
+fn is_banner(line: &str) -> bool {
+    let l = line.trim();
+    l.starts_with("GNU Prolog ")
+        || l.starts_with("Compiled ")
+        || l == "By Daniel Diaz"
+        || l.starts_with("Copyright (C)")
+}
+
 fn compiler_warnings(messages: &str) -> String {
     messages
         .lines()
@@ -319,7 +328,7 @@ impl Backend for GprologBackend {
             .take_while(|l| *l != "kk_loaded.")
             .map(String::as_str)
             .chain(out.stderr.lines())
-            .filter(|l| !l.trim().is_empty())
+            .filter(|l| !l.trim().is_empty() && !is_banner(l))
             .collect();
         if !said.is_empty() {
             warnings.push_str(&said.join("\n"));

@@ -301,8 +301,10 @@ fn result_of(machine: &mut Machine, query: String) -> Result<Term, String> {
 
 fn load(file: &Path, dialect: Dialect) -> (Option<Judged>, Reply) {
     let warnings = Arc::new(Mutex::new(Vec::new()));
+    // (what the loader and the file's directives write, to either stream, is the load's
+    // warnings; what a case's goal writes is not kept)
     let streams = StreamConfig::in_memory()
-        .with_user_output(sink(Arc::new(Mutex::new(Vec::new())), 0))
+        .with_user_output(sink(warnings.clone(), MAX_WARNINGS))
         .with_user_error(sink(warnings.clone(), MAX_WARNINGS));
     let mut machine = MachineBuilder::default().with_streams(streams).build();
     let program = match dialect {

@@ -177,9 +177,32 @@ fn a_correct_gnu_file_passes_under_the_gnu_layer() {
 #[test]
 fn clauses_gnu_prolog_ignores_are_ignored_under_the_gnu_layer() {
     // a clause for a GNU built-in, and a clause of a predicate defined earlier in the file
+    // and the report says so (regression: what was said while loading was never shown)
+    let said = [
+        "error: native code procedure nth/3 cannot be redefined (ignored)",
+        "warning: discontiguous predicate kenken/3 - clause ignored",
+    ];
     let j = judge(&fixture("ignored_clauses.pl"), SPEC_KENKEN_SCRYER);
     assert_eq!(j.code, 0, "{:?}", j.verdicts);
     assert_eq!(j.count("pass"), 8);
+    let warnings = j.summary["warnings"].as_str().unwrap();
+    assert!(said.iter().all(|s| warnings.contains(s)), "{warnings}");
+    let table = kenken()
+        .args(["judge", &fixture("ignored_clauses.pl")])
+        .args(SPEC_KENKEN_SCRYER)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&table.stdout);
+    let under_header: Vec<&str> = table.lines().skip(1).take(3).collect();
+    assert_eq!(
+        under_header[0], "while loading, the file and its loader said:",
+        "{table}"
+    );
+    assert!(
+        said.iter()
+            .all(|s| under_header.iter().any(|l| l.contains(s))),
+        "{table}"
+    );
     if gprolog() {
         let j = judge(
             &fixture("ignored_clauses.pl"),
@@ -193,7 +216,17 @@ fn clauses_gnu_prolog_ignores_are_ignored_under_the_gnu_layer() {
             ],
         );
         assert_eq!(j.code, 0, "{:?}", j.verdicts);
+        // gprolog's own words, without its banner
+        let warnings = j.summary["warnings"].as_str().unwrap();
+        assert!(
+            warnings.contains("discontiguous predicate kenken/3"),
+            "{warnings}"
+        );
+        assert!(!warnings.contains("Daniel Diaz"), "{warnings}");
     }
+    // a file that loads quietly gets no such lines
+    let quiet = judge(&fixture("gnu_correct.pl"), SPEC_KENKEN_SCRYER);
+    assert_eq!(quiet.summary["warnings"], "");
 }
 
 #[test]
