@@ -375,7 +375,9 @@ pub fn judge(
     };
     // (the first engine loads the file: its warnings, or why it cannot be loaded)
     let mut first = open()?;
-    let loaded = first.load(config.timeout.max(LOAD_TIMEOUT))?;
+    let loaded = first
+        .load(config.timeout.max(LOAD_TIMEOUT))
+        .map_err(|e| read_hint(e, config.confine))?;
     let mut backends = vec![first];
     for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {
         backends.push(open()?);
@@ -406,6 +408,34 @@ pub fn judge(
         notes,
         elapsed_s: start.elapsed().as_secs_f64(),
     })
+}
+
+/// A load that failed on a file it could not open, confined, says how to let it read more:
+/// confined, a judged file reads only itself, and a helper file it loads is refused (GNU
+/// Prolog's compiler says such a file "does not exist").
+fn read_hint(e: JudgeError, confined: bool) -> JudgeError {
+    match e {
+        JudgeError::Load { file, why }
+            if confined
+                && [
+                    "cannot open",
+                    "does not exist",
+                    "existence_error",
+                    "permission_error",
+                ]
+                .iter()
+                .any(|w| why.contains(w)) =>
+        {
+            JudgeError::Load {
+                file,
+                why: format!(
+                    "{why} (a judged file may read only itself: --read PATH lets it read \
+                     a file it loads)"
+                ),
+            }
+        }
+        e => e,
+    }
 }
 
 /// The cases to judge: the suite's puzzles up to `max_size`, each with the predicates that are
@@ -539,6 +569,23 @@ fn run_cases(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_load_refused_a_file_it_loads_says_how_to_allow_it() {
+        let load = |why: &str| JudgeError::Load {
+            file: "/class/ann.pl".into(),
+            why: why.into(),
+        };
+        let refused = "gprolog's compiler refused it: /class/ann.pl:1: fatal error: cannot \
+                       open file helper.pl - does not exist";
+        assert!(read_hint(load(refused), true).to_string().ends_with(
+            "(a judged file may read only itself: --read PATH lets it read a file it loads)"
+        ));
+        // not confined, or another failure: as it was
+        assert_eq!(read_hint(load(refused), false), load(refused));
+        let other = "loading did not end within 30 s (does a directive loop?)";
+        assert_eq!(read_hint(load(other), true), load(other));
+    }
 
     /// Times out on the cases named, answers every other one right.
     struct Fake(Vec<&'static str>);
