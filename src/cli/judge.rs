@@ -325,6 +325,7 @@ fn class_json(
         let mut v = serde_json::to_value(row)?;
         if let Ok(j) = result {
             v["verdicts"] = verdict_counts(j);
+            v["warnings"] = j.warnings.clone().into();
         }
         writeln!(out, "{v}")?;
     }

@@ -510,6 +510,7 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["ok"], true);
     assert_eq!(lines[0]["verdicts"]["pass"], 8);
+    assert_eq!(lines[0]["warnings"], "");
     assert_eq!(lines[1]["ok"], false);
     assert_eq!(lines[3]["class"]["files"], 3);
     assert_eq!(lines[3]["class"]["passed"], 1);
