@@ -158,7 +158,8 @@ kk_halts(consult(F), kk_consult(F)) :- !.
 kk_halts(G, G).
 
 kk_recorded(G) :-
-    call(G),
+    % (call/1 expands G again: goal_expansion/2 is off meanwhile)
+    setup_call_cleanup(bb_put(kk_recording, true), call(G), bb_put(kk_recording, false)),
     (   bb_get(kk_setup, Gs0) -> true ; Gs0 = [] ),
     (   memberchk(G, Gs0) -> Gs = Gs0 ; append(Gs0, [G], Gs) ),
     bb_put(kk_setup, Gs).
@@ -179,8 +180,8 @@ kk_assert(How, C0) :-
 
 % kk_clause_reads(+C0, -C): C0 as an asserted or [user] clause is kept, as a consulted one is
 % expanded (goal_expansion/2 at the end): its read/1,2 and read_term/2,3 goals give
-% end_of_file at the end of the input, and a goal of it that reads marks the session's code
-% as reading.
+% end_of_file at the end of the input, a goal of it that reads marks the session's code as
+% reading, and the modules it imports are recorded for the replay.
 kk_clause_reads(C0, C) :-
     (   nonvar(C0), C0 = (H :- B0), callable(B0)
     ->  kk_body_reads(B0, B), C = (H :- B)
@@ -191,8 +192,13 @@ kk_body_reads(G0, G) :-
     (   var(G0) -> G = G0
     ;   kk_control(G0, G, Gs0, Gs) -> maplist(kk_body_reads, Gs0, Gs)
     ;   kk_input_goal(G0) -> bb_put(kk_code_reads, true), kk_read_goal(G0, G)
+    ;   kk_import_goal(G0) -> G = kk_recorded(G0)
     ;   G = G0
     ).
+
+% kk_import_goal(+G): G imports a module (recorded by kk_recorded/1, to be replayed).
+kk_import_goal(use_module(_)).
+kk_import_goal(use_module(_, _)).
 
 kk_control((A, B), (A1, B1), [A, B], [A1, B1]).
 kk_control((A ; B), (A1 ; B1), [A, B], [A1, B1]).
@@ -840,14 +846,21 @@ kk_input_goal(G) :-
 % is not: the keys bb_put/2 sets are recorded too (kk_state/1); read/1,2 and read_term/2,3
 % give end_of_file at the end of the input (kk_read_term/3); and a consulted clause that reads
 % the input marks the session's code as reading (kk_code_reads, kk_reader_start/0), so that a
-% goal calling it reads through the relay whatever it names. (Clauses asserted or typed after
-% [user] get the same from kk_clause_reads/2.)
+% goal calling it reads through the relay whatever it names; use_module/1,2 in a clause of user
+% (not a directive, nor a module's clause) is recorded when it runs, so that the module is
+% imported again in a fresh engine (kk_state/1). (Clauses asserted or typed after [user] get
+% the same from kk_clause_reads/2.)
 goal_expansion(G, _) :-
     bb_get(kk_loading, true),
     kk_input_goal(G),
     bb_put(kk_code_reads, true),
     fail.
 goal_expansion(bb_put(K, V), kk_bb_put(K, V)).
+goal_expansion(G, kk_recorded(G)) :-
+    kk_import_goal(G),
+    bb_get(kk_loading, true),
+    \+ bb_get(kk_recording, true),
+    prolog_load_context(module, user).
 goal_expansion(read(T), kk_read(T)).
 goal_expansion(read(S, T), kk_read(S, T)).
 goal_expansion(read_term(T, Os), kk_read_term(T, Os)).

@@ -558,6 +558,31 @@ fn repl_ctrl_c_keeps_modules_operators_flags_and_globals() {
     p.exp_eof().unwrap();
 }
 
+/// A module a user's predicate imports (one consulted, one asserted) is imported again after
+/// Ctrl-C (regression: only use_module/1,2 typed at the prompt was).
+#[test]
+fn repl_ctrl_c_keeps_modules_a_predicate_imported() {
+    let data = tempdir();
+    let file = data.join("setup.pl");
+    std::fs::write(&file, "setup :- use_module(library(assoc)).\n").unwrap();
+    let mut p = repl(&data, &["--no-kenken", file.to_str().unwrap()]);
+    p.send_line("assertz((more :- use_module(library(reif)))).")
+        .unwrap();
+    p.exp_string("\r\ntrue.").unwrap();
+    p.send_line("setup, more.").unwrap();
+    p.exp_string("\r\ntrue.").unwrap();
+    p.send_line("length(L, N), fail.").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    p.send_control('c').unwrap();
+    p.exp_string("% interrupted").unwrap();
+    p.exp_string("?- ").unwrap();
+    p.send_line("list_to_assoc([], _), if_(1 = 1, X = y, X = n).")
+        .unwrap();
+    p.exp_string("\r\nX = y.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
 /// Row 2: a timeout keeps them too.
 #[test]
 fn repl_timeout_keeps_flags_and_operators() {
