@@ -846,7 +846,8 @@ kk_input_goal(G) :-
 % is not: the keys bb_put/2 sets are recorded too (kk_state/1); read/1,2 and read_term/2,3
 % give end_of_file at the end of the input (kk_read_term/3); and a consulted clause that reads
 % the input marks the session's code as reading (kk_code_reads, kk_reader_start/0), so that a
-% goal calling it reads through the relay whatever it names; use_module/1,2 in a clause of user
+% goal calling it reads through the relay whatever it names (user: the clauses of a module
+% file are expanded too); use_module/1,2 in a clause of user
 % (not a directive, nor a module's clause) is recorded when it runs, so that the module is
 % imported again in a fresh engine (kk_state/1). (Clauses asserted or typed after [user] get
 % the same from kk_clause_reads/2.)
@@ -855,13 +856,13 @@ goal_expansion(G, _) :-
     kk_input_goal(G),
     bb_put(kk_code_reads, true),
     fail.
-goal_expansion(bb_put(K, V), kk_bb_put(K, V)).
-goal_expansion(G, kk_recorded(G)) :-
+goal_expansion(bb_put(K, V), user:kk_bb_put(K, V)).
+goal_expansion(G, user:kk_recorded(G)) :-
     kk_import_goal(G),
     bb_get(kk_loading, true),
     \+ bb_get(kk_recording, true),
     prolog_load_context(module, user).
-goal_expansion(read(T), kk_read(T)).
-goal_expansion(read(S, T), kk_read(S, T)).
-goal_expansion(read_term(T, Os), kk_read_term(T, Os)).
-goal_expansion(read_term(S, T, Os), kk_read_term(S, T, Os)).
+goal_expansion(read(T), user:kk_read(T)).
+goal_expansion(read(S, T), user:kk_read(S, T)).
+goal_expansion(read_term(T, Os), user:kk_read_term(T, Os)).
+goal_expansion(read_term(S, T, Os), user:kk_read_term(S, T, Os)).

@@ -712,6 +712,15 @@ fn query_reads_through_consulted_predicates_up_to_the_end() {
         query_input(code, "read(X), var(X), read(Y).", "_. y."),
         ("Y = y.\n".into(), 0)
     );
+    // in a module file too (regression: its read/1 and bb_put/2 became calls of the host's
+    // predicates, which a module does not see)
+    let module = ":- module(mr, [rd/2, put/1]).\n\
+                  rd(X, Y) :- read(X), read(Y).\n\
+                  put(V) :- bb_put(mrk, V).\n";
+    assert_eq!(
+        query_input(module, "rd(X, Y), put(1), bb_get(mrk, V).", "a."),
+        ("X = a,\nY = end_of_file,\nV = 1.\n".into(), 0)
+    );
     // read_term/2's own errors, as before
     assert_eq!(
         query_input(code, "read_term(X, foo).", "a."),
