@@ -628,7 +628,9 @@ impl Worker {
     }
 
     /// Starts the child unless it runs, and waits until it is ready, or until `deadline`:
-    /// `Ok(None)` then (the child is killed).
+    /// `Ok(None)` then. The child goes on starting (it has been given nothing to do), so that
+    /// the next request finds it further on: a deadline shorter than a start would otherwise
+    /// kill every start, and no request after a kill would ever be answered.
     fn start_by(&mut self, deadline: Option<Instant>) -> Result<Option<&mut Child>, WorkerError> {
         self.prestart()?;
         if !self.ready {
@@ -648,10 +650,7 @@ impl Worker {
                             return Err(WorkerError::Confine(why.to_string()));
                         }
                     }
-                    Recv::Timeout if timed_out => {
-                        self.stop();
-                        return Ok(None);
-                    }
+                    Recv::Timeout if timed_out => return Ok(None),
                     other => {
                         let program = worker_program()?;
                         let why = match other {

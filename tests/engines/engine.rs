@@ -237,6 +237,29 @@ fn a_deadline_right_after_a_kill_counts_the_restart() {
     assert_eq!((r.status, r.count), (Status::Solved, 6));
 }
 
+/// Deadlines shorter than a worker's start, one call after another, after a kill: the
+/// starting worker is not killed with each call, so some call soon finds it ready and is
+/// answered (regression: each call killed the worker it waited for, and no call after the
+/// first timeout was ever answered).
+#[test]
+fn deadlines_shorter_than_a_start_do_not_starve_the_calls_after_a_kill() {
+    let _program = use_the_kenken_binary();
+    let empty = format::read_auto("kenken(6, [], T).").unwrap().remove(0);
+    let one = format::read_auto("kenken(1, [], T).").unwrap().remove(0);
+    let mut engine = EngineKind::Fd.open(Isolation::Worker).unwrap();
+    let short = Request::all().with_timeout(Duration::from_millis(20));
+    let r = engine.solve(&empty, &short);
+    assert_eq!(r.status, Status::Timeout);
+    let start = Instant::now();
+    let answered = (0..500).find(|_| engine.solve(&one, &short).complete);
+    assert!(
+        answered.is_some(),
+        "no call answered in {:?}",
+        start.elapsed()
+    );
+    assert!(answered.unwrap() > 0, "the first call waited for a start");
+}
+
 #[test]
 fn every_engine_can_be_sent_to_another_thread() {
     let _program = use_the_kenken_binary();
