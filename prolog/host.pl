@@ -208,6 +208,8 @@ kk_control(call(A), call(A1), [A], [A1]).
 kk_control(findall(T, A, L), findall(T, A1, L), [A], [A1]).
 kk_control(forall(A, B), forall(A1, B1), [A, B], [A1, B1]).
 
+% kk_read_goal(+G0, -G): G0, or the host's reading predicate in place of a reading one.
+kk_read_goal(G, G) :- var(G), !.
 kk_read_goal(read(T), kk_read(T)) :- !.
 kk_read_goal(read(S, T), kk_read(S, T)) :- !.
 kk_read_goal(read_term(T, Os), kk_read_term(T, Os)) :- !.
@@ -862,7 +864,6 @@ goal_expansion(G, user:kk_recorded(G)) :-
     bb_get(kk_loading, true),
     \+ bb_get(kk_recording, true),
     prolog_load_context(module, user).
-goal_expansion(read(T), user:kk_read(T)).
-goal_expansion(read(S, T), user:kk_read(S, T)).
-goal_expansion(read_term(T, Os), user:kk_read_term(T, Os)).
-goal_expansion(read_term(S, T, Os), user:kk_read_term(S, T, Os)).
+goal_expansion(G0, user:G) :-
+    kk_read_goal(G0, G),
+    G \== G0.

@@ -11,7 +11,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Largest grid side the toolkit accepts.
-pub(crate) const MAX_SIZE: usize = 64;
+pub const MAX_SIZE: usize = 64;
 
 /// A square of the grid, 1-based: `row` 1 is the top row, `col` 1 the left column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -235,6 +235,14 @@ impl Problem {
             message,
         }
     }
+
+    fn warning(cage: Option<usize>, message: String) -> Problem {
+        Problem {
+            severity: Severity::Warning,
+            cage,
+            message,
+        }
+    }
 }
 
 impl fmt::Display for Problem {
@@ -296,11 +304,10 @@ impl Puzzle {
         problems.extend(free_cells_warning(&owner, n));
         for (i, cage) in self.cages.iter().enumerate() {
             if cage.cells.len() > 1 && !connected(&cage.cells) {
-                problems.push(Problem {
-                    severity: Severity::Warning,
-                    cage: Some(i),
-                    message: format!("{}: its cells are not connected", cage.describe(i)),
-                });
+                problems.push(Problem::warning(
+                    Some(i),
+                    format!("{}: its cells are not connected", cage.describe(i)),
+                ));
             }
         }
         problems.sort_by_key(|p| p.severity);
@@ -534,11 +541,7 @@ fn free_cells_warning(owner: &[Option<usize>], n: usize) -> Option<Problem> {
             )
         }
     };
-    Some(Problem {
-        severity: Severity::Warning,
-        cage: None,
-        message,
-    })
+    Some(Problem::warning(None, message))
 }
 
 /// Whether `cells` form one orthogonally connected group.

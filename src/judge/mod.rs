@@ -347,22 +347,25 @@ pub fn judge(
     // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
     // every case, and this bounds whatever the wall clock does not see.
     let budget = LOAD_TIMEOUT + config.timeout * (cases.len() as u32 + 1);
-    let also_read = config
-        .read
-        .iter()
-        .map(|p| {
-            std::fs::canonicalize(p)
-                .with_context(|| format!("{}: cannot be read (--read)", p.display()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let jail = config.confine.then(|| Jail {
-        limits: Limits {
-            memory: config.memory,
-            cpu_seconds: budget.as_secs().max(1),
-            ..Limits::default()
-        },
-        also_read,
-    });
+    let jail = match config.confine {
+        true => Some(Jail {
+            limits: Limits {
+                memory: config.memory,
+                cpu_seconds: budget.as_secs().max(1),
+                ..Limits::default()
+            },
+            // (not confined, everything is readable)
+            also_read: config
+                .read
+                .iter()
+                .map(|p| {
+                    std::fs::canonicalize(p)
+                        .with_context(|| format!("{}: cannot be read (--read)", p.display()))
+                })
+                .collect::<Result<_, _>>()?,
+        }),
+        false => None,
+    };
     let open = || -> Result<Box<dyn Backend>, JudgeError> {
         Ok(match system {
             System::Scryer => Box::new(scryer::ScryerBackend::new(

@@ -273,7 +273,7 @@ fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String)
         .collect();
     let at_cap = run.end == RunEnd::Limit;
     let expected = case.expected.len();
-    let repeated = tally.repeated_text(&report.duplicates);
+    let repeated = tally.repeated_text();
     if !report.extra.is_empty() || (!report.missing.is_empty() && (!at_cap || repeated.is_none())) {
         let mut why = Vec::new();
         if !at_cap {
@@ -367,9 +367,10 @@ impl<'r> Tally<'r> {
         self.twice.iter().map(|g| (*g).clone()).collect()
     }
 
-    /// What is said of the `repeated` grids, if any.
-    fn repeated_text(&self, repeated: &[Grid]) -> Option<String> {
-        let first = repeated.first()?;
+    /// What is said of the grids given more than once, if any.
+    fn repeated_text(&self) -> Option<String> {
+        let repeated = &self.twice;
+        let first = *repeated.first()?;
         let most = self.seen.values().copied().max().unwrap_or(0);
         let who = if repeated.len() < self.distinct.len() {
             plural(repeated.len(), "answer")
