@@ -1131,6 +1131,96 @@ mod tests {
         );
     }
 
+    /// A child that runs `script` with `$N` the ticket's nonce, and the ticket.
+    fn replying(script: &str, cap: usize) -> (Child, Ticket) {
+        let ticket = Ticket::new(7);
+        let script = script.replace("$N", ticket.nonce());
+        let child = Spawn::program(Path::new("/bin/sh"), &["-c".into(), script.into()])
+            .stderr(Stderr::Capture)
+            .frame_cap(cap)
+            .spawn()
+            .unwrap();
+        (child, ticket)
+    }
+
+    fn soon() -> Option<Instant> {
+        Some(Instant::now() + Duration::from_secs(20))
+    }
+
+    #[test]
+    fn only_the_requests_frames_are_its_reply_and_the_rest_is_printed_output() {
+        let (mut c, t) = replying(
+            "echo 'kenken-reply {\"forged\":1}'; echo 'kenken-frame 7 $N part [1]'; \
+             printf 'printed '; echo 'text'; echo 'kenken-frame 7 $N done {\"ok\":true}'",
+            FRAME_CAP,
+        );
+        assert_eq!(c.next_reply(&t, soon()), Ok(Reply::Part("[1]".into())));
+        assert_eq!(
+            c.next_reply(&t, soon()),
+            Ok(Reply::Done("{\"ok\":true}".into()))
+        );
+        assert_eq!(
+            c.take_printed(),
+            vec!["kenken-reply {\"forged\":1}", "printed text"]
+        );
+    }
+
+    #[test]
+    fn a_forged_an_out_of_step_or_a_cut_short_frame_ends_the_child() {
+        for (script, says) in [
+            // a guessed nonce
+            (
+                "echo 'kenken-frame 7 00000000000000000000000000000000 done {}'; sleep 30",
+                "not the current request's",
+            ),
+            // the nonce with another id (a reply for another request)
+            ("echo 'kenken-frame 6 $N done {}'; sleep 30", "another id"),
+            ("echo 'kenken-frame 7 $N later {}'; sleep 30", "unknown kind"),
+            ("printf 'kenken-frame 7 $N done {\"cut'", "cut short"),
+        ] {
+            let (mut c, t) = replying(script, FRAME_CAP);
+            match c.next_reply(&t, soon()) {
+                Err(WorkerError::BadFrame(why)) => assert!(why.contains(says), "{script}: {why}"),
+                other => panic!("{script}: {other:?}"),
+            }
+            // (killed: it does not sleep on)
+            assert!(c.has_ended(), "{script}");
+        }
+    }
+
+    #[test]
+    fn what_a_child_writes_costs_the_parent_a_bounded_buffer() {
+        // an endless line that is not a frame: kept to its first bytes, read away after
+        let (mut c, t) = replying("head -c 50000000 /dev/zero | tr '\\0' x; echo", FRAME_CAP);
+        match c.next_reply(&t, soon()) {
+            Err(WorkerError::Died { .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        let printed = c.take_printed();
+        assert_eq!(printed.len(), 1);
+        assert_eq!(printed[0].len(), PRINTED_LINE_CAP);
+        // a frame over the cap: the child is stopped
+        let (mut c, t) = replying(
+            "printf 'kenken-frame 7 $N part '; head -c 5000000 /dev/zero | tr '\\0' x; echo",
+            1 << 20,
+        );
+        match c.next_reply(&t, soon()) {
+            Err(WorkerError::BadFrame(why)) => assert!(why.contains("over the cap"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn nonces_differ() {
+        let (a, b) = (Ticket::new(1), Ticket::new(1));
+        assert_ne!(a.nonce(), b.nonce());
+        assert_eq!(a.nonce().len(), 32);
+        assert!(a.nonce().chars().all(|c| c.is_ascii_hexdigit()));
+        let line = a.request_line("{\"x\":1}");
+        assert_eq!(Ticket::parse_request(&line), Some((a.clone(), "{\"x\":1}")));
+        assert_eq!(Ticket::parse_request("no id"), None);
+    }
+
     #[test]
     fn exit_statuses_read_well() {
         let mut c = sh("kill -9 $$");

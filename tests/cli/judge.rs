@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::common::kenken;
 
 mod hostile;
+mod trust;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/judge/");
 
