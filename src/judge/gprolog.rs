@@ -95,8 +95,17 @@ pub(crate) struct GprologBackend {
 
 /// Quotes `path` as a Prolog atom.
 fn atom(path: &Path) -> String {
-    let text = path.display().to_string();
-    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
+    let mut q = String::from("'");
+    for c in path.display().to_string().chars() {
+        match c {
+            '\\' => q.push_str("\\\\"),
+            '\'' => q.push_str("''"),
+            c if c.is_control() => q.push_str(&format!("\\x{:x}\\", c as u32)),
+            c => q.push(c),
+        }
+    }
+    q.push('\'');
+    q
 }
 
 impl GprologBackend {
@@ -216,8 +225,18 @@ impl GprologBackend {
                 "the judge's driver does not compile: {messages}"
             )));
         }
-        let (messages, ok) =
-            self.compile(&self.file, &self.scratch().join("judged.wbc"), left())?;
+        // pl2wam writes the source's name into the byte code as it is, and gprolog cannot read
+        // it back when the name holds a control character (a newline): such a file is
+        // compiled from a copy with a plain name, and the messages name the file again
+        let source = if file.chars().any(char::is_control) {
+            let copy = self.scratch().join("judged-source.pl");
+            std::fs::copy(&self.file, &copy).context("copying the judged file")?;
+            copy
+        } else {
+            self.file.clone()
+        };
+        let (messages, ok) = self.compile(&source, &self.scratch().join("judged.wbc"), left())?;
+        let messages = messages.replace(&source.display().to_string(), &file);
         let errors = syntax_errors(&self.file, &messages);
         if !errors.is_empty() {
             return Err(JudgeError::Syntax { file, errors });

@@ -373,7 +373,7 @@ fn read_lines(from: impl Read, cap: usize, frame_cap: usize, tx: &mpsc::SyncSend
     let mut reader = BufReader::with_capacity(64 * 1024, from);
     let mut total = 0usize;
     loop {
-        let line = match read_line_capped(&mut reader, frame_cap) {
+        let line = match read_line_capped(&mut reader, frame_cap, cap.saturating_sub(total)) {
             Ok(Some(l)) => l,
             Ok(None) => return,
             Err(_) => {
@@ -407,10 +407,12 @@ struct CappedLine {
 }
 
 /// Reads one line: a frame (a line that starts with [`FRAME`]) of at most `frame_cap` bytes
-/// is kept whole, any other line up to [`PRINTED_LINE_CAP`] bytes; `None` at the end.
+/// is kept whole, any other line up to [`PRINTED_LINE_CAP`] bytes; `None` at the end. A line
+/// longer than `left` bytes in all is over (the rest is not read).
 fn read_line_capped(
     reader: &mut impl BufRead,
     frame_cap: usize,
+    left: usize,
 ) -> std::io::Result<Option<CappedLine>> {
     let mut line = CappedLine {
         kept: Vec::new(),
@@ -452,6 +454,9 @@ fn read_line_capped(
         let used = chunk.len() + usize::from(newline);
         line.read = line.read.saturating_add(used);
         reader.consume(used);
+        if line.read > left {
+            line.over = true;
+        }
         if line.over {
             return Ok(Some(line));
         }
@@ -725,8 +730,8 @@ impl Child {
                 Recv::Ended => {
                     if self.overflowed {
                         return Err(WorkerError::BadFrame(
-                            "it wrote more than the parent reads (a frame over the cap): it \
-                             was stopped"
+                            "it wrote more than the judge reads (a frame over the cap, or \
+                             more output in all than the cap): it was stopped"
                                 .into(),
                         ));
                     }
@@ -1175,7 +1180,10 @@ mod tests {
             ),
             // the nonce with another id (a reply for another request)
             ("echo 'kenken-frame 6 $N done {}'; sleep 30", "another id"),
-            ("echo 'kenken-frame 7 $N later {}'; sleep 30", "unknown kind"),
+            (
+                "echo 'kenken-frame 7 $N later {}'; sleep 30",
+                "unknown kind",
+            ),
             ("printf 'kenken-frame 7 $N done {\"cut'", "cut short"),
         ] {
             let (mut c, t) = replying(script, FRAME_CAP);

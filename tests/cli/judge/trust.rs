@@ -23,7 +23,14 @@ fn assert_nothing_passes(j: &Judged) {
     assert_eq!(j.code, 1, "{:?}", j.details);
 }
 
-const SPEC_KENKEN: &[&str] = &["--suite", "spec", "--predicates", "kenken", "--timeout", "20"];
+const SPEC_KENKEN: &[&str] = &[
+    "--suite",
+    "spec",
+    "--predicates",
+    "kenken",
+    "--timeout",
+    "20",
+];
 
 /// A correct Scryer `kenken/3` whose answers come twice each, largest first, and clauses for
 /// every helper the judge's Prolog side ever had (and a library's), which would sort and
@@ -187,4 +194,54 @@ fn a_looping_directive_is_bounded_by_the_timeout() {
             "{system}: {stderr}"
         );
     }
+}
+
+#[test]
+fn honest_files_with_awkward_names_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["my kenken.pl", "o'brien \"k\".pl", "new\nline.pl"] {
+        for (system, source) in [("scryer", "clpz_correct.pl"), ("gprolog", "gnu_correct.pl")] {
+            if system == "gprolog" && !gprolog() {
+                continue;
+            }
+            let file = dir.path().join(format!("{system} {name}"));
+            std::fs::copy(fixture(source), &file).unwrap();
+            let j = judge(
+                file.to_str().unwrap(),
+                &[SPEC_KENKEN, &["--prolog", system]].concat(),
+            );
+            assert_eq!(j.code, 0, "{system} {name:?}: {:?}", j.details);
+        }
+    }
+}
+
+/// A GNU Prolog file that prints without end: the judge reads a bounded part of it and stops it.
+#[test]
+fn a_file_that_prints_without_end_is_stopped() {
+    if !gprolog() {
+        return;
+    }
+    let (_dir, file) = written(
+        "kenken.pl",
+        "kenken(_, _, _) :- repeat, write(xxxxxxxxxxxxxxxx), fail.\n",
+    );
+    let j = judge(
+        &file,
+        &[
+            "--suite",
+            "spec",
+            "--predicates",
+            "kenken",
+            "--prolog",
+            "gprolog",
+            "--timeout",
+            "60",
+        ],
+    );
+    assert_nothing_passes(&j);
+    assert!(
+        j.details.values().all(|d| d.contains("wrote more than")),
+        "{:?}",
+        j.details
+    );
 }
