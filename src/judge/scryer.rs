@@ -154,11 +154,21 @@ impl ScryerBackend {
 
 impl Backend for ScryerBackend {
     fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError> {
+        // (the engine's own start is not the file's: its time starts once the engine is up)
+        self.start_engine()?;
         self.load_by(Instant::now() + timeout, timeout)
     }
 
     fn run(&mut self, case: &super::suite::Case, max: usize, timeout: Duration) -> Run {
-        // the case's time: from now, a reload after a timeout or a crash included
+        let reload = !self.worker.is_running();
+        if let Err(e) = self.start_engine() {
+            return Run {
+                answers: Vec::new(),
+                end: RunEnd::Crashed(format!("the engine did not start: {e}")),
+                elapsed: Duration::ZERO,
+            };
+        }
+        // the case's time: from the engine's start, a reload after a timeout or a crash included
         let start = Instant::now();
         let deadline = start + timeout;
         let crashed = |why: String| Run {
@@ -166,7 +176,7 @@ impl Backend for ScryerBackend {
             end: RunEnd::Crashed(why),
             elapsed: start.elapsed(),
         };
-        if !self.worker.is_running() {
+        if reload {
             // a fresh worker after a timeout or a crash: the file was loaded fine before
             match self.load_by(deadline, timeout) {
                 Ok(_) => {}
@@ -246,6 +256,12 @@ impl Backend for ScryerBackend {
 }
 
 impl ScryerBackend {
+    /// Starts the engine (a Scryer Prolog with the judge's Prolog side, no file yet) unless
+    /// it runs.
+    fn start_engine(&mut self) -> Result<(), JudgeError> {
+        self.worker.start().map(|_| ()).map_err(JudgeError::from)
+    }
+
     /// Loads the file in a fresh engine by `deadline` (`timeout` is what it was given).
     fn load_by(&mut self, deadline: Instant, timeout: Duration) -> Result<Loaded, JudgeError> {
         let file = self.file.display().to_string();
