@@ -196,6 +196,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
     let summaries = report::summarize(&records);
     println!("{}", report::table(&summaries, args.timeout, args.ascii));
+    print!(
+        "{}",
+        report::fd_vs_plain_text(&report::fd_vs_plain(&records), args.timeout, args.ascii)
+    );
     let bad: Vec<_> = records
         .iter()
         .filter(|r| matches!(r.status, RunStatus::Wrong | RunStatus::Error))
