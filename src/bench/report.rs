@@ -297,7 +297,7 @@ pub fn fd_vs_plain_text(rows: &[FdVsPlain], timeout_s: f64, ascii: bool) -> Stri
             count(r.plain_inferences),
             match r.fd_over_plain {
                 Some(x) if x.is_infinite() => "FD timed out".into(),
-                Some(x) if x == 0.0 => "plain timed out".into(),
+                Some(0.0) => "plain timed out".into(),
                 other => format_ratio(other),
             },
         ]);
