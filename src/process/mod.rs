@@ -883,6 +883,8 @@ pub(crate) struct Worker {
     /// The request whose reply is awaited: a new request before its reply came (the caller
     /// gave up reading it) restarts the child, so that no reply is ever another's.
     current: Option<Ticket>,
+    /// Environment variables the child gets.
+    env: Vec<(String, String)>,
 }
 
 impl Worker {
@@ -897,6 +899,7 @@ impl Worker {
             ready: false,
             last_id: 0,
             current: None,
+            env: Vec::new(),
         }
     }
 
@@ -912,7 +915,14 @@ impl Worker {
             ready: false,
             last_id: 0,
             current: None,
+            env: Vec::new(),
         }
+    }
+
+    /// This worker, its child started with the environment variable `key` set to `value`.
+    pub(crate) fn with_env(mut self, key: &str, value: &str) -> Worker {
+        self.env.push((key.to_string(), value.to_string()));
+        self
     }
 
     /// Starts the child unless it runs, and waits until it is ready.
@@ -928,6 +938,9 @@ impl Worker {
     pub(crate) fn prestart(&mut self) -> Result<(), WorkerError> {
         if self.running.is_none() {
             let mut spawn = Spawn::worker(&self.role)?.stderr(self.stderr);
+            for (k, v) in &self.env {
+                spawn = spawn.env(k, v);
+            }
             if let Some(dir) = &self.dir {
                 spawn = spawn.current_dir(dir);
             }
