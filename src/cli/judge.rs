@@ -35,7 +35,8 @@ pub struct Args {
     /// detected from the file.
     #[arg(long, value_parser = dialect())]
     dialect: Option<Dialect>,
-    /// The predicates judged, comma-separated: kenken, plain_kenken.
+    /// The predicates judged, comma-separated: kenken, plain_kenken. With plain_kenken, the
+    /// form check is run too (plain_kenken/3 must not reach the FD solver).
     #[arg(long, default_value = "kenken,plain_kenken", value_delimiter = ',',
           value_parser = predicate())]
     predicates: Vec<Predicate>,

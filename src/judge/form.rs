@@ -1,6 +1,6 @@
 //! The form check: the spec forbids the finite domain solver in `plain_kenken/3`, and no case
 //! can tell (a `plain_kenken/3` that calls `kenken/3` gives the right answers). So the judged
-//! file's text is read here, in the judge, never run: a small Prolog tokenizer ([`tokens`]:
+//! file's text is read here, in the judge, never run: a small Prolog tokenizer (`tokens`:
 //! layout and `%` and `/* */` comments, quoted atoms with their escapes, strings, back-quoted
 //! text, `0'c` character codes, numbers, names, symbol-character atoms such as `#=` and `#\=`,
 //! punctuation), the tokens split into clauses at each end token (a `.` followed by layout, `%`

@@ -116,8 +116,8 @@ impl System {
 pub enum Suite {
     /// The spec's examples, as the spec writes them.
     Spec,
-    /// The spec's examples, edge cases of the spec's terms and random puzzles of sizes 1 to the
-    /// maximum size.
+    /// The spec's examples, edge cases of the spec's terms and of its easy misreadings, and
+    /// random puzzles of sizes 1 to the maximum size (made from [`Config::seed`]).
     Standard,
     /// The puzzles of a file.
     Puzzles(Vec<Entry>),

@@ -204,12 +204,16 @@ fn a_class_gets_one_seed_for_every_file() {
     assert!(seed(&rows[1]).parse::<u64>().is_ok(), "{}", rows[1]);
 }
 
+/// A misreading: what it is, the changes that make it of the correct file, the case that must
+/// fail and its predicate.
+type Misreading<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str, &'a str);
+
 #[test]
 fn the_easy_misreadings_of_the_spec_each_fail_a_case() {
     let dir = tempfile::tempdir().unwrap();
     let correct = clpz_correct();
     let repeats = "repeats allowed: L-shaped +, quotient 1 on a diagonal, one-square +";
-    let misreadings: [(&str, Vec<(&str, &str)>, &str, &str); 9] = [
+    let misreadings: [Misreading; 9] = [
         (
             "integer division",
             vec![
