@@ -17,7 +17,8 @@
 //! `#\=#`, ...), or the file's own `kenken/3`. A file that imports `library(clpz)` for its
 //! `kenken/3` passes when its `plain_kenken/3` reaches only plain code. What the check cannot
 //! see: goals built at run time (`call(G)` with `G` from data, `=..`) and files the judged
-//! file loads.
+//! file loads. Every step is linear in the text (or nearly: sorted maps), whatever its
+//! nesting or number of names, and a file over 16 MiB is not read (it fails the check).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
@@ -63,8 +64,23 @@ fn is_fd(name: &str) -> bool {
     (name.starts_with('#') && name.len() > 1) || name.starts_with("fd_") || FD_NAMES.contains(&name)
 }
 
-/// Checks the form of `plain_kenken/3` in the text of a judged file.
+/// The largest file the form check reads (no student's `kenken.pl` comes near it).
+const MAX_TEXT: usize = 16 << 20;
+
+/// Checks the form of `plain_kenken/3` in the text of a judged file. A file larger than
+/// 16 MiB is not read, and fails.
 pub fn check(text: &str) -> FormCheck {
+    if text.len() > MAX_TEXT {
+        return FormCheck {
+            passed: false,
+            detail: format!(
+                "the file is too large to check ({} bytes, over {} MiB)",
+                text.len(),
+                MAX_TEXT >> 20
+            ),
+            chain: Vec::new(),
+        };
+    }
     let program = Program::read(text);
     let start = ("plain_kenken".to_string(), 3);
     if !program.clauses.contains_key(&start) {
@@ -339,28 +355,35 @@ type Key = (String, usize);
 /// The file's predicates, each with every name its clauses' bodies hold.
 #[derive(Debug, Default)]
 struct Program {
-    clauses: BTreeMap<Key, Vec<Called>>,
+    clauses: BTreeMap<Key, BTreeSet<Called>>,
 }
 
-/// The number of arguments of the functor whose `(` is at `open` (0 when there is none).
-fn arguments(tokens: &[Token], open: usize) -> usize {
-    if tokens.get(open) != Some(&Token::FunctorOpen) {
-        return 0;
-    }
-    let mut depth = 0;
-    let mut args = 1;
-    for t in &tokens[open..] {
+/// For each token, the number of arguments it is written with: a functor's (the atom right
+/// before a [`Token::FunctorOpen`]), 0 for every other token. One pass, whatever the nesting.
+fn arguments(tokens: &[Token]) -> Vec<usize> {
+    let mut args = vec![0; tokens.len()];
+    // each open bracket: the functor's index (None for a plain bracket), its arguments so far
+    let mut open: Vec<(Option<usize>, usize)> = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
         match t {
-            Token::FunctorOpen | Token::Punct('(' | '[' | '{') => depth += 1,
-            Token::Punct(')' | ']' | '}') => {
-                depth -= 1;
-                if depth == 0 {
-                    return args;
+            Token::FunctorOpen => open.push((i.checked_sub(1), 1)),
+            Token::Punct('(' | '[' | '{') => open.push((None, 1)),
+            Token::Punct(',') => {
+                if let Some(top) = open.last_mut() {
+                    top.1 += 1;
                 }
             }
-            Token::Punct(',') if depth == 1 => args += 1,
+            Token::Punct(')' | ']' | '}') => {
+                if let Some((Some(f), n)) = open.pop() {
+                    args[f] = n;
+                }
+            }
             _ => {}
         }
+    }
+    // a functor whose `(` is never closed: its arguments up to the end
+    for (f, n) in open.into_iter().filter_map(|(f, n)| Some((f?, n))) {
+        args[f] = n;
     }
     args
 }
@@ -403,31 +426,29 @@ impl Program {
             return;
         };
         let dcg = neck.is_some_and(|(_, dcg)| dcg);
-        let arity = arguments(head, 1) + if dcg { 2 } else { 0 };
+        let arity = arguments(head).first().copied().unwrap_or(0) + if dcg { 2 } else { 0 };
         let called = self.clauses.entry((name.clone(), arity)).or_default();
         let Some((neck, _)) = neck else {
             return;
         };
         let body = &clause[neck + 1..];
+        let args = arguments(body);
         for (i, t) in body.iter().enumerate() {
             if let Token::Atom(a) = t {
                 let c = Called {
                     name: a.clone(),
-                    args: arguments(body, i + 1),
+                    args: args[i],
                 };
-                if !called.contains(&c) {
-                    called.push(c);
-                }
+                called.insert(c);
             }
         }
     }
 
     /// The file's predicates a name in a body may call.
     fn targets(&self, called: &Called) -> Vec<&Key> {
-        self.clauses
-            .keys()
-            .filter(|(name, arity)| *name == called.name && *arity >= called.args)
-            .collect()
+        let from = (called.name.clone(), called.args);
+        let to = (called.name.clone(), usize::MAX);
+        self.clauses.range(from..=to).map(|(k, _)| k).collect()
     }
 }
 
@@ -547,19 +568,16 @@ mod tests {
         );
         let keys: Vec<String> = p.clauses.keys().map(|(n, a)| format!("{n}/{a}")).collect();
         assert_eq!(keys, ["f/3", "q/1", "r/2", "t/0"]);
-        assert_eq!(
-            p.clauses[&("r".to_string(), 2)],
-            [
-                Called {
-                    name: "s".into(),
-                    args: 0
-                },
-                Called {
-                    name: "x".into(),
-                    args: 0
-                }
-            ]
-        );
+        let called: Vec<String> = p.clauses[&("r".to_string(), 2)]
+            .iter()
+            .map(Called::text)
+            .collect();
+        assert_eq!(called, ["s", "x"]);
+        let f: Vec<String> = p.clauses[&("f".to_string(), 3)]
+            .iter()
+            .map(Called::text)
+            .collect();
+        assert_eq!(f, ["h"]);
     }
 
     #[test]
@@ -620,6 +638,56 @@ mod tests {
         assert!(check("kenken(_, _, _) :- X #= 1.").passed);
         // only plain_kenken/3 is looked at (not plain_kenken/2)
         assert!(check("plain_kenken(_, _) :- kenken(1, [], _).\nplain_kenken(_, _, _).").passed);
+    }
+
+    #[test]
+    fn deep_nesting_and_unclosed_text_are_read_in_one_pass() {
+        // (an argument count per functor scanned to its `)` took quadratic time here)
+        let depth = 200_000;
+        let text = format!(
+            "plain_kenken(N, C, T) :- g({}x{}).\nkenken(_, _, _).",
+            "f(".repeat(depth),
+            ")".repeat(depth)
+        );
+        let c = check(&text);
+        assert!(c.passed, "{c:?}");
+        let p = Program::read(&format!("p :- q({}.", "[a, ".repeat(depth)));
+        let called: Vec<String> = p.clauses[&("p".to_string(), 0)]
+            .iter()
+            .map(Called::text)
+            .collect();
+        assert_eq!(called, ["a", "q/1"]);
+        // many names and many predicates: each name finds its predicates at once
+        let many: String = (0..50_000)
+            .map(|i| {
+                format!(
+                    "p{i} :- {}.\n",
+                    (0..20)
+                        .map(|j| format!("q{j}x{i}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect();
+        assert!(check(&format!("plain_kenken(_, _, _) :- p1.\n{many}")).passed);
+        // unterminated quotes and comments run to the end
+        for text in [
+            "p :- 'abc",
+            "p :- \"abc",
+            "p :- /* abc",
+            "p :- 0'",
+            "p :- 'a\\",
+        ] {
+            let _ = check(text);
+            assert!(!tokens(text).is_empty());
+        }
+        assert!(!check("plain_kenken(_, _, _) :- kenken(_, _, _). kenken(_, _, _) :- 'x").passed);
+        let huge = check(&" ".repeat(MAX_TEXT + 1));
+        assert!(!huge.passed);
+        assert_eq!(
+            huge.detail,
+            "the file is too large to check (16777217 bytes, over 16 MiB)"
+        );
     }
 
     #[test]
