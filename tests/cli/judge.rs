@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use crate::common::kenken;
+use crate::common::{gprolog, kenken};
 
 mod hostile;
 mod trust;
@@ -421,16 +421,6 @@ fn usage_errors_exit_2() {
         ));
 }
 
-fn gprolog() -> bool {
-    let there = std::process::Command::new("gprolog")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !there {
-        eprintln!("gprolog is not installed: the GNU Prolog backend is not tested");
-    }
-    there
-}
 
 #[test]
 fn under_gnu_prolog_the_same_verdicts() {

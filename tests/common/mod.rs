@@ -17,6 +17,18 @@ pub fn kenken() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("kenken").unwrap()
 }
 
+/// Whether GNU Prolog is installed: what needs it is tested only then, and says so otherwise.
+pub fn gprolog() -> bool {
+    let there = std::process::Command::new("gprolog")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !there {
+        eprintln!("gprolog is not installed: what runs under GNU Prolog is not tested");
+    }
+    there
+}
+
 /// `tests/data/<rel>`.
 pub fn data(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

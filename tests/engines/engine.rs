@@ -278,27 +278,13 @@ fn every_engine_can_be_sent_to_another_thread() {
     }
 }
 
-/// Whether GNU Prolog is installed (its engines are tested only then, and say so otherwise).
-fn gprolog() -> bool {
-    let there = std::process::Command::new("gprolog")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !there {
-        eprintln!(
-            "gprolog is not installed: the gprolog-fd and gprolog-plain engines are not tested"
-        );
-    }
-    there
-}
-
 /// GNU Prolog's `kenken/3` and `plain_kenken/3` give the native solver's answers in its order
 /// (the spec's), on the spec's puzzles, Keen puzzles of every size, random puzzles with every
 /// operator (n-ary `-` and `/`, one-square cages) and no-solution puzzles; limits, counting
 /// and deadlines keep the other engines' contract.
 #[test]
 fn gnu_prolog_engines_give_the_native_answers_in_the_same_order() {
-    if !gprolog() {
+    if !common::gprolog() {
         return;
     }
     let _program = use_the_kenken_binary();
@@ -372,7 +358,7 @@ fn gnu_prolog_engines_without_gnu_prolog_name_the_package() {
     // (found on the PATH only: with none, it is not installed)
     let _program = use_the_kenken_binary();
     let e = kenken::engine::GprologEngine::new(EngineKind::GprologFd);
-    if gprolog() {
+    if common::gprolog() {
         assert!(e.is_ok());
     }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kenken"))
