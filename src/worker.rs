@@ -9,7 +9,7 @@
 //! (a confined one confines itself first, then serves requests, one line each, and exits)
 //! and returns at once in the parent. This is the pattern of the `procspawn` crate, with a line
 //! protocol of our own: each request carries an id and a fresh nonce, and each line of its
-//! reply is a frame that carries them back ([`crate::process::FRAME`]); anything else the child
+//! reply is a frame that carries them back (`kenken-frame ID NONCE KIND PAYLOAD`); anything else the child
 //! writes is its printed output, never taken as a reply. The parent's side is the process layer
 //! ([`crate::process`]).
 //!
