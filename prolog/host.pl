@@ -89,6 +89,7 @@ kk_goal_item(G, goal(G)).
 kk_top(Text, Mode, Reads, Result) :-
     kk_chars(Text, Chars),
     bb_put(kk_top_reads, Reads),
+    bb_put(kk_top_count, 0),
     (   catch(kk_top_(Chars, Mode, Result0), Ball, kk_top_ball(Ball, Result0))
     ->  Result = Result0
     ;   Result = error
@@ -121,9 +122,19 @@ kk_top_(Chars, Mode, Result) :-
 kk_top_ball(kk_halt(Code), halt(Code)) :- !, kk_fresh_line.
 kk_top_ball(Ball, error) :-
     kk_fresh_line,
-    write('   '),
-    write_term(Ball, [quoted(true), max_depth(20)]),
-    write('.'), nl.
+    kk_write_error(Ball),
+    nl.
+
+% kk_write_error(+Ball): an uncaught exception as Scryer's top level writes it (loader.pl,
+% write_error/1): an error(_, _) term as it is, any other ball as throw(Ball), so that it never
+% looks like an answer (throw(true) is not true); indented by three spaces when no answer came
+% before it; a string as "text" when double_quotes is chars.
+kk_write_error(Ball) :-
+    (   bb_get(kk_top_count, N), integer(N), N > 0 -> true ; write('   ') ),
+    (   current_prolog_flag(double_quotes, chars) -> DQ = true ; DQ = false ),
+    (   nonvar(Ball), functor(Ball, error, 2) -> T = Ball ; T = throw(Ball) ),
+    write_term(T, [quoted(true), numbervars(true), double_quotes(DQ)]),
+    write('.').
 
 % kk_halts(+Goal0, -Goal): halt/0,1 in Goal0's control constructs become kk_halt exceptions,
 % so that the host ends the session (after saving what it must) instead of the engine. The
@@ -239,7 +250,7 @@ kk_clause_head((H :- _), H) :- !, callable(H).
 kk_clause_head((:- _), _) :- !, fail.
 kk_clause_head(H, H) :- callable(H).
 
-kk_user_clause((:- G)) :- !, ( catch(G, E, (kk_top_ball(E, _), fail)) -> true ; true ).
+kk_user_clause((:- G)) :- !, ( catch(G, E, (kk_unless_halt(E, (kk_top_ball(E, _), fail)))) -> true ; true ).
 kk_user_clause(C) :- kk_assert(assertz, C).
 
 % kk_consult(+Files): consults each file and remembers it for make/0 and for the replay after
@@ -267,6 +278,7 @@ kk_consult_one(F) :-
     kk_loader_throws,
     catch(( kk_loading(consult(F)) -> R = true ; R = false ), E, R = error(E)),
     (   R == true -> kk_remember(F)
+    ;   R = error(kk_halt(C)) -> kk_remember(F), throw(kk_halt(C))
     ;   R = error(error(existence_error(source_sink, _), _))
     ->  write('% '), write(F), write(': no such file'), nl,
         fail
@@ -321,9 +333,17 @@ kk_visible([Name = V | Bs0], Bs) :-
     (   atom_chars(Name, ['_' | _]) -> Bs = Bs1 ; Bs = [Name = V | Bs1] ),
     kk_visible(Bs0, Bs1).
 
-% kk_top_consult(+File, -R): consults File for the host, R = true or false (reported).
+% kk_top_consult(+File, -R): consults File for the host, R = true, false (reported) or
+% halt(Code) (the file called halt/0,1, in a directive or initialization/1).
 kk_top_consult(F, R) :-
-    (   catch(kk_consult_one(F), E, (kk_top_ball(E, _), fail)) -> R = true ; R = false ),
+    bb_put(kk_top_count, 0),
+    (   catch(kk_consult_one(F), E, true)
+    ->  (   var(E) -> R = true
+        ;   E = kk_halt(C) -> R = halt(C)
+        ;   kk_top_ball(E, _), R = false
+        )
+    ;   R = false
+    ),
     kk_fresh_line,
     flush_output.
 
@@ -333,7 +353,7 @@ make :-
     maplist(kk_make_one, Files).
 
 kk_make_one(F) :-
-    (   catch(kk_consult_one(F), E, (kk_top_ball(E, _), fail)) -> true ; true ).
+    (   catch(kk_consult_one(F), E, kk_unless_halt(E, (kk_top_ball(E, _), fail))) -> true ; true ).
 
 %% statistics/0, statistics/2 (kk_statistics0/0, kk_statistics2/2, which the top level
 %  makes statistics/0,2: src/prolog/toplevel.rs): as in GNU Prolog and SWI-Prolog. statistics(K, [Total, Since])
@@ -859,6 +879,11 @@ goal_expansion(G, _) :-
     bb_put(kk_code_reads, true),
     fail.
 goal_expansion(bb_put(K, V), user:kk_bb_put(K, V)).
+% (halt/0,1 in the code of a consulted file, its directives and initialization/1 goals: the
+% host ends the session with its code, as kk_halts/2 does for the goals typed; the engine's own
+% halt would only fail)
+goal_expansion(halt, user:throw(kk_halt(0))).
+goal_expansion(halt(C), user:kk_halt_(C)).
 goal_expansion(G, user:kk_recorded(G)) :-
     kk_import_goal(G),
     bb_get(kk_loading, true),

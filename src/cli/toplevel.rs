@@ -55,14 +55,17 @@ pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Re
         .spawn(move || -> Result<i32> {
             let mut top = Toplevel::new(no_kenken);
             for f in &setup.consult {
-                if top.consult(f)? != TopResult::True {
-                    return Ok(2);
+                match top.consult(f)? {
+                    TopResult::True => {}
+                    TopResult::Halt(n) => return Ok(n),
+                    _ => return Ok(2),
                 }
             }
             for g in &goals {
-                let c = code(top.run(g, &Mode::Batch(limit))?);
-                if c != 0 {
-                    return Ok(c);
+                let r = top.run(g, &Mode::Batch(limit))?;
+                // (halt/0,1 ends the query, whatever its code: the goals after it do not run)
+                if matches!(r, TopResult::Halt(_)) || code(r) != 0 {
+                    return Ok(code(r));
                 }
             }
             Ok(0)
@@ -289,7 +292,14 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
         }
     };
     let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
+    let files = !setup.consult.is_empty();
     let mut top = TopProcess::start(setup)?;
+    // (files are consulted before the first prompt, as Scryer does: one may halt)
+    if files {
+        if let Some(Ended::Done(TopResult::Halt(n))) = top.started()? {
+            return Ok(n);
+        }
+    }
     let mut reader = Reader {
         lines,
         queue: Default::default(),

@@ -231,15 +231,15 @@ impl Toplevel {
             Term::Atom(a) if a == "false" => Ok(TopResult::False),
             Term::Atom(a) if a == "error" => Ok(TopResult::Error),
             Term::Atom(a) if a == "limit" => Ok(TopResult::Limit),
-            Term::Compound(h, args) if h == "halt" && args.len() == 1 => match &args[0] {
-                Term::Integer(i) => Ok(TopResult::Halt(i.to_string().parse().unwrap_or(2))),
-                _ => Ok(TopResult::Error),
-            },
+            Term::Compound(h, _) if h == "halt" => {
+                Ok(halt_code(&r).map_or(TopResult::Error, TopResult::Halt))
+            }
             _ => Err(PrologError::Protocol(super::term_text(&r))),
         }
     }
 
-    /// Consults `file` (reported and survived when it does not load).
+    /// Consults `file` (reported and survived when it does not load): [`TopResult::Halt`]
+    /// when the file called `halt/0,1` (in a directive or an `initialization/1` goal).
     pub fn consult(&mut self, file: &Path) -> Result<TopResult, PrologError> {
         let goal = format!(
             "kk_top_consult({}, R).",
@@ -247,7 +247,7 @@ impl Toplevel {
         );
         match self.one(&goal, "R")? {
             Term::Atom(a) if a == "true" => Ok(TopResult::True),
-            _ => Ok(TopResult::False),
+            r => Ok(halt_code(&r).map_or(TopResult::False, TopResult::Halt)),
         }
     }
 
@@ -295,6 +295,22 @@ impl Toplevel {
                 "the Prolog engine failed on this goal (Scryer Prolog: {why})"
             )))
         })
+    }
+}
+
+/// The exit code of `halt(Code)` as the host's Prolog side reports it: Code as a process
+/// exit code (its low 8 bits, as the system keeps them; one too big for an `i64` is 2).
+fn halt_code(t: &Term) -> Option<i32> {
+    match t {
+        Term::Compound(h, args) if h == "halt" && args.len() == 1 => match &args[0] {
+            Term::Integer(i) => Some(
+                i.to_string()
+                    .parse::<i64>()
+                    .map_or(2, |n| (n & 0xff) as i32),
+            ),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -531,7 +547,10 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
     };
     let mut top = Toplevel::new(setup.setup.no_kenken);
     for f in &setup.setup.consult {
-        let _ = top.consult(f);
+        // (a file that halts ends the session before it starts, with its code)
+        if let Ok(TopResult::Halt(n)) = top.consult(f) {
+            return send(&Reply::Done(TopResult::Halt(n), None));
+        }
     }
     send(&Reply::Ready)?;
     let ask = Mode::Ask(setup.to_child.clone(), setup.from_child.clone());
@@ -703,6 +722,8 @@ impl TopProcess {
                 }
                 Ok(None)
             }
+            // (a consulted file called halt/0,1)
+            w @ Waited::Reply(Reply::Done(TopResult::Halt(_), _)) => Ok(Some(w)),
             Waited::Reply(_) => Err(PrologError::Failed("the top level did not start".into())),
             w => Ok(Some(w)),
         }
@@ -804,10 +825,21 @@ impl TopProcess {
             Waited::Died(true, _) => Ended::Interrupted,
             Waited::Died(false, how) => Ended::Failed(how),
             Waited::Reply(Reply::Failed(e)) => Ended::Failed(e),
+            Waited::Reply(Reply::Done(r, _)) => Ended::Done(r),
             Waited::Reply(_) => Ended::Failed("the engine answered out of turn".into()),
         };
         self.kill();
         Ok(ended)
+    }
+
+    /// Waits until the engine is loaded and the files of the setup consulted: `Some` when
+    /// it ended meanwhile (a file called `halt/0,1`: [`Ended::Done`] with
+    /// [`TopResult::Halt`]; or it failed).
+    pub fn started(&mut self) -> Result<Option<Ended>, PrologError> {
+        match self.ready()? {
+            Some(w) => self.after_death(w).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Runs `goal`, answering the child's "next answer?" questions with `key`, within

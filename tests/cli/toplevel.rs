@@ -91,7 +91,7 @@ fn query_limit_and_exit_codes() {
     let (out, code) = query("foo(.");
     assert!(out.contains("syntax_error"), "{out}");
     assert_eq!(code, 2);
-    assert_eq!(query("throw(oops)."), ("   oops.\n".into(), 2));
+    assert_eq!(query("throw(oops)."), ("   throw(oops).\n".into(), 2));
 }
 
 #[test]
@@ -1023,4 +1023,100 @@ fn repl_timeout_keeps_what_a_files_predicate_put() {
     p.exp_string("V = f(3).").unwrap();
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
+}
+
+// Issue 37: the top level says what happened.
+
+#[test]
+fn query_uncaught_exception_is_never_an_answer() {
+    // As Scryer's top level writes it: throw(Ball), or an error(_, _) term as it is.
+    let nk = &["--no-kenken"];
+    assert_eq!(
+        query_with(nk, "throw(true)."),
+        ("   throw(true).\n".into(), 2)
+    );
+    assert_eq!(
+        query_with(nk, "throw(false)."),
+        ("   throw(false).\n".into(), 2)
+    );
+    assert_eq!(
+        query_with(nk, "throw(f(\"ab\"))."),
+        ("   throw(f(\"ab\")).\n".into(), 2)
+    );
+    // (strings in error terms as Scryer writes them, not as lists of characters)
+    assert_eq!(
+        query_with(nk, "atom_length(\"ab\", X)."),
+        (
+            "   error(type_error(atom,\"ab\"),atom_length/2).\n".into(),
+            2
+        )
+    );
+    // After an answer, no indentation (as Scryer).
+    assert_eq!(
+        query_with(nk, "(X = 1 ; throw(oops))."),
+        ("X = 1 ;\nthrow(oops).\n".into(), 2)
+    );
+}
+
+#[test]
+fn repl_uncaught_exception_is_never_an_answer() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken"]);
+    p.send_line("throw(true).").unwrap();
+    p.exp_string("\r\n   throw(true).").unwrap();
+    p.send_line("X = 1.").unwrap();
+    p.exp_string("\r\nX = 1.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), Some(0));
+}
+
+#[test]
+fn query_halt_stops_the_goals_that_follow() {
+    let nk = &["--no-kenken"];
+    assert_eq!(
+        query_with(nk, "X = 1. halt. Y = 2."),
+        ("X = 1.\n".into(), 0)
+    );
+    assert_eq!(query_with(nk, "halt. write(after)."), ("".into(), 0));
+    assert_eq!(query_with(nk, "halt(0). write(after)."), ("".into(), 0));
+    assert_eq!(
+        query_with(nk, "X = 1. halt(6). Y = 2."),
+        ("X = 1.\n".into(), 6)
+    );
+    // A halt the goal builds, or one in a consulted predicate.
+    assert_eq!(query_with(nk, "G = halt(4), call(G).").1, 4);
+    let dir = tempdir();
+    let file = dir.join("halts.pl");
+    std::fs::write(&file, "stop :- write(x), nl, halt(3).\n").unwrap();
+    let f = file.to_str().unwrap();
+    assert_eq!(
+        query_with(&["--no-kenken", "--consult", f], "stop. write(after)."),
+        ("x\n".into(), 3)
+    );
+}
+
+#[test]
+fn a_consulted_files_initialization_halt_ends_the_session() {
+    let dir = tempdir();
+    let file = dir.join("init.pl");
+    std::fs::write(&file, ":- initialization((write(hi), nl, halt(5))).\n").unwrap();
+    let f = file.to_str().unwrap();
+    assert_eq!(
+        query_with(&["--no-kenken", "--consult", f], "write(after)."),
+        ("hi\n".into(), 5)
+    );
+    assert_eq!(
+        query_with(&["--no-kenken"], &format!("consult('{f}'), write(after).")),
+        ("hi\n".into(), 5)
+    );
+    // The repl: before its first prompt, as Scryer.
+    let data = tempdir();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("kenken"));
+    cmd.args(["repl", "--no-kenken", f])
+        .env("XDG_DATA_HOME", &data);
+    let mut p = spawn_command(cmd, Some(30_000)).unwrap();
+    p.exp_string("hi").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), Some(5));
 }
