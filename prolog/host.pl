@@ -274,6 +274,7 @@ kk_loader_throws :-
 
 kk_consult_one(F) :-
     must_be(atom, F),
+    kk_not_homework(F),
     kk_all_libraries,
     kk_loader_throws,
     catch(( kk_loading(consult(F)) -> R = true ; R = false ), E, R = error(E)),
@@ -297,6 +298,34 @@ kk_remember(F) :-
     (   bb_get(kk_file_flags, FFs0) -> true ; FFs0 = [] ),
     (   select(F-_, FFs0, FFs1) -> true ; FFs1 = FFs0 ),
     bb_put(kk_file_flags, [F-Flags | FFs1]).
+
+% kk_not_homework(+F): F does not define the homework's predicates while kenken.pl is loaded
+% (bb kk_homework, set by the host then): a student's own kenken.pl is never mixed with ours
+% (their kenken/3 beside our plain_kenken/3). One that does is not loaded, and said so; the
+% host loads none of ours when such a file is consulted at the start (Setup::loads_kenken).
+kk_not_homework(F) :-
+    (   bb_get(kk_homework, PIs),
+        kk_source_name(F, Name),
+        catch(open(Name, read, S), _, fail),
+        call_cleanup(kk_defines_one(S, PIs, PI), close(S))
+    ->  write('% '), write(Name), write(' defines '), writeq(PI),
+        write(', which kenken.pl defines: not loaded beside it.'), nl,
+        write('% To test your own predicates alone: kenken repl '), write(Name),
+        write(', or kenken query --consult '), write(Name), write(' GOAL'), nl,
+        fail
+    ;   true
+    ).
+
+% kk_defines_one(+S, +PIs, -PI): a clause read from S (up to its end or a syntax error)
+% defines PI, one of PIs.
+kk_defines_one(S, PIs, PI) :-
+    catch(read_term(S, T, []), _, fail),
+    nonvar(T),
+    T \== end_of_file,
+    (   kk_clause_head(T, H), functor(H, N, A), memberchk(N/A, PIs)
+    ->  PI = N/A
+    ;   kk_defines_one(S, PIs, PI)
+    ).
 
 % kk_unopened(+E): E says the file could not be opened (it is then not remembered).
 kk_unopened(error(permission_error(_, source_sink, _), _)).

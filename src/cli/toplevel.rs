@@ -47,7 +47,8 @@ pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Re
         goals.push(goal.to_string());
     }
     // kenken.pl (most of the start-up) only for goals that may need it
-    let no_kenken = setup.no_kenken || (setup.consult.is_empty() && !needs_kenken(goal));
+    // (and not when a file consulted defines the homework's predicates: it answers alone)
+    let no_kenken = !setup.loads_kenken() || (setup.consult.is_empty() && !needs_kenken(goal));
     quiet_panics();
     std::thread::Builder::new()
         .name("kenken-query".into())

@@ -1120,3 +1120,84 @@ fn a_consulted_files_initialization_halt_ends_the_session() {
     p.exp_eof().unwrap();
     assert_eq!(exit_code(&p), Some(5));
 }
+
+#[test]
+fn a_students_own_kenken_pl_is_not_mixed_with_ours() {
+    let dir = tempdir();
+    let file = dir.join("partial.pl");
+    std::fs::write(
+        &file,
+        "% only kenken/3 so far\nkenken(N, _C, T) :- length(T, N).\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    // The predicate the student has not written is an existence error, as in SWI and GNU.
+    assert_eq!(
+        query_with(&["--consult", f], "plain_kenken(2, [], T)."),
+        (
+            "   error(existence_error(procedure,plain_kenken/3),plain_kenken/3).\n".into(),
+            2
+        )
+    );
+    // Their kenken/3 answers, with no warning that its clauses are discontiguous.
+    let out = kenken()
+        .args(["query", "--consult", f, "--", "kenken(2, [], T)."])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "T = [_A,_B].\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    // A head behind a comment, quoted, with a term of many arguments inside.
+    let quoted = dir.join("quoted.pl");
+    std::fs::write(
+        &quoted,
+        "/* kenken(a).\n*/ 'plain_kenken'(N, [f(a, b, 0',)], T) :- T = N.\n",
+    )
+    .unwrap();
+    assert_eq!(
+        query_with(
+            &["--consult", quoted.to_str().unwrap()],
+            "kenken_testcase(N, C)."
+        ),
+        (
+            "   error(existence_error(procedure,kenken_testcase/2),kenken_testcase/2).\n".into(),
+            2
+        )
+    );
+    // Consulted once kenken.pl is loaded, such a file is not loaded beside it, and said so.
+    let (out, code) = query(&format!("consult('{f}'), plain_kenken(1, [], T)."));
+    assert!(
+        out.starts_with(&format!(
+            "% {f} defines kenken/3, which kenken.pl defines: not loaded beside it.\n"
+        )),
+        "{out}"
+    );
+    assert!(out.ends_with("false.\n"), "{out}");
+    assert_eq!(code, 1);
+    // A file that defines none of them is loaded beside kenken.pl.
+    let helper = dir.join("helper.pl");
+    std::fs::write(&helper, "kenken_helper(x).\nkenken(bad).\n").unwrap();
+    let (out, code) = query_with(
+        &["--consult", helper.to_str().unwrap()],
+        "kenken_helper(X), plain_kenken(1, [], T).",
+    );
+    assert!(out.starts_with("X = x,\nT = [[1]]"), "{out}");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn repl_a_students_own_kenken_pl_answers_alone() {
+    let dir = tempdir();
+    let file = dir.join("partial.pl");
+    std::fs::write(&file, "kenken(N, _C, T) :- length(T, N).\n").unwrap();
+    let data = tempdir();
+    let mut p = repl(&data, &[file.to_str().unwrap()]);
+    p.send_line("plain_kenken(2, [], T).").unwrap();
+    p.exp_string("existence_error(procedure,plain_kenken/3)")
+        .unwrap();
+    p.send_line("kenken(1, [], T).").unwrap();
+    p.exp_string("T = [_A].").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
