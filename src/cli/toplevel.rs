@@ -256,7 +256,15 @@ impl Reader {
                     self.pending.push('\n');
                 }
                 Line::Interrupted => self.pending.clear(),
-                Line::Eof => return Ok(None),
+                // (the end of the input, Ctrl-D, ends the session at the prompt; within a goal
+                // it ends the goal, which runs as it is: a syntax error, said as such, and the
+                // session goes on, as in SWI-Prolog and GNU Prolog)
+                Line::Eof if self.pending.trim().is_empty() => return Ok(None),
+                Line::Eof => {
+                    let goal = std::mem::take(&mut self.pending);
+                    self.queue.push_back(goal.trim_end().to_string());
+                    continue;
+                }
             }
             let goals = split_goals(&self.pending);
             self.queue.extend(goals.complete);

@@ -1201,3 +1201,23 @@ fn repl_a_students_own_kenken_pl_answers_alone() {
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
+
+#[test]
+fn repl_ctrl_d_within_a_goal_is_a_syntax_error_and_the_session_goes_on() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken"]);
+    p.send_line("assertz(kept(1)).").unwrap();
+    p.exp_string("\r\ntrue.").unwrap();
+    p.send_line("X = f(").unwrap();
+    p.exp_string("|    ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_string("syntax_error").unwrap();
+    p.exp_string("?- ").unwrap();
+    p.send_line("kept(X).").unwrap();
+    p.exp_string("\r\nX = 1.").unwrap();
+    // Ctrl-D at an empty prompt ends the session.
+    p.exp_string("?- ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), Some(0));
+}
