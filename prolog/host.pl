@@ -81,7 +81,8 @@ kk_goal_item(G, goal(G)).
     reads (`kenken query`: nobody types, and what one goal leaves of the input is the next
     one's), false otherwise (see kk_reader_start/0).
     Result is true (an answer was shown), false, error (a syntax error or uncaught exception,
-    printed as Scryer prints it), limit (Limit answers shown, more may exist) or halt(Code)
+    printed as Scryer prints it), limit (Limit answers shown, more may exist), memory (the
+    heap could not grow: the host says so) or halt(Code)
     (halt/0,1 was called, even inside ','/2, ;/2, ->/2, \+/1, call/1, findall/3 ...).
     Nothing is left behind: no choice point, no exception.
 */
@@ -120,6 +121,14 @@ kk_top_(Chars, Mode, Result) :-
     ).
 
 kk_top_ball(kk_halt(Code), halt(Code)) :- !, kk_fresh_line.
+% The heap could not grow (the memory bound): the host says so (Result memory). Scryer 0.10
+% throws the term its heap holds where it meant its resource_error(memory) to be: the goal
+% that kk_top/4 runs, built there first.
+kk_top_ball(Ball, memory) :-
+    nonvar(Ball),
+    (   Ball = kk_top(_, _, _, _) ; Ball = resource_error(memory) ),
+    !,
+    kk_fresh_line.
 kk_top_ball(Ball, error) :-
     kk_fresh_line,
     kk_write_error(Ball),

@@ -28,6 +28,10 @@ pub struct Args {
     /// Wall-clock bound in seconds.
     #[arg(long, value_parser = seconds)]
     timeout: Option<f64>,
+    /// The memory the Prolog engine may take (e.g. 2G, 512M); past it the goal stops with a
+    /// resource error.
+    #[arg(long, default_value = "2G", value_parser = kenken::judge::parse_size)]
+    memory: u64,
 }
 
 /// Runs the goal; the exit code is the goal's (0 answered, 1 false, 2 error, 3 a limit,
@@ -36,6 +40,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let setup = Setup {
         no_kenken: args.no_kenken,
         consult: args.consult,
+        memory: Some(args.memory),
     };
     let code = crate::cli::toplevel::query(&args.goal, args.limit, setup, args.timeout)?;
     Ok(exit_code(code))

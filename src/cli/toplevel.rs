@@ -3,6 +3,7 @@
 
 use std::ffi::OsString;
 use std::io::{BufRead, IsTerminal, Read};
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -12,8 +13,8 @@ use rustyline::DefaultEditor;
 
 use kenken::process::Spawn;
 use kenken::prolog::toplevel::{
-    needs_kenken, quiet_panics, split_goals, Ended, Key, Mode, Setup, TopProcess, TopResult,
-    Toplevel,
+    limit_memory, needs_kenken, quiet_panics, split_goals, Ended, Key, Mode, Setup, TopProcess,
+    TopResult, Toplevel,
 };
 
 /// The stack of the engine's thread: Scryer recurses deeply on big terms.
@@ -27,6 +28,7 @@ fn code(r: TopResult) -> i32 {
         TopResult::Error => 2,
         TopResult::Limit => 3,
         TopResult::Halt(n) => n,
+        TopResult::OutOfMemory => 2,
     }
 }
 
@@ -36,8 +38,13 @@ fn code(r: TopResult) -> i32 {
 /// consulted. With a timeout the query runs in a child process (this program again, without the
 /// timeout), killed when time is up.
 pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Result<i32> {
-    if let Some(t) = timeout {
-        return query_bounded(goal, limit, &setup, Duration::from_secs_f64(t.max(0.0)));
+    // (the child that runs the goal under its bounds: see query_bounded)
+    let inner_memory = std::env::var(QUERY_MEMORY_VAR)
+        .ok()
+        .and_then(|m| m.parse::<u64>().ok());
+    if inner_memory.is_none() && (timeout.is_some() || setup.memory.is_some()) {
+        let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
+        return query_bounded(goal, limit, &setup, timeout);
     }
     let split = split_goals(goal);
     let mut goals = split.complete;
@@ -54,6 +61,10 @@ pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Re
         .name("kenken-query".into())
         .stack_size(STACK)
         .spawn(move || -> Result<i32> {
+            // (once this thread's stack is reserved: the bound is on what the engine takes)
+            if let Some(m) = inner_memory {
+                limit_memory(m)?;
+            }
             let mut top = Toplevel::new(no_kenken);
             for f in &setup.consult {
                 match top.consult(f)? {
@@ -64,6 +75,9 @@ pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Re
             }
             for g in &goals {
                 let r = top.run(g, &Mode::Batch(limit))?;
+                if let (TopResult::OutOfMemory, Some(m)) = (r, inner_memory) {
+                    println!("{}", out_of_memory(m));
+                }
                 // (halt/0,1 ends the query, whatever its code: the goals after it do not run)
                 if matches!(r, TopResult::Halt(_)) || code(r) != 0 {
                     return Ok(code(r));
@@ -75,7 +89,17 @@ pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Re
         .map_err(|_| anyhow::anyhow!("the query stopped"))?
 }
 
-fn query_bounded(goal: &str, limit: usize, setup: &Setup, timeout: Duration) -> Result<i32> {
+/// The environment variable that tells a bounded query's child its memory bound, in bytes.
+const QUERY_MEMORY_VAR: &str = "KENKEN_QUERY_MEMORY";
+
+/// A query with bounds: this program again, as the same query, in a child process bounded by
+/// `setup.memory` (reaching it is a resource error) and killed after `timeout`.
+fn query_bounded(
+    goal: &str,
+    limit: usize,
+    setup: &Setup,
+    timeout: Option<Duration>,
+) -> Result<i32> {
     let mut args: Vec<OsString> = vec!["query".into(), "--limit".into(), limit.to_string().into()];
     for f in &setup.consult {
         args.extend(["--consult".into(), f.clone().into_os_string()]);
@@ -84,21 +108,38 @@ fn query_bounded(goal: &str, limit: usize, setup: &Setup, timeout: Duration) -> 
         args.push("--no-kenken".into());
     }
     args.extend(["--".into(), goal.into()]);
+    let memory = setup.memory.unwrap_or(u64::MAX);
     let mut child = Spawn::program(&std::env::current_exe()?, &args)
+        .env(QUERY_MEMORY_VAR, &memory.to_string())
         .terminal()
         .spawn()?;
-    let deadline = Instant::now() + timeout;
+    let deadline = timeout.map(|t| Instant::now() + t);
     loop {
         if child.has_ended() {
-            return Ok(child.wait().and_then(|s| s.code()).unwrap_or(2));
+            let status = child.wait();
+            if let (Some(m), Some(s)) = (setup.memory, status) {
+                if s.signal() == Some(nix::sys::signal::Signal::SIGABRT as i32) {
+                    println!("{}", out_of_memory(m));
+                    return Ok(2);
+                }
+            }
+            return Ok(status.and_then(|s| s.code()).unwrap_or(2));
         }
-        if Instant::now() >= deadline {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
             child.kill();
             println!("% timed out");
             return Ok(3);
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// What the top level says when a goal reached the memory bound `m` (`--memory`).
+fn out_of_memory(m: u64) -> String {
+    format!(
+        "% resource error: the goal reached the memory limit ({}, --memory)",
+        kenken::judge::size_text(m)
+    )
 }
 
 /// Where the top level reads its lines: a line editor with history on a terminal, plain standard
@@ -324,6 +365,12 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
             Ended::Done(_) => {}
             Ended::Interrupted => println!("\n% interrupted"),
             Ended::TimedOut => println!("\n% timed out"),
+            Ended::OutOfMemory(m) => {
+                println!(
+                    "\n{}; the session goes on in a fresh engine",
+                    out_of_memory(m)
+                )
+            }
             Ended::Failed(why) => {
                 println!("\n% {why}; the session goes on in a fresh engine")
             }

@@ -75,6 +75,9 @@ pub enum TopResult {
     Limit,
     /// `halt/0,1` was called with this exit code.
     Halt(i32),
+    /// The engine's heap could not grow (the memory bound, [`Setup::memory`], was reached):
+    /// the goal was stopped, nothing shown. The engine keeps what it took: it is best replaced.
+    OutOfMemory,
 }
 
 /// How the top level goes on after an answer.
@@ -94,6 +97,34 @@ pub struct Setup {
     pub no_kenken: bool,
     /// Files to consult, in order.
     pub consult: Vec<PathBuf>,
+    /// The memory the engine's process may take besides what it had before its engine was
+    /// built (its stacks reserved, the program), in bytes (`--memory`); `None`: no bound.
+    #[serde(default)]
+    pub memory: Option<u64>,
+}
+
+/// Bounds this process's address space (`RLIMIT_AS`) to what it has now plus `bytes`: past
+/// that an allocation fails and the process aborts (`SIGABRT`), which the parent tells as a
+/// resource error ([`Ended::OutOfMemory`]). For the processes that run a top level's engine,
+/// before they build it.
+pub fn limit_memory(bytes: u64) -> Result<(), PrologError> {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    // (VmSize: the address space taken now, in kB)
+    let now = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmSize:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap_or(0)
+        .saturating_mul(1024);
+    let (_, hard) = getrlimit(Resource::RLIMIT_AS)
+        .map_err(std::io::Error::from)
+        .context("reading the memory limit")?;
+    let limit = bytes.saturating_add(now).min(hard);
+    setrlimit(Resource::RLIMIT_AS, limit, hard)
+        .map_err(std::io::Error::from)
+        .context("bounding the top level's memory")?;
+    Ok(())
 }
 
 impl Setup {
@@ -336,6 +367,7 @@ impl Toplevel {
             Term::Atom(a) if a == "false" => Ok(TopResult::False),
             Term::Atom(a) if a == "error" => Ok(TopResult::Error),
             Term::Atom(a) if a == "limit" => Ok(TopResult::Limit),
+            Term::Atom(a) if a == "memory" => Ok(TopResult::OutOfMemory),
             Term::Compound(h, _) if h == "halt" => {
                 Ok(halt_code(&r).map_or(TopResult::Error, TopResult::Halt))
             }
@@ -641,6 +673,9 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
     quiet_panics();
     let setup: ChildSetup = serde_json::from_str(&std::env::var(TOP_VAR).unwrap_or_default())
         .map_err(std::io::Error::other)?;
+    if let Some(m) = setup.setup.memory {
+        limit_memory(m).map_err(std::io::Error::other)?;
+    }
     let requests = BufReader::new(std::fs::File::open(&setup.to_child)?);
     let mut replies = std::fs::OpenOptions::new()
         .write(true)
@@ -694,6 +729,9 @@ pub enum Ended {
     TimedOut,
     /// The engine failed (this says how); it was restarted with the session's state.
     Failed(String),
+    /// The engine reached its memory bound ([`Setup::memory`], this many bytes); it was
+    /// restarted with the session's state.
+    OutOfMemory(u64),
 }
 
 /// What the host answers when the top level asks what to do after an answer.
@@ -727,6 +765,8 @@ enum Waited {
     Died(bool, String),
     /// The deadline passed (the child was killed).
     Late,
+    /// The child aborted at its memory bound, this many bytes.
+    OutOfMemory(u64),
 }
 
 /// A top level in a killable child process that keeps its session across interrupts.
@@ -898,6 +938,13 @@ impl TopProcess {
             Some(s) if s.signal() == Some(nix::sys::signal::Signal::SIGINT as i32) => {
                 Waited::Died(true, "interrupted".into())
             }
+            // (an allocation past the bound aborts)
+            Some(s) if s.signal() == Some(nix::sys::signal::Signal::SIGABRT as i32) => {
+                match self.setup.memory {
+                    Some(m) => Waited::OutOfMemory(m),
+                    None => Waited::Died(false, format!("the engine stopped ({s})")),
+                }
+            }
             Some(s) => Waited::Died(false, format!("the engine stopped ({s})")),
             None => Waited::Died(false, "the engine stopped".into()),
         }
@@ -927,6 +974,7 @@ impl TopProcess {
     fn after_death(&mut self, waited: Waited) -> Result<Ended, PrologError> {
         let ended = match waited {
             Waited::Late => Ended::TimedOut,
+            Waited::OutOfMemory(m) => Ended::OutOfMemory(m),
             Waited::Died(true, _) => Ended::Interrupted,
             Waited::Died(false, how) => Ended::Failed(how),
             Waited::Reply(Reply::Failed(e)) => Ended::Failed(e),
@@ -968,6 +1016,11 @@ impl TopProcess {
             Waited::Reply(Reply::Done(r, state)) => {
                 if state.is_some() {
                     self.state = state;
+                }
+                if r == TopResult::OutOfMemory {
+                    // (its engine holds the memory it took: a fresh one gets the state back)
+                    self.kill();
+                    return Ok(Ended::OutOfMemory(self.setup.memory.unwrap_or(0)));
                 }
                 Ok(Ended::Done(r))
             }

@@ -1221,3 +1221,46 @@ fn repl_ctrl_d_within_a_goal_is_a_syntax_error_and_the_session_goes_on() {
     p.exp_eof().unwrap();
     assert_eq!(exit_code(&p), Some(0));
 }
+
+#[test]
+fn query_runaway_recursion_is_a_resource_error() {
+    assert_eq!(
+        query_with(
+            &["--no-kenken", "--memory", "300M"],
+            "assertz((f(X) :- f([X]))), f(a)."
+        ),
+        (
+            "% resource error: the goal reached the memory limit (300 MiB, --memory)\n".into(),
+            2
+        )
+    );
+    // --memory is read as judge --memory reads it.
+    let out = kenken()
+        .args(["query", "--memory", "lots", "true."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("'lots' is not a size"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn repl_runaway_recursion_is_a_resource_error_and_the_session_goes_on() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken", "--memory", "300M"]);
+    p.send_line("assertz(kept(1)), op(700, xfx, ===>).")
+        .unwrap();
+    p.exp_string("\r\ntrue.").unwrap();
+    p.send_line("assertz((f(X) :- f([X]))), f(a).").unwrap();
+    p.exp_string("% resource error: the goal reached the memory limit (300 MiB, --memory)")
+        .unwrap();
+    p.exp_string("?- ").unwrap();
+    p.send_line("kept(X), Y = (a ===> b).").unwrap();
+    p.exp_string("X = 1,\r\nY = (a===>b).").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), Some(0));
+}
