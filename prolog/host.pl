@@ -96,7 +96,7 @@ kk_top(Text, Mode, Reads, Result) :-
     ;   Result = error
     ),
     (   Reads == keep -> true ; kk_reader_stop ),
-    flush_output.
+    kk_flush.
 
 % kk_chars(+Text, -Chars): the host's "text" as characters, whatever the flag double_quotes
 % made of it (codes, an atom).
@@ -110,6 +110,12 @@ kk_chars(Text, Chars) :-
 % line when what was written last did not end one (and drops it otherwise), so that an answer
 % starts on a line of its own after a goal's own output (write(hello) then true.).
 kk_fresh_line :- put_char('\x1\').
+
+% kk_flush: what the goal wrote to user_error is shown too (its last nl/0 is written out only
+% at the next write or flush), then user_output.
+kk_flush :-
+    catch(flush_output(user_error), _, true),
+    flush_output.
 
 kk_top_(Chars, Mode, Result) :-
     kk_top_input,
@@ -704,6 +710,7 @@ kk_top_run(Goal, VNs, Mode, Result) :-
         bb_get(kk_top_count, N0),
         N is N0 + 1,
         bb_put(kk_top_count, N),
+        catch(flush_output(user_error), _, true),
         kk_fresh_line,
         kk_top_show(VNs, []),
         (   Det == true -> write('.'), nl, R = true

@@ -13,8 +13,8 @@ use rustyline::DefaultEditor;
 
 use kenken::process::Spawn;
 use kenken::prolog::toplevel::{
-    limit_memory, needs_kenken, quiet_panics, split_goals, Ended, Key, Mode, Setup, TopProcess,
-    TopResult, Toplevel,
+    ends_a_line, limit_memory, needs_kenken, quiet_panics, split_goals, Ended, Key, Mode, Setup,
+    TopProcess, TopResult, Toplevel, LINE_VAR,
 };
 
 /// The stack of the engine's thread: Scryer recurses deeply on big terms.
@@ -109,17 +109,21 @@ fn query_bounded(
     }
     args.extend(["--".into(), goal.into()]);
     let memory = setup.memory.unwrap_or(u64::MAX);
+    let line = tempfile::NamedTempFile::new()?;
     let mut child = Spawn::program(&std::env::current_exe()?, &args)
         .env(QUERY_MEMORY_VAR, &memory.to_string())
+        .env(LINE_VAR, &line.path().to_string_lossy())
         .terminal()
         .spawn()?;
+    // (our message on a line of its own, after what the goal showed)
+    let fresh = || if ends_a_line(line.path()) { "" } else { "\n" };
     let deadline = timeout.map(|t| Instant::now() + t);
     loop {
         if child.has_ended() {
             let status = child.wait();
             if let (Some(m), Some(s)) = (setup.memory, status) {
                 if s.signal() == Some(nix::sys::signal::Signal::SIGABRT as i32) {
-                    println!("{}", out_of_memory(m));
+                    println!("{}{}", fresh(), out_of_memory(m));
                     return Ok(2);
                 }
             }
@@ -127,7 +131,7 @@ fn query_bounded(
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             child.kill();
-            println!("% timed out");
+            println!("{}% timed out", fresh());
             return Ok(3);
         }
         std::thread::sleep(Duration::from_millis(10));
@@ -357,22 +361,25 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
     };
     let mut exit = 0;
     while let Some(goal) = reader.next()? {
-        match top.run(&goal, timeout, &mut |_| reader.lines.key())? {
+        let ended = top.run(&goal, timeout, &mut |_| reader.lines.key())?;
+        // (a message on a line of its own, after what the goal showed; Ctrl-C's ^C too)
+        let fresh = if top.ends_a_line() { "" } else { "\n" };
+        match ended {
             Ended::Done(TopResult::Halt(n)) => {
                 exit = n;
                 break;
             }
             Ended::Done(_) => {}
             Ended::Interrupted => println!("\n% interrupted"),
-            Ended::TimedOut => println!("\n% timed out"),
+            Ended::TimedOut => println!("{fresh}% timed out"),
             Ended::OutOfMemory(m) => {
                 println!(
-                    "\n{}; the session goes on in a fresh engine",
+                    "{fresh}{}; the session goes on in a fresh engine",
                     out_of_memory(m)
                 )
             }
             Ended::Failed(why) => {
-                println!("\n% {why}; the session goes on in a fresh engine")
+                println!("{fresh}% {why}; the session goes on in a fresh engine")
             }
         }
     }

@@ -231,6 +231,19 @@ pub struct Toplevel {
     at_line_start: Arc<AtomicBool>,
 }
 
+/// The environment variable that names a file where a top level's process keeps whether what
+/// it showed on standard output last ends a line (`1`, or nothing yet) or not (`0`): a parent
+/// that kills it (a timeout, the memory bound) then starts its own message on a line of its
+/// own ([`ends_a_line`]). (Scryer writes out what a goal wrote at its next write: the last
+/// `nl/0` of a goal that is killed is never shown.)
+pub const LINE_VAR: &str = "KENKEN_TOPLEVEL_LINE";
+
+/// Whether the top level whose [`LINE_VAR`] file is `file` left the output at the start of a
+/// line (or the file says nothing).
+pub fn ends_a_line(file: &Path) -> bool {
+    std::fs::read(file).map_or(true, |b| b.first() != Some(&b'0'))
+}
+
 /// What `host.pl` writes to user_output for the host (never shown): [`FRESH_LINE`] asks for a
 /// new line unless the output so far ends one; [`CLOCK`] for the wall-clock time, in
 /// milliseconds since the engine started, which the host sends back through user_input's
@@ -247,6 +260,10 @@ impl Toplevel {
         let loud = quiet.clone();
         let at_line_start = Arc::new(AtomicBool::new(true));
         let line_start = at_line_start.clone();
+        // (told to the parent that may kill this process, see LINE_VAR)
+        let mut line_file = std::env::var_os(LINE_VAR)
+            .and_then(|p| std::fs::OpenOptions::new().write(true).open(p).ok());
+        let mut told = true;
         let (mut clock, input) = InputStreamConfig::channel();
         let started = Instant::now();
         let out = OutputStreamConfig::callback(Box::new(move |buf| {
@@ -274,6 +291,12 @@ impl Toplevel {
             if !loud.load(Ordering::Relaxed) && !shown.is_empty() {
                 let mut o = std::io::stdout().lock();
                 let _ = o.write_all(&shown).and_then(|_| o.flush());
+                let now = line_start.load(Ordering::Relaxed);
+                if let (Some(f), true) = (line_file.as_mut(), now != told) {
+                    use std::os::unix::fs::FileExt;
+                    let _ = f.write_at(if now { b"1" } else { b"0" }, 0);
+                    told = now;
+                }
             }
         }));
         let hushed = quiet.clone();
@@ -822,8 +845,14 @@ impl TopProcess {
             setup: self.setup.clone(),
         })
         .context("encoding the top level's setup")?;
-        let child =
-            Spawn::worker("toplevel").and_then(|s| s.env(TOP_VAR, &env).terminal().spawn())?;
+        let line = self.line_file();
+        std::fs::write(&line, b"1").with_context(|| format!("writing {}", line.display()))?;
+        let child = Spawn::worker("toplevel").and_then(|s| {
+            s.env(TOP_VAR, &env)
+                .env(LINE_VAR, &line.to_string_lossy())
+                .terminal()
+                .spawn()
+        })?;
         // Both ends of both pipes stay open here for the child's whole life (a read end of
         // its own for the requests keeps the child's writes to it from failing).
         let to_child = std::fs::OpenOptions::new()
@@ -983,6 +1012,17 @@ impl TopProcess {
         };
         self.kill();
         Ok(ended)
+    }
+
+    /// The child's [`LINE_VAR`] file.
+    fn line_file(&self) -> PathBuf {
+        self.dir.join("line")
+    }
+
+    /// Whether what the engine showed last ends a line (so that a message after a goal that
+    /// was stopped starts on a line of its own).
+    pub fn ends_a_line(&self) -> bool {
+        ends_a_line(&self.line_file())
     }
 
     /// Waits until the engine is loaded and the files of the setup consulted: `Some` when

@@ -1264,3 +1264,39 @@ fn repl_runaway_recursion_is_a_resource_error_and_the_session_goes_on() {
     p.exp_eof().unwrap();
     assert_eq!(exit_code(&p), Some(0));
 }
+
+#[test]
+fn query_our_messages_start_on_a_line_of_their_own() {
+    let nk = &["--no-kenken", "--timeout", "1"];
+    // The goal's last nl/0 is shown (Scryer had not written it out when it was stopped).
+    assert_eq!(
+        query_with(nk, "write(a), nl, write(b), nl, repeat, fail."),
+        ("a\nb\n% timed out\n".into(), 3)
+    );
+    assert_eq!(
+        query_with(nk, "write(a), repeat, fail."),
+        ("a\n% timed out\n".into(), 3)
+    );
+    // user_error keeps its last newline when it is not a terminal.
+    let out = kenken()
+        .args(["query", "--no-kenken", "--"])
+        .arg("write(user_error, x), nl(user_error), write(y), nl.")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "x\n");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "y\ntrue.\n");
+}
+
+#[test]
+fn repl_timeout_message_starts_on_a_line_of_its_own() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken", "--timeout", "1"]);
+    p.send_line("write(abc), repeat, fail.").unwrap();
+    p.exp_string("abc\r\n% timed out").unwrap();
+    // (no empty line when the output ended a line)
+    p.send_line("write(a), nl, flush_output, repeat, fail.")
+        .unwrap();
+    p.exp_string("\r\na\r\n% timed out").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
