@@ -14,7 +14,9 @@ use kenken::prolog::toplevel::Setup;
 /// options (`--limit`, `--consult`, `--no-kenken`) in a child process: they keep their names.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The goal, e.g. 'kenken(2, [], T).'
+    /// The goal, e.g. 'kenken(2, [], T).' (one starting with '-', such as '- 1 =:= X.', is a
+    /// goal too)
+    #[arg(allow_hyphen_values = true)]
     goal: String,
     /// Print at most this many answers.
     #[arg(long, default_value_t = 10, value_parser = at_least_one)]

@@ -1300,3 +1300,24 @@ fn repl_timeout_message_starts_on_a_line_of_its_own() {
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
+
+#[test]
+fn query_goal_may_start_with_a_minus() {
+    let nk = &["--no-kenken"];
+    assert_eq!(query_with(nk, "- X = -(1)."), ("X = 1.\n".into(), 0));
+    // (without `--` too, after the options or before them)
+    let out = kenken()
+        .args(["query", "--no-kenken", "- X = -(1)."])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "X = 1.\n");
+    assert_eq!(out.status.code(), Some(0));
+    let out = kenken()
+        .args(["query", "-X = -(2).", "--no-kenken"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "X = 2.\n");
+    let (out, code) = query_with(nk, "- 1 =:= X.");
+    assert!(out.contains("instantiation_error"), "{out}");
+    assert_eq!(code, 2);
+}
