@@ -417,7 +417,11 @@ kk_statistics2(Key, _) :-
 kk_statistics_key(K) :-
     member(K, [runtime, cpu_time, process_cputime, real_time, walltime, inferences]).
 
-kk_statistics(inferences, I) :- !, '$inference_count'(I).
+kk_statistics(inferences, I) :-
+    !,
+    '$inference_count'(I0),
+    (   bb_get(kk_inference_offset, O) -> true ; O = 0 ),
+    I is I0 + O.
 kk_statistics(Key, [T, D]) :-
     kk_clock(Key, Clock),
     kk_clock_ms(Clock, T),
@@ -432,10 +436,30 @@ kk_clock(process_cputime, cpu).
 kk_clock(real_time, wall).
 kk_clock(walltime, wall).
 
-kk_clock_ms(cpu, T) :- '$cpu_now'(S), T is truncate(S * 1000).
+kk_clock_ms(cpu, T) :-
+    '$cpu_now'(S),
+    (   bb_get(kk_cpu_offset, O) -> true ; O = 0 ),
+    T is truncate(S * 1000) + O.
+
 kk_clock_ms(wall, T) :- kk_wall_ms(T).
 
-% kk_wall_ms(-T): milliseconds since the engine started. Scryer has no wall clock with less
+% kk_clock_offsets(+CpuMs, +Inferences): the session's runtime and inferences go on from
+% CpuMs and Inferences (where the engine before this one left them, or 0): what the engine
+% took to load is not counted.
+kk_clock_offsets(C, I) :-
+    '$cpu_now'(S),
+    O is C - truncate(S * 1000),
+    bb_put(kk_cpu_offset, O),
+    '$inference_count'(I0),
+    IO is I - I0,
+    bb_put(kk_inference_offset, IO).
+
+% kk_clocks(-CpuOffset, -Inferences): for the host, to start the next engine's clocks.
+kk_clocks(O, I) :-
+    (   bb_get(kk_cpu_offset, O) -> true ; O = 0 ),
+    kk_statistics(inferences, I).
+
+% kk_wall_ms(-T): milliseconds since the session started (the host tells). Scryer has no wall clock with less
 % than a second's precision: the host gives it, as the answer to a request written to
 % user_output (see kk_fresh_line) and read from user_input's channel; where no host answers,
 % the CPU time stands in.

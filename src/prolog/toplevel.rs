@@ -265,7 +265,10 @@ impl Toplevel {
             .and_then(|p| std::fs::OpenOptions::new().write(true).open(p).ok());
         let mut told = true;
         let (mut clock, input) = InputStreamConfig::channel();
+        // (the session's clocks go on from where the engine before this one left them)
+        let clocks = Clocks::from_env();
         let started = Instant::now();
+        let origin = clocks.wall_origin;
         let out = OutputStreamConfig::callback(Box::new(move |buf| {
             let bytes = std::mem::take(buf.get_mut());
             buf.set_position(0);
@@ -279,7 +282,10 @@ impl Toplevel {
                         }
                     }
                     CLOCK => {
-                        let ms = started.elapsed().as_millis();
+                        let ms = match origin {
+                            Some(o) => epoch_ms().saturating_sub(o),
+                            None => started.elapsed().as_millis() as u64,
+                        };
                         let _ = clock.write_all(format!("{ms}.\n").as_bytes());
                     }
                     b => {
@@ -338,8 +344,10 @@ impl Toplevel {
         };
         let _ = machine
             .run_query(format!(
-                "kk_top_start({}), {homework}flush_output.",
-                quote_atom(&relay)
+                "kk_top_start({}), kk_clock_offsets({}, {}), {homework}flush_output.",
+                quote_atom(&relay),
+                clocks.cpu_ms,
+                clocks.inferences
             ))
             .count();
         quiet.store(false, Ordering::Relaxed);
@@ -408,6 +416,25 @@ impl Toplevel {
         match self.one(&goal, "R")? {
             Term::Atom(a) if a == "true" => Ok(TopResult::True),
             r => Ok(halt_code(&r).map_or(TopResult::False, TopResult::Halt)),
+        }
+    }
+
+    /// The engine's clocks: the offset from its process's CPU time to the session's (in
+    /// milliseconds), and the session's inferences so far (`statistics/2`).
+    fn clocks(&mut self) -> Result<(i64, u64), PrologError> {
+        let t = self.one("kk_clocks(B, I), R = B-I.", "R")?;
+        let number = |t: &Term| match t {
+            Term::Integer(i) => i.to_string().parse::<i64>().ok(),
+            _ => None,
+        };
+        match &t {
+            Term::Compound(h, args) if h == "-" && args.len() == 2 => {
+                match (number(&args[0]), number(&args[1])) {
+                    (Some(b), Some(i)) => Ok((b, i.max(0) as u64)),
+                    _ => Err(PrologError::Protocol(super::term_text(&t))),
+                }
+            }
+            _ => Err(PrologError::Protocol(super::term_text(&t))),
         }
     }
 
@@ -664,6 +691,59 @@ fn quote_atom(text: &str) -> String {
     s
 }
 
+/// The environment variable that gives a top level's engine the session's clocks as the
+/// engine before it left them ([`Clocks`]): `statistics/2` only grows across restarts.
+const CLOCKS_VAR: &str = "KENKEN_TOPLEVEL_CLOCKS";
+
+/// Where a top level's clocks start (`statistics/2`): `walltime` counts from `wall_origin`
+/// (milliseconds since the Unix epoch; `None`: from the engine's start), `runtime` from
+/// `cpu_ms` and `inferences` from `inferences`, both counting only what the user's goals take
+/// (not the engine's load).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Clocks {
+    wall_origin: Option<u64>,
+    cpu_ms: u64,
+    inferences: u64,
+}
+
+impl Clocks {
+    /// The clocks [`CLOCKS_VAR`] gives (`ORIGIN CPU INFERENCES`), or fresh ones.
+    fn from_env() -> Clocks {
+        let text = std::env::var(CLOCKS_VAR).unwrap_or_default();
+        let n: Vec<u64> = text
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        match n[..] {
+            [w, c, i] => Clocks {
+                wall_origin: Some(w),
+                cpu_ms: c,
+                inferences: i,
+            },
+            _ => Clocks::default(),
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+fn epoch_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The CPU time (user and system) of this process's children that have ended and been
+/// reaped, in milliseconds.
+fn children_cpu_ms() -> u64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0, |u| {
+        let ms = |t: nix::sys::time::TimeVal| {
+            (t.tv_sec() as i64 * 1000 + t.tv_usec() as i64 / 1000).max(0) as u64
+        };
+        ms(u.user_time()) + ms(u.system_time())
+    })
+}
+
 /// The environment variable that gives the child top level its two pipes and setup.
 const TOP_VAR: &str = "KENKEN_TOPLEVEL";
 
@@ -680,10 +760,13 @@ enum Request {
     Restore(String),
 }
 
+/// What the child tells its parent: `Ready` with its engine's CPU offset (the session's CPU
+/// time is its process's plus this, in milliseconds); `Done` with the goal's end, the state
+/// after it (when asked for) and the session's inferences.
 #[derive(Serialize, Deserialize)]
 enum Reply {
-    Ready,
-    Done(TopResult, Option<String>),
+    Ready(i64),
+    Done(TopResult, Option<String>, Option<u64>),
     Failed(String),
 }
 
@@ -712,23 +795,25 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
     for f in &setup.setup.consult {
         // (a file that halts ends the session before it starts, with its code)
         if let Ok(TopResult::Halt(n)) = top.consult(f) {
-            return send(&Reply::Done(TopResult::Halt(n), None));
+            return send(&Reply::Done(TopResult::Halt(n), None, None));
         }
     }
-    send(&Reply::Ready)?;
+    let (cpu_offset, _) = top.clocks().unwrap_or((0, 0));
+    send(&Reply::Ready(cpu_offset))?;
     let ask = Mode::Ask(setup.to_child.clone(), setup.from_child.clone());
     for line in requests.lines() {
         let line = line?;
         let (reply, failed) = match serde_json::from_str::<Request>(&line) {
             Ok(Request::Goal(g, keep_state)) => match top.run(&g, &ask) {
-                Ok(r) => (
-                    Reply::Done(r, if keep_state { top.state().ok() } else { None }),
-                    false,
-                ),
+                Ok(r) => {
+                    let state = if keep_state { top.state().ok() } else { None };
+                    let inferences = top.clocks().ok().map(|(_, i)| i);
+                    (Reply::Done(r, state, inferences), false)
+                }
                 Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Ok(Request::Restore(g)) => match top.restore(&g) {
-                Ok(()) => (Reply::Done(TopResult::True, None), false),
+                Ok(()) => (Reply::Done(TopResult::True, None, None), false),
                 Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Err(e) => (Reply::Failed(e.to_string()), false),
@@ -779,6 +864,10 @@ struct Running {
     replies: Receiver<String>,
     /// Whether the child said it is ready (its engine loaded).
     ready: bool,
+    /// The offset from its CPU time to the session's, once it is ready (`Reply::Ready`).
+    cpu_offset: Option<i64>,
+    /// [`children_cpu_ms`] before it started.
+    children_cpu: u64,
 }
 
 /// What [`TopProcess::wait`] saw.
@@ -802,6 +891,8 @@ pub struct TopProcess {
     running: Option<Running>,
     /// The session's state after the last goal that ended, replayed after a kill.
     state: Option<String>,
+    /// Where the next engine's clocks start (`statistics/2`).
+    clocks: Clocks,
 }
 
 static NEXT_DIR: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -817,6 +908,10 @@ impl TopProcess {
             dir,
             running: None,
             state: None,
+            clocks: Clocks {
+                wall_origin: Some(epoch_ms()),
+                ..Clocks::default()
+            },
         };
         p.spawn()?;
         Ok(p)
@@ -847,8 +942,16 @@ impl TopProcess {
         .context("encoding the top level's setup")?;
         let line = self.line_file();
         std::fs::write(&line, b"1").with_context(|| format!("writing {}", line.display()))?;
+        let clocks = format!(
+            "{} {} {}",
+            self.clocks.wall_origin.unwrap_or_else(epoch_ms),
+            self.clocks.cpu_ms,
+            self.clocks.inferences
+        );
+        let children_cpu = children_cpu_ms();
         let child = Spawn::worker("toplevel").and_then(|s| {
             s.env(TOP_VAR, &env)
+                .env(CLOCKS_VAR, &clocks)
                 .env(LINE_VAR, &line.to_string_lossy())
                 .terminal()
                 .spawn()
@@ -880,6 +983,8 @@ impl TopProcess {
             to_child,
             replies,
             ready: false,
+            cpu_offset: None,
+            children_cpu,
         });
         Ok(())
     }
@@ -890,14 +995,15 @@ impl TopProcess {
             return Ok(None);
         }
         match self.wait(None, &mut |_| Key::Stop)? {
-            Waited::Reply(Reply::Ready) => {
+            Waited::Reply(Reply::Ready(cpu_offset)) => {
                 if let Some(r) = self.running.as_mut() {
                     r.ready = true;
+                    r.cpu_offset = Some(cpu_offset);
                 }
                 Ok(None)
             }
             // (a consulted file called halt/0,1)
-            w @ Waited::Reply(Reply::Done(TopResult::Halt(_), _)) => Ok(Some(w)),
+            w @ Waited::Reply(Reply::Done(TopResult::Halt(_), ..)) => Ok(Some(w)),
             Waited::Reply(_) => Err(PrologError::Failed("the top level did not start".into())),
             w => Ok(Some(w)),
         }
@@ -982,6 +1088,11 @@ impl TopProcess {
     fn kill(&mut self) {
         if let Some(mut r) = self.running.take() {
             r.child.kill();
+            // (the CPU time its goals took, the one stopped too, goes on in the next engine)
+            if let Some(offset) = r.cpu_offset {
+                let spent = children_cpu_ms().saturating_sub(r.children_cpu) as i64;
+                self.clocks.cpu_ms = self.clocks.cpu_ms.max((spent + offset).max(0) as u64);
+            }
             for p in &r.pipes {
                 let _ = std::fs::remove_file(p);
             }
@@ -1007,7 +1118,7 @@ impl TopProcess {
             Waited::Died(true, _) => Ended::Interrupted,
             Waited::Died(false, how) => Ended::Failed(how),
             Waited::Reply(Reply::Failed(e)) => Ended::Failed(e),
-            Waited::Reply(Reply::Done(r, _)) => Ended::Done(r),
+            Waited::Reply(Reply::Done(r, ..)) => Ended::Done(r),
             Waited::Reply(_) => Ended::Failed("the engine answered out of turn".into()),
         };
         self.kill();
@@ -1053,9 +1164,12 @@ impl TopProcess {
         self.send(&Request::Goal(goal.to_string(), true))?;
         let deadline = timeout.map(|t| Instant::now() + t);
         match self.wait(deadline, key)? {
-            Waited::Reply(Reply::Done(r, state)) => {
+            Waited::Reply(Reply::Done(r, state, inferences)) => {
                 if state.is_some() {
                     self.state = state;
+                }
+                if let Some(i) = inferences {
+                    self.clocks.inferences = i;
                 }
                 if r == TopResult::OutOfMemory {
                     // (its engine holds the memory it took: a fresh one gets the state back)

@@ -1321,3 +1321,27 @@ fn query_goal_may_start_with_a_minus() {
     assert!(out.contains("instantiation_error"), "{out}");
     assert_eq!(code, 2);
 }
+
+#[test]
+fn repl_statistics_keep_growing_across_a_restart() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken", "--timeout", "1"]);
+    p.send_line(
+        "numlist(1, 100000, _), statistics(runtime, [A, _]), statistics(walltime, [W, _]), \
+         statistics(inferences, I), assertz(t0(A, W, I)), write(saved), nl.",
+    )
+    .unwrap();
+    p.exp_string("saved").unwrap();
+    p.exp_string("?- ").unwrap();
+    p.send_line("repeat, fail.").unwrap();
+    p.exp_string("% timed out").unwrap();
+    // The fresh engine's clocks go on from the old one's (SWI and GNU only count up).
+    p.send_line(
+        "t0(A0, W0, I0), statistics(runtime, [A, _]), statistics(walltime, [W, _]), \
+         statistics(inferences, I), (A >= A0, W > W0, I > I0 -> write(grew) ; write(restarted)), nl.",
+    )
+    .unwrap();
+    p.exp_string("\r\ngrew").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
