@@ -36,8 +36,8 @@ pub struct Args {
     memory: u64,
 }
 
-/// Runs the goal; the exit code is the goal's (0 answered, 1 false, 2 error, 3 a limit,
-/// `halt(N)`: N).
+/// Runs the goal; the exit code is the goal's (0 answered, 1 false, 2 an error or the memory
+/// bound, 3 a limit, `halt(N)`: N).
 pub fn run(args: Args) -> Result<ExitCode> {
     let setup = Setup {
         no_kenken: args.no_kenken,

@@ -21,6 +21,15 @@
 //! (Scryer's own `user_input` reads nothing without its line editor; in `query` one relay
 //! serves every goal, in turn), reading past the end of the input gives `end_of_file`, and a
 //! goal Scryer panics on is told as an error.
+//!
+//! What happened is said as a Prolog user expects (issue 37): an uncaught exception is written
+//! as Scryer's top level writes it (`throw(true)`, never `true.`); `halt/0,1` ends the session
+//! wherever it is called (the engine's own would only fail: `host.pl` turns it into an
+//! exception the host obeys); a consulted file that defines one of the homework's predicates
+//! replaces `kenken.pl` wholly ([`Setup::loads_kenken`]); the engine's process has a memory
+//! bound ([`Setup::memory`], [`limit_memory`]), reaching which is a resource error after which
+//! a fresh engine gets the state back; a message after a goal that was stopped starts on a
+//! line of its own ([`LINE_VAR`]); and `statistics/2` goes on across restarts (`Clocks`).
 
 use crate::error::Context;
 use crate::process::{Child, Spawn};
@@ -736,11 +745,9 @@ fn epoch_ms() -> u64 {
 /// reaped, in milliseconds.
 fn children_cpu_ms() -> u64 {
     use nix::sys::resource::{getrusage, UsageWho};
+    use nix::sys::time::TimeValLike;
     getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0, |u| {
-        let ms = |t: nix::sys::time::TimeVal| {
-            (t.tv_sec() as i64 * 1000 + t.tv_usec() as i64 / 1000).max(0) as u64
-        };
-        ms(u.user_time()) + ms(u.system_time())
+        (u.user_time().num_milliseconds() + u.system_time().num_milliseconds()).max(0) as u64
     })
 }
 
