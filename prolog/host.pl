@@ -949,10 +949,10 @@ goal_expansion(G, _) :-
     fail.
 goal_expansion(bb_put(K, V), user:kk_bb_put(K, V)).
 % (halt/0,1 in the code of a consulted file, its directives and initialization/1 goals: the
-% host ends the session with its code, as kk_halts/2 does for the goals typed; the engine's own
-% halt would only fail)
-goal_expansion(halt, user:throw(kk_halt(0))).
-goal_expansion(halt(C), user:kk_halt_(C)).
+% top level ends the session with its code, as kk_halts/2 does for the goals typed; the
+% engine's own halt would only fail. Only in a top level's engine: kk_top_start/1 ran.)
+goal_expansion(halt, user:throw(kk_halt(0))) :- bb_get(kk_relay, _).
+goal_expansion(halt(C), user:kk_halt_(C)) :- bb_get(kk_relay, _).
 goal_expansion(G, user:kk_recorded(G)) :-
     kk_import_goal(G),
     bb_get(kk_loading, true),
