@@ -81,7 +81,8 @@ kk_goal_item(G, goal(G)).
     reads (`kenken query`: nobody types, and what one goal leaves of the input is the next
     one's), false otherwise (see kk_reader_start/0).
     Result is true (an answer was shown), false, error (a syntax error or uncaught exception,
-    printed as Scryer prints it), limit (Limit answers shown, more may exist) or halt(Code)
+    printed as Scryer prints it), limit (Limit answers shown, more may exist), memory (the
+    heap could not grow: the host says so) or halt(Code)
     (halt/0,1 was called, even inside ','/2, ;/2, ->/2, \+/1, call/1, findall/3 ...).
     Nothing is left behind: no choice point, no exception.
 */
@@ -89,12 +90,13 @@ kk_goal_item(G, goal(G)).
 kk_top(Text, Mode, Reads, Result) :-
     kk_chars(Text, Chars),
     bb_put(kk_top_reads, Reads),
+    bb_put(kk_top_count, 0),
     (   catch(kk_top_(Chars, Mode, Result0), Ball, kk_top_ball(Ball, Result0))
     ->  Result = Result0
     ;   Result = error
     ),
     (   Reads == keep -> true ; kk_reader_stop ),
-    flush_output.
+    kk_flush.
 
 % kk_chars(+Text, -Chars): the host's "text" as characters, whatever the flag double_quotes
 % made of it (codes, an atom).
@@ -109,6 +111,12 @@ kk_chars(Text, Chars) :-
 % starts on a line of its own after a goal's own output (write(hello) then true.).
 kk_fresh_line :- put_char('\x1\').
 
+% kk_flush: what the goal wrote to user_error is shown too (its last nl/0 is written out only
+% at the next write or flush), then user_output.
+kk_flush :-
+    catch(flush_output(user_error), _, true),
+    flush_output.
+
 kk_top_(Chars, Mode, Result) :-
     kk_top_input,
     catch(kk_read_goal(Chars, Goal0, VNs), E, true),
@@ -119,11 +127,29 @@ kk_top_(Chars, Mode, Result) :-
     ).
 
 kk_top_ball(kk_halt(Code), halt(Code)) :- !, kk_fresh_line.
+% The heap could not grow (the memory bound): the host says so (Result memory). Scryer 0.10
+% throws the term its heap holds where it meant its resource_error(memory) to be: the goal
+% that kk_top/4 runs, built there first.
+kk_top_ball(Ball, memory) :-
+    nonvar(Ball),
+    (   Ball = kk_top(_, _, _, _) ; Ball = resource_error(memory) ),
+    !,
+    kk_fresh_line.
 kk_top_ball(Ball, error) :-
     kk_fresh_line,
-    write('   '),
-    write_term(Ball, [quoted(true), max_depth(20)]),
-    write('.'), nl.
+    kk_write_error(Ball),
+    nl.
+
+% kk_write_error(+Ball): an uncaught exception as Scryer's top level writes it (loader.pl,
+% write_error/1): an error(_, _) term as it is, any other ball as throw(Ball), so that it never
+% looks like an answer (throw(true) is not true); indented by three spaces when no answer came
+% before it; a string as "text" when double_quotes is chars.
+kk_write_error(Ball) :-
+    (   bb_get(kk_top_count, N), integer(N), N > 0 -> true ; write('   ') ),
+    (   current_prolog_flag(double_quotes, chars) -> DQ = true ; DQ = false ),
+    (   nonvar(Ball), functor(Ball, error, 2) -> T = Ball ; T = throw(Ball) ),
+    write_term(T, [quoted(true), numbervars(true), double_quotes(DQ)]),
+    write('.').
 
 % kk_halts(+Goal0, -Goal): halt/0,1 in Goal0's control constructs become kk_halt exceptions,
 % so that the host ends the session (after saving what it must) instead of the engine. The
@@ -239,7 +265,7 @@ kk_clause_head((H :- _), H) :- !, callable(H).
 kk_clause_head((:- _), _) :- !, fail.
 kk_clause_head(H, H) :- callable(H).
 
-kk_user_clause((:- G)) :- !, ( catch(G, E, (kk_top_ball(E, _), fail)) -> true ; true ).
+kk_user_clause((:- G)) :- !, ( catch(G, E, (kk_unless_halt(E, (kk_top_ball(E, _), fail)))) -> true ; true ).
 kk_user_clause(C) :- kk_assert(assertz, C).
 
 % kk_consult(+Files): consults each file and remembers it for make/0 and for the replay after
@@ -263,10 +289,12 @@ kk_loader_throws :-
 
 kk_consult_one(F) :-
     must_be(atom, F),
+    kk_not_homework(F),
     kk_all_libraries,
     kk_loader_throws,
     catch(( kk_loading(consult(F)) -> R = true ; R = false ), E, R = error(E)),
     (   R == true -> kk_remember(F)
+    ;   R = error(kk_halt(C)) -> kk_remember(F), throw(kk_halt(C))
     ;   R = error(error(existence_error(source_sink, _), _))
     ->  write('% '), write(F), write(': no such file'), nl,
         fail
@@ -285,6 +313,34 @@ kk_remember(F) :-
     (   bb_get(kk_file_flags, FFs0) -> true ; FFs0 = [] ),
     (   select(F-_, FFs0, FFs1) -> true ; FFs1 = FFs0 ),
     bb_put(kk_file_flags, [F-Flags | FFs1]).
+
+% kk_not_homework(+F): F does not define the homework's predicates while kenken.pl is loaded
+% (bb kk_homework, set by the host then): a student's own kenken.pl is never mixed with ours
+% (their kenken/3 beside our plain_kenken/3). One that does is not loaded, and said so; the
+% host loads none of ours when such a file is consulted at the start (Setup::loads_kenken).
+kk_not_homework(F) :-
+    (   bb_get(kk_homework, PIs),
+        kk_source_name(F, Name),
+        catch(open(Name, read, S), _, fail),
+        call_cleanup(kk_defines_one(S, PIs, PI), close(S))
+    ->  write('% '), write(Name), write(' defines '), writeq(PI),
+        write(', which kenken.pl defines: not loaded beside it.'), nl,
+        write('% To test your own predicates alone: kenken repl '), write(Name),
+        write(', or kenken query --consult '), write(Name), write(' GOAL'), nl,
+        fail
+    ;   true
+    ).
+
+% kk_defines_one(+S, +PIs, -PI): a clause read from S (up to its end or a syntax error)
+% defines PI, one of PIs.
+kk_defines_one(S, PIs, PI) :-
+    catch(read_term(S, T, []), _, fail),
+    nonvar(T),
+    T \== end_of_file,
+    (   kk_clause_head(T, H), functor(H, N, A), memberchk(N/A, PIs)
+    ->  PI = N/A
+    ;   kk_defines_one(S, PIs, PI)
+    ).
 
 % kk_unopened(+E): E says the file could not be opened (it is then not remembered).
 kk_unopened(error(permission_error(_, source_sink, _), _)).
@@ -321,9 +377,17 @@ kk_visible([Name = V | Bs0], Bs) :-
     (   atom_chars(Name, ['_' | _]) -> Bs = Bs1 ; Bs = [Name = V | Bs1] ),
     kk_visible(Bs0, Bs1).
 
-% kk_top_consult(+File, -R): consults File for the host, R = true or false (reported).
+% kk_top_consult(+File, -R): consults File for the host, R = true, false (reported) or
+% halt(Code) (the file called halt/0,1, in a directive or initialization/1).
 kk_top_consult(F, R) :-
-    (   catch(kk_consult_one(F), E, (kk_top_ball(E, _), fail)) -> R = true ; R = false ),
+    bb_put(kk_top_count, 0),
+    (   catch(kk_consult_one(F), E, true)
+    ->  (   var(E) -> R = true
+        ;   E = kk_halt(C) -> R = halt(C)
+        ;   kk_top_ball(E, _), R = false
+        )
+    ;   R = false
+    ),
     kk_fresh_line,
     flush_output.
 
@@ -333,7 +397,7 @@ make :-
     maplist(kk_make_one, Files).
 
 kk_make_one(F) :-
-    (   catch(kk_consult_one(F), E, (kk_top_ball(E, _), fail)) -> true ; true ).
+    (   catch(kk_consult_one(F), E, kk_unless_halt(E, (kk_top_ball(E, _), fail))) -> true ; true ).
 
 %% statistics/0, statistics/2 (kk_statistics0/0, kk_statistics2/2, which the top level
 %  makes statistics/0,2: src/prolog/toplevel.rs): as in GNU Prolog and SWI-Prolog. statistics(K, [Total, Since])
@@ -353,7 +417,11 @@ kk_statistics2(Key, _) :-
 kk_statistics_key(K) :-
     member(K, [runtime, cpu_time, process_cputime, real_time, walltime, inferences]).
 
-kk_statistics(inferences, I) :- !, '$inference_count'(I).
+kk_statistics(inferences, I) :-
+    !,
+    '$inference_count'(I0),
+    (   bb_get(kk_inference_offset, O) -> true ; O = 0 ),
+    I is I0 + O.
 kk_statistics(Key, [T, D]) :-
     kk_clock(Key, Clock),
     kk_clock_ms(Clock, T),
@@ -368,10 +436,30 @@ kk_clock(process_cputime, cpu).
 kk_clock(real_time, wall).
 kk_clock(walltime, wall).
 
-kk_clock_ms(cpu, T) :- '$cpu_now'(S), T is truncate(S * 1000).
+kk_clock_ms(cpu, T) :-
+    '$cpu_now'(S),
+    (   bb_get(kk_cpu_offset, O) -> true ; O = 0 ),
+    T is truncate(S * 1000) + O.
+
 kk_clock_ms(wall, T) :- kk_wall_ms(T).
 
-% kk_wall_ms(-T): milliseconds since the engine started. Scryer has no wall clock with less
+% kk_clock_offsets(+CpuMs, +Inferences): the session's runtime and inferences go on from
+% CpuMs and Inferences (where the engine before this one left them, or 0): what the engine
+% took to load is not counted.
+kk_clock_offsets(C, I) :-
+    '$cpu_now'(S),
+    O is C - truncate(S * 1000),
+    bb_put(kk_cpu_offset, O),
+    '$inference_count'(I0),
+    IO is I - I0,
+    bb_put(kk_inference_offset, IO).
+
+% kk_clocks(-CpuOffset, -Inferences): for the host, to start the next engine's clocks.
+kk_clocks(O, I) :-
+    (   bb_get(kk_cpu_offset, O) -> true ; O = 0 ),
+    kk_statistics(inferences, I).
+
+% kk_wall_ms(-T): milliseconds since the session started (the host tells). Scryer has no wall clock with less
 % than a second's precision: the host gives it, as the answer to a request written to
 % user_output (see kk_fresh_line) and read from user_input's channel; where no host answers,
 % the CPU time stands in.
@@ -646,6 +734,7 @@ kk_top_run(Goal, VNs, Mode, Result) :-
         bb_get(kk_top_count, N0),
         N is N0 + 1,
         bb_put(kk_top_count, N),
+        catch(flush_output(user_error), _, true),
         kk_fresh_line,
         kk_top_show(VNs, []),
         (   Det == true -> write('.'), nl, R = true
@@ -859,6 +948,11 @@ goal_expansion(G, _) :-
     bb_put(kk_code_reads, true),
     fail.
 goal_expansion(bb_put(K, V), user:kk_bb_put(K, V)).
+% (halt/0,1 in the code of a consulted file, its directives and initialization/1 goals: the
+% top level ends the session with its code, as kk_halts/2 does for the goals typed; the
+% engine's own halt would only fail. Only in a top level's engine: kk_top_start/1 ran.)
+goal_expansion(halt, user:throw(kk_halt(0))) :- bb_get(kk_relay, _).
+goal_expansion(halt(C), user:kk_halt_(C)) :- bb_get(kk_relay, _).
 goal_expansion(G, user:kk_recorded(G)) :-
     kk_import_goal(G),
     bb_get(kk_loading, true),

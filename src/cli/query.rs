@@ -14,7 +14,9 @@ use kenken::prolog::toplevel::Setup;
 /// options (`--limit`, `--consult`, `--no-kenken`) in a child process: they keep their names.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The goal, e.g. 'kenken(2, [], T).'
+    /// The goal, e.g. 'kenken(2, [], T).' (one starting with '-', such as '- 1 =:= X.', is a
+    /// goal too)
+    #[arg(allow_hyphen_values = true)]
     goal: String,
     /// Print at most this many answers.
     #[arg(long, default_value_t = 10, value_parser = at_least_one)]
@@ -28,14 +30,19 @@ pub struct Args {
     /// Wall-clock bound in seconds.
     #[arg(long, value_parser = seconds)]
     timeout: Option<f64>,
+    /// The memory the Prolog engine may take (e.g. 2G, 512M); past it the goal stops with a
+    /// resource error.
+    #[arg(long, default_value = "2G", value_parser = kenken::judge::parse_size)]
+    memory: u64,
 }
 
-/// Runs the goal; the exit code is the goal's (0 answered, 1 false, 2 error, 3 a limit,
-/// `halt(N)`: N).
+/// Runs the goal; the exit code is the goal's (0 answered, 1 false, 2 an error or the memory
+/// bound, 3 a limit, `halt(N)`: N).
 pub fn run(args: Args) -> Result<ExitCode> {
     let setup = Setup {
         no_kenken: args.no_kenken,
         consult: args.consult,
+        memory: Some(args.memory),
     };
     let code = crate::cli::toplevel::query(&args.goal, args.limit, setup, args.timeout)?;
     Ok(exit_code(code))

@@ -3,6 +3,7 @@
 
 use std::ffi::OsString;
 use std::io::{BufRead, IsTerminal, Read};
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -12,8 +13,8 @@ use rustyline::DefaultEditor;
 
 use kenken::process::Spawn;
 use kenken::prolog::toplevel::{
-    needs_kenken, quiet_panics, split_goals, Ended, Key, Mode, Setup, TopProcess, TopResult,
-    Toplevel,
+    ends_a_line, limit_memory, needs_kenken, quiet_panics, split_goals, Ended, Key, Mode, Setup,
+    TopProcess, TopResult, Toplevel, LINE_VAR,
 };
 
 /// The stack of the engine's thread: Scryer recurses deeply on big terms.
@@ -27,6 +28,7 @@ fn code(r: TopResult) -> i32 {
         TopResult::Error => 2,
         TopResult::Limit => 3,
         TopResult::Halt(n) => n,
+        TopResult::OutOfMemory => 2,
     }
 }
 
@@ -36,8 +38,13 @@ fn code(r: TopResult) -> i32 {
 /// consulted. With a timeout the query runs in a child process (this program again, without the
 /// timeout), killed when time is up.
 pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Result<i32> {
-    if let Some(t) = timeout {
-        return query_bounded(goal, limit, &setup, Duration::from_secs_f64(t.max(0.0)));
+    // (the child that runs the goal under its bounds: see query_bounded)
+    let inner_memory = std::env::var(QUERY_MEMORY_VAR)
+        .ok()
+        .and_then(|m| m.parse::<u64>().ok());
+    if inner_memory.is_none() && (timeout.is_some() || setup.memory.is_some()) {
+        let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
+        return query_bounded(goal, limit, &setup, timeout);
     }
     let split = split_goals(goal);
     let mut goals = split.complete;
@@ -47,22 +54,33 @@ pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Re
         goals.push(goal.to_string());
     }
     // kenken.pl (most of the start-up) only for goals that may need it
-    let no_kenken = setup.no_kenken || (setup.consult.is_empty() && !needs_kenken(goal));
+    // (and not when a file consulted defines the homework's predicates: it answers alone)
+    let no_kenken = !setup.loads_kenken() || (setup.consult.is_empty() && !needs_kenken(goal));
     quiet_panics();
     std::thread::Builder::new()
         .name("kenken-query".into())
         .stack_size(STACK)
         .spawn(move || -> Result<i32> {
+            // (once this thread's stack is reserved: the bound is on what the engine takes)
+            if let Some(m) = inner_memory {
+                limit_memory(m)?;
+            }
             let mut top = Toplevel::new(no_kenken);
             for f in &setup.consult {
-                if top.consult(f)? != TopResult::True {
-                    return Ok(2);
+                match top.consult(f)? {
+                    TopResult::True => {}
+                    TopResult::Halt(n) => return Ok(n),
+                    _ => return Ok(2),
                 }
             }
             for g in &goals {
-                let c = code(top.run(g, &Mode::Batch(limit))?);
-                if c != 0 {
-                    return Ok(c);
+                let r = top.run(g, &Mode::Batch(limit))?;
+                if let (TopResult::OutOfMemory, Some(m)) = (r, inner_memory) {
+                    println!("{}", out_of_memory(m));
+                }
+                // (halt/0,1 ends the query, whatever its code: the goals after it do not run)
+                if matches!(r, TopResult::Halt(_)) || code(r) != 0 {
+                    return Ok(code(r));
                 }
             }
             Ok(0)
@@ -71,7 +89,17 @@ pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Re
         .map_err(|_| anyhow::anyhow!("the query stopped"))?
 }
 
-fn query_bounded(goal: &str, limit: usize, setup: &Setup, timeout: Duration) -> Result<i32> {
+/// The environment variable that tells a bounded query's child its memory bound, in bytes.
+const QUERY_MEMORY_VAR: &str = "KENKEN_QUERY_MEMORY";
+
+/// A query with bounds: this program again, as the same query, in a child process bounded by
+/// `setup.memory` (reaching it is a resource error) and killed after `timeout`.
+fn query_bounded(
+    goal: &str,
+    limit: usize,
+    setup: &Setup,
+    timeout: Option<Duration>,
+) -> Result<i32> {
     let mut args: Vec<OsString> = vec!["query".into(), "--limit".into(), limit.to_string().into()];
     for f in &setup.consult {
         args.extend(["--consult".into(), f.clone().into_os_string()]);
@@ -80,21 +108,42 @@ fn query_bounded(goal: &str, limit: usize, setup: &Setup, timeout: Duration) -> 
         args.push("--no-kenken".into());
     }
     args.extend(["--".into(), goal.into()]);
+    let memory = setup.memory.unwrap_or(u64::MAX);
+    let line = tempfile::NamedTempFile::new()?;
     let mut child = Spawn::program(&std::env::current_exe()?, &args)
+        .env(QUERY_MEMORY_VAR, &memory.to_string())
+        .env(LINE_VAR, &line.path().to_string_lossy())
         .terminal()
         .spawn()?;
-    let deadline = Instant::now() + timeout;
+    // (our message on a line of its own, after what the goal showed)
+    let fresh = || if ends_a_line(line.path()) { "" } else { "\n" };
+    let deadline = timeout.map(|t| Instant::now() + t);
     loop {
         if child.has_ended() {
-            return Ok(child.wait().and_then(|s| s.code()).unwrap_or(2));
+            let status = child.wait();
+            if let (Some(m), Some(s)) = (setup.memory, status) {
+                if s.signal() == Some(nix::sys::signal::Signal::SIGABRT as i32) {
+                    println!("{}{}", fresh(), out_of_memory(m));
+                    return Ok(2);
+                }
+            }
+            return Ok(status.and_then(|s| s.code()).unwrap_or(2));
         }
-        if Instant::now() >= deadline {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
             child.kill();
-            println!("% timed out");
+            println!("{}% timed out", fresh());
             return Ok(3);
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// What the top level says when a goal reached the memory bound `m` (`--memory`).
+fn out_of_memory(m: u64) -> String {
+    format!(
+        "% resource error: the goal reached the memory limit ({}, --memory)",
+        kenken::judge::size_text(m)
+    )
 }
 
 /// Where the top level reads its lines: a line editor with history on a terminal, plain standard
@@ -252,7 +301,15 @@ impl Reader {
                     self.pending.push('\n');
                 }
                 Line::Interrupted => self.pending.clear(),
-                Line::Eof => return Ok(None),
+                // (the end of the input, Ctrl-D, ends the session at the prompt; within a goal
+                // it ends the goal, which runs as it is: a syntax error, said as such, and the
+                // session goes on, as in SWI-Prolog and GNU Prolog)
+                Line::Eof if self.pending.trim().is_empty() => return Ok(None),
+                Line::Eof => {
+                    let goal = std::mem::take(&mut self.pending);
+                    self.queue.push_back(goal.trim_end().to_string());
+                    continue;
+                }
             }
             let goals = split_goals(&self.pending);
             self.queue.extend(goals.complete);
@@ -289,7 +346,14 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
         }
     };
     let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
+    let files = !setup.consult.is_empty();
     let mut top = TopProcess::start(setup)?;
+    // (files are consulted before the first prompt, as Scryer does: one may halt)
+    if files {
+        if let Some(Ended::Done(TopResult::Halt(n))) = top.started()? {
+            return Ok(n);
+        }
+    }
     let mut reader = Reader {
         lines,
         queue: Default::default(),
@@ -297,16 +361,25 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
     };
     let mut exit = 0;
     while let Some(goal) = reader.next()? {
-        match top.run(&goal, timeout, &mut |_| reader.lines.key())? {
+        let ended = top.run(&goal, timeout, &mut |_| reader.lines.key())?;
+        // (a message on a line of its own, after what the goal showed; Ctrl-C's ^C too)
+        let fresh = if top.ends_a_line() { "" } else { "\n" };
+        match ended {
             Ended::Done(TopResult::Halt(n)) => {
                 exit = n;
                 break;
             }
             Ended::Done(_) => {}
             Ended::Interrupted => println!("\n% interrupted"),
-            Ended::TimedOut => println!("\n% timed out"),
+            Ended::TimedOut => println!("{fresh}% timed out"),
+            Ended::OutOfMemory(m) => {
+                println!(
+                    "{fresh}{}; the session goes on in a fresh engine",
+                    out_of_memory(m)
+                )
+            }
             Ended::Failed(why) => {
-                println!("\n% {why}; the session goes on in a fresh engine")
+                println!("{fresh}% {why}; the session goes on in a fresh engine")
             }
         }
     }

@@ -21,6 +21,15 @@
 //! (Scryer's own `user_input` reads nothing without its line editor; in `query` one relay
 //! serves every goal, in turn), reading past the end of the input gives `end_of_file`, and a
 //! goal Scryer panics on is told as an error.
+//!
+//! What happened is said as a Prolog user expects (issue 37): an uncaught exception is written
+//! as Scryer's top level writes it (`throw(true)`, never `true.`); `halt/0,1` ends the session
+//! wherever it is called (the engine's own would only fail: `host.pl` turns it into an
+//! exception the host obeys); a consulted file that defines one of the homework's predicates
+//! replaces `kenken.pl` wholly ([`Setup::loads_kenken`]); the engine's process has a memory
+//! bound ([`Setup::memory`], [`limit_memory`]), reaching which is a resource error after which
+//! a fresh engine gets the state back; a message after a goal that was stopped starts on a
+//! line of its own ([`LINE_VAR`]); and `statistics/2` goes on across restarts (`Clocks`).
 
 use crate::error::Context;
 use crate::process::{Child, Spawn};
@@ -75,6 +84,9 @@ pub enum TopResult {
     Limit,
     /// `halt/0,1` was called with this exit code.
     Halt(i32),
+    /// The engine's heap could not grow (the memory bound, [`Setup::memory`], was reached):
+    /// the goal was stopped, nothing shown. The engine keeps what it took: it is best replaced.
+    OutOfMemory,
 }
 
 /// How the top level goes on after an answer.
@@ -94,6 +106,131 @@ pub struct Setup {
     pub no_kenken: bool,
     /// Files to consult, in order.
     pub consult: Vec<PathBuf>,
+    /// The memory the engine's process may take besides what it had before its engine was
+    /// built (its stacks reserved, the program), in bytes (`--memory`); `None`: no bound.
+    #[serde(default)]
+    pub memory: Option<u64>,
+}
+
+/// Bounds this process's address space (`RLIMIT_AS`) to what it has now plus `bytes`: past
+/// that an allocation fails and the process aborts (`SIGABRT`), which the parent tells as a
+/// resource error ([`Ended::OutOfMemory`]). For the processes that run a top level's engine,
+/// before they build it.
+pub fn limit_memory(bytes: u64) -> Result<(), PrologError> {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    // (VmSize: the address space taken now, in kB)
+    let now = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmSize:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap_or(0)
+        .saturating_mul(1024);
+    let (_, hard) = getrlimit(Resource::RLIMIT_AS)
+        .map_err(std::io::Error::from)
+        .context("reading the memory limit")?;
+    let limit = bytes.saturating_add(now).min(hard);
+    setrlimit(Resource::RLIMIT_AS, limit, hard)
+        .map_err(std::io::Error::from)
+        .context("bounding the top level's memory")?;
+    Ok(())
+}
+
+impl Setup {
+    /// Whether the engine loads `kenken.pl`: not with `no_kenken`, nor when a file to consult
+    /// defines one of the homework's predicates ([`homework_defined`]): a student's own
+    /// `kenken.pl` answers alone, a predicate it lacks is an existence error (as in SWI-Prolog
+    /// and GNU Prolog), never ours.
+    pub fn loads_kenken(&self) -> bool {
+        !self.no_kenken && !self.consult.iter().any(|f| homework_defined(f).is_some())
+    }
+}
+
+/// The homework's predicates (`prolog/kenken.pl`, the spec's contract): a consulted file that
+/// defines any of them replaces `kenken.pl` wholly.
+const HOMEWORK: &[(&str, usize)] = &[
+    ("kenken", 3),
+    ("plain_kenken", 3),
+    ("kenken_testcase", 2),
+    ("noop_kenken", 4),
+    ("noop_kenken_testcase", 0),
+    ("noop_kenken_testcase", 2),
+];
+
+/// The first of the homework's predicates (`name/arity`) that the Prolog file `file` (or
+/// `file.pl`, as consult/1 finds it) defines: a clause whose head is one of them. The file is
+/// cut into clauses as a Prolog reader cuts it ([`split_goals`]); `None` when it cannot be
+/// read.
+pub fn homework_defined(file: &Path) -> Option<String> {
+    let text = std::fs::read(file)
+        .or_else(|_| {
+            let mut f = file.as_os_str().to_owned();
+            f.push(".pl");
+            std::fs::read(f)
+        })
+        .ok()?;
+    let text = String::from_utf8_lossy(&text);
+    split_goals(&text).complete.iter().find_map(|c| {
+        let (name, arity) = clause_head(c)?;
+        HOMEWORK
+            .iter()
+            .any(|&(n, a)| n == name && a == arity)
+            .then(|| format!("{name}/{arity}"))
+    })
+}
+
+/// The name and arity of the head of `clause` (text from [`split_goals`], which may start with
+/// comments); `None` for a directive or a head that is not a plain or quoted atom.
+fn clause_head(clause: &str) -> Option<(String, usize)> {
+    let mut t = clause.trim_start();
+    loop {
+        if let Some(r) = t.strip_prefix('%') {
+            t = r.split_once('\n').map_or("", |(_, r)| r).trim_start();
+        } else if let Some(r) = t.strip_prefix("/*") {
+            t = r.split_once("*/").map_or("", |(_, r)| r).trim_start();
+        } else {
+            break;
+        }
+    }
+    let (name, rest) = if let Some(r) = t.strip_prefix('\'') {
+        let end = r.find('\'')?;
+        (r[..end].to_string(), &r[end + 1..])
+    } else if t.starts_with(|c: char| c.is_lowercase()) {
+        let end = t.find(|c: char| !is_word_char(c)).unwrap_or(t.len());
+        (t[..end].to_string(), &t[end..])
+    } else {
+        return None;
+    };
+    let Some(args) = rest.strip_prefix('(') else {
+        return Some((name, 0));
+    };
+    // the arguments: commas at depth 1, outside quotes
+    let cs: Vec<char> = args.chars().collect();
+    let (mut depth, mut arity, mut i) = (1usize, 1usize, 0usize);
+    while i < cs.len() {
+        match cs[i] {
+            '\'' if i > 0 && cs[i - 1] == '0' && !(i > 1 && is_word_char(cs[i - 2])) => {
+                i += if cs.get(i + 1) == Some(&'\\') { 2 } else { 1 };
+            }
+            q @ ('\'' | '"' | '`') => {
+                i += 1;
+                while i < cs.len() && cs[i] != q {
+                    i += if cs[i] == '\\' { 2 } else { 1 };
+                }
+            }
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((name, arity));
+                }
+            }
+            ',' if depth == 1 => arity += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// One engine answering top-level goals on the real standard streams.
@@ -101,6 +238,19 @@ pub struct Toplevel {
     machine: Machine,
     /// Whether what user_output showed last ends a line (or nothing was shown yet).
     at_line_start: Arc<AtomicBool>,
+}
+
+/// The environment variable that names a file where a top level's process keeps whether what
+/// it showed on standard output last ends a line (`1`, or nothing yet) or not (`0`): a parent
+/// that kills it (a timeout, the memory bound) then starts its own message on a line of its
+/// own ([`ends_a_line`]). (Scryer writes out what a goal wrote at its next write: the last
+/// `nl/0` of a goal that is killed is never shown.)
+pub const LINE_VAR: &str = "KENKEN_TOPLEVEL_LINE";
+
+/// Whether the top level whose [`LINE_VAR`] file is `file` left the output at the start of a
+/// line (or the file says nothing).
+pub fn ends_a_line(file: &Path) -> bool {
+    std::fs::read(file).map_or(true, |b| b.first() != Some(&b'0'))
 }
 
 /// What `host.pl` writes to user_output for the host (never shown): [`FRESH_LINE`] asks for a
@@ -119,8 +269,15 @@ impl Toplevel {
         let loud = quiet.clone();
         let at_line_start = Arc::new(AtomicBool::new(true));
         let line_start = at_line_start.clone();
+        // (told to the parent that may kill this process, see LINE_VAR)
+        let mut line_file = std::env::var_os(LINE_VAR)
+            .and_then(|p| std::fs::OpenOptions::new().write(true).open(p).ok());
+        let mut told = true;
         let (mut clock, input) = InputStreamConfig::channel();
+        // (the session's clocks go on from where the engine before this one left them)
+        let clocks = Clocks::from_env();
         let started = Instant::now();
+        let origin = clocks.wall_origin;
         let out = OutputStreamConfig::callback(Box::new(move |buf| {
             let bytes = std::mem::take(buf.get_mut());
             buf.set_position(0);
@@ -134,7 +291,10 @@ impl Toplevel {
                         }
                     }
                     CLOCK => {
-                        let ms = started.elapsed().as_millis();
+                        let ms = match origin {
+                            Some(o) => epoch_ms().saturating_sub(o),
+                            None => started.elapsed().as_millis() as u64,
+                        };
                         let _ = clock.write_all(format!("{ms}.\n").as_bytes());
                     }
                     b => {
@@ -146,6 +306,12 @@ impl Toplevel {
             if !loud.load(Ordering::Relaxed) && !shown.is_empty() {
                 let mut o = std::io::stdout().lock();
                 let _ = o.write_all(&shown).and_then(|_| o.flush());
+                let now = line_start.load(Ordering::Relaxed);
+                if let (Some(f), true) = (line_file.as_mut(), now != told) {
+                    use std::os::unix::fs::FileExt;
+                    let _ = f.write_at(if now { b"1" } else { b"0" }, 0);
+                    told = now;
+                }
             }
         }));
         let hushed = quiet.clone();
@@ -177,10 +343,20 @@ impl Toplevel {
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
         // (flush what the loader wrote, quietly)
+        // (with kenken.pl, the homework's predicates are noted: a file consulted in the
+        // session that defines one is not loaded, see kk_consult_one/1 in host.pl)
+        let homework = if no_kenken {
+            String::new()
+        } else {
+            let pis: Vec<String> = HOMEWORK.iter().map(|(n, a)| format!("{n}/{a}")).collect();
+            format!("bb_put(kk_homework, [{}]), ", pis.join(", "))
+        };
         let _ = machine
             .run_query(format!(
-                "kk_top_start({}), flush_output.",
-                quote_atom(&relay)
+                "kk_top_start({}), kk_clock_offsets({}, {}), {homework}flush_output.",
+                quote_atom(&relay),
+                clocks.cpu_ms,
+                clocks.inferences
             ))
             .count();
         quiet.store(false, Ordering::Relaxed);
@@ -231,15 +407,16 @@ impl Toplevel {
             Term::Atom(a) if a == "false" => Ok(TopResult::False),
             Term::Atom(a) if a == "error" => Ok(TopResult::Error),
             Term::Atom(a) if a == "limit" => Ok(TopResult::Limit),
-            Term::Compound(h, args) if h == "halt" && args.len() == 1 => match &args[0] {
-                Term::Integer(i) => Ok(TopResult::Halt(i.to_string().parse().unwrap_or(2))),
-                _ => Ok(TopResult::Error),
-            },
+            Term::Atom(a) if a == "memory" => Ok(TopResult::OutOfMemory),
+            Term::Compound(h, _) if h == "halt" => {
+                Ok(halt_code(&r).map_or(TopResult::Error, TopResult::Halt))
+            }
             _ => Err(PrologError::Protocol(super::term_text(&r))),
         }
     }
 
-    /// Consults `file` (reported and survived when it does not load).
+    /// Consults `file` (reported and survived when it does not load): [`TopResult::Halt`]
+    /// when the file called `halt/0,1` (in a directive or an `initialization/1` goal).
     pub fn consult(&mut self, file: &Path) -> Result<TopResult, PrologError> {
         let goal = format!(
             "kk_top_consult({}, R).",
@@ -247,7 +424,26 @@ impl Toplevel {
         );
         match self.one(&goal, "R")? {
             Term::Atom(a) if a == "true" => Ok(TopResult::True),
-            _ => Ok(TopResult::False),
+            r => Ok(halt_code(&r).map_or(TopResult::False, TopResult::Halt)),
+        }
+    }
+
+    /// The engine's clocks: the offset from its process's CPU time to the session's (in
+    /// milliseconds), and the session's inferences so far (`statistics/2`).
+    fn clocks(&mut self) -> Result<(i64, u64), PrologError> {
+        let t = self.one("kk_clocks(B, I), R = B-I.", "R")?;
+        let number = |t: &Term| match t {
+            Term::Integer(i) => i.to_string().parse::<i64>().ok(),
+            _ => None,
+        };
+        match &t {
+            Term::Compound(h, args) if h == "-" && args.len() == 2 => {
+                match (number(&args[0]), number(&args[1])) {
+                    (Some(b), Some(i)) => Ok((b, i.max(0) as u64)),
+                    _ => Err(PrologError::Protocol(super::term_text(&t))),
+                }
+            }
+            _ => Err(PrologError::Protocol(super::term_text(&t))),
         }
     }
 
@@ -295,6 +491,22 @@ impl Toplevel {
                 "the Prolog engine failed on this goal (Scryer Prolog: {why})"
             )))
         })
+    }
+}
+
+/// The exit code of `halt(Code)` as the host's Prolog side reports it: Code as a process
+/// exit code (its low 8 bits, as the system keeps them; one too big for an `i64` is 2).
+fn halt_code(t: &Term) -> Option<i32> {
+    match t {
+        Term::Compound(h, args) if h == "halt" && args.len() == 1 => match &args[0] {
+            Term::Integer(i) => Some(
+                i.to_string()
+                    .parse::<i64>()
+                    .map_or(2, |n| (n & 0xff) as i32),
+            ),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -488,6 +700,57 @@ fn quote_atom(text: &str) -> String {
     s
 }
 
+/// The environment variable that gives a top level's engine the session's clocks as the
+/// engine before it left them ([`Clocks`]): `statistics/2` only grows across restarts.
+const CLOCKS_VAR: &str = "KENKEN_TOPLEVEL_CLOCKS";
+
+/// Where a top level's clocks start (`statistics/2`): `walltime` counts from `wall_origin`
+/// (milliseconds since the Unix epoch; `None`: from the engine's start), `runtime` from
+/// `cpu_ms` and `inferences` from `inferences`, both counting only what the user's goals take
+/// (not the engine's load).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Clocks {
+    wall_origin: Option<u64>,
+    cpu_ms: u64,
+    inferences: u64,
+}
+
+impl Clocks {
+    /// The clocks [`CLOCKS_VAR`] gives (`ORIGIN CPU INFERENCES`), or fresh ones.
+    fn from_env() -> Clocks {
+        let text = std::env::var(CLOCKS_VAR).unwrap_or_default();
+        let n: Vec<u64> = text
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        match n[..] {
+            [w, c, i] => Clocks {
+                wall_origin: Some(w),
+                cpu_ms: c,
+                inferences: i,
+            },
+            _ => Clocks::default(),
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+fn epoch_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The CPU time (user and system) of this process's children that have ended and been
+/// reaped, in milliseconds.
+fn children_cpu_ms() -> u64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    use nix::sys::time::TimeValLike;
+    getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0, |u| {
+        (u.user_time().num_milliseconds() + u.system_time().num_milliseconds()).max(0) as u64
+    })
+}
+
 /// The environment variable that gives the child top level its two pipes and setup.
 const TOP_VAR: &str = "KENKEN_TOPLEVEL";
 
@@ -504,10 +767,13 @@ enum Request {
     Restore(String),
 }
 
+/// What the child tells its parent: `Ready` with its engine's CPU offset (the session's CPU
+/// time is its process's plus this, in milliseconds); `Done` with the goal's end, the state
+/// after it (when asked for) and the session's inferences.
 #[derive(Serialize, Deserialize)]
 enum Reply {
-    Ready,
-    Done(TopResult, Option<String>),
+    Ready(i64),
+    Done(TopResult, Option<String>, Option<u64>),
     Failed(String),
 }
 
@@ -520,6 +786,9 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
     quiet_panics();
     let setup: ChildSetup = serde_json::from_str(&std::env::var(TOP_VAR).unwrap_or_default())
         .map_err(std::io::Error::other)?;
+    if let Some(m) = setup.setup.memory {
+        limit_memory(m).map_err(std::io::Error::other)?;
+    }
     let requests = BufReader::new(std::fs::File::open(&setup.to_child)?);
     let mut replies = std::fs::OpenOptions::new()
         .write(true)
@@ -529,24 +798,29 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
         writeln!(replies, "{line}")?;
         replies.flush()
     };
-    let mut top = Toplevel::new(setup.setup.no_kenken);
+    let mut top = Toplevel::new(!setup.setup.loads_kenken());
     for f in &setup.setup.consult {
-        let _ = top.consult(f);
+        // (a file that halts ends the session before it starts, with its code)
+        if let Ok(TopResult::Halt(n)) = top.consult(f) {
+            return send(&Reply::Done(TopResult::Halt(n), None, None));
+        }
     }
-    send(&Reply::Ready)?;
+    let (cpu_offset, _) = top.clocks().unwrap_or((0, 0));
+    send(&Reply::Ready(cpu_offset))?;
     let ask = Mode::Ask(setup.to_child.clone(), setup.from_child.clone());
     for line in requests.lines() {
         let line = line?;
         let (reply, failed) = match serde_json::from_str::<Request>(&line) {
             Ok(Request::Goal(g, keep_state)) => match top.run(&g, &ask) {
-                Ok(r) => (
-                    Reply::Done(r, if keep_state { top.state().ok() } else { None }),
-                    false,
-                ),
+                Ok(r) => {
+                    let state = if keep_state { top.state().ok() } else { None };
+                    let inferences = top.clocks().ok().map(|(_, i)| i);
+                    (Reply::Done(r, state, inferences), false)
+                }
                 Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Ok(Request::Restore(g)) => match top.restore(&g) {
-                Ok(()) => (Reply::Done(TopResult::True, None), false),
+                Ok(()) => (Reply::Done(TopResult::True, None, None), false),
                 Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Err(e) => (Reply::Failed(e.to_string()), false),
@@ -570,6 +844,9 @@ pub enum Ended {
     TimedOut,
     /// The engine failed (this says how); it was restarted with the session's state.
     Failed(String),
+    /// The engine reached its memory bound ([`Setup::memory`], this many bytes); it was
+    /// restarted with the session's state.
+    OutOfMemory(u64),
 }
 
 /// What the host answers when the top level asks what to do after an answer.
@@ -594,6 +871,10 @@ struct Running {
     replies: Receiver<String>,
     /// Whether the child said it is ready (its engine loaded).
     ready: bool,
+    /// The offset from its CPU time to the session's, once it is ready (`Reply::Ready`).
+    cpu_offset: Option<i64>,
+    /// [`children_cpu_ms`] before it started.
+    children_cpu: u64,
 }
 
 /// What [`TopProcess::wait`] saw.
@@ -603,6 +884,8 @@ enum Waited {
     Died(bool, String),
     /// The deadline passed (the child was killed).
     Late,
+    /// The child aborted at its memory bound, this many bytes.
+    OutOfMemory(u64),
 }
 
 /// A top level in a killable child process that keeps its session across interrupts.
@@ -615,6 +898,8 @@ pub struct TopProcess {
     running: Option<Running>,
     /// The session's state after the last goal that ended, replayed after a kill.
     state: Option<String>,
+    /// Where the next engine's clocks start (`statistics/2`).
+    clocks: Clocks,
 }
 
 static NEXT_DIR: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -630,6 +915,10 @@ impl TopProcess {
             dir,
             running: None,
             state: None,
+            clocks: Clocks {
+                wall_origin: Some(epoch_ms()),
+                ..Clocks::default()
+            },
         };
         p.spawn()?;
         Ok(p)
@@ -658,8 +947,22 @@ impl TopProcess {
             setup: self.setup.clone(),
         })
         .context("encoding the top level's setup")?;
-        let child =
-            Spawn::worker("toplevel").and_then(|s| s.env(TOP_VAR, &env).terminal().spawn())?;
+        let line = self.line_file();
+        std::fs::write(&line, b"1").with_context(|| format!("writing {}", line.display()))?;
+        let clocks = format!(
+            "{} {} {}",
+            self.clocks.wall_origin.unwrap_or_else(epoch_ms),
+            self.clocks.cpu_ms,
+            self.clocks.inferences
+        );
+        let children_cpu = children_cpu_ms();
+        let child = Spawn::worker("toplevel").and_then(|s| {
+            s.env(TOP_VAR, &env)
+                .env(CLOCKS_VAR, &clocks)
+                .env(LINE_VAR, &line.to_string_lossy())
+                .terminal()
+                .spawn()
+        })?;
         // Both ends of both pipes stay open here for the child's whole life (a read end of
         // its own for the requests keeps the child's writes to it from failing).
         let to_child = std::fs::OpenOptions::new()
@@ -687,6 +990,8 @@ impl TopProcess {
             to_child,
             replies,
             ready: false,
+            cpu_offset: None,
+            children_cpu,
         });
         Ok(())
     }
@@ -697,12 +1002,15 @@ impl TopProcess {
             return Ok(None);
         }
         match self.wait(None, &mut |_| Key::Stop)? {
-            Waited::Reply(Reply::Ready) => {
+            Waited::Reply(Reply::Ready(cpu_offset)) => {
                 if let Some(r) = self.running.as_mut() {
                     r.ready = true;
+                    r.cpu_offset = Some(cpu_offset);
                 }
                 Ok(None)
             }
+            // (a consulted file called halt/0,1)
+            w @ Waited::Reply(Reply::Done(TopResult::Halt(_), ..)) => Ok(Some(w)),
             Waited::Reply(_) => Err(PrologError::Failed("the top level did not start".into())),
             w => Ok(Some(w)),
         }
@@ -772,6 +1080,13 @@ impl TopProcess {
             Some(s) if s.signal() == Some(nix::sys::signal::Signal::SIGINT as i32) => {
                 Waited::Died(true, "interrupted".into())
             }
+            // (an allocation past the bound aborts)
+            Some(s) if s.signal() == Some(nix::sys::signal::Signal::SIGABRT as i32) => {
+                match self.setup.memory {
+                    Some(m) => Waited::OutOfMemory(m),
+                    None => Waited::Died(false, format!("the engine stopped ({s})")),
+                }
+            }
             Some(s) => Waited::Died(false, format!("the engine stopped ({s})")),
             None => Waited::Died(false, "the engine stopped".into()),
         }
@@ -780,6 +1095,11 @@ impl TopProcess {
     fn kill(&mut self) {
         if let Some(mut r) = self.running.take() {
             r.child.kill();
+            // (the CPU time its goals took, the one stopped too, goes on in the next engine)
+            if let Some(offset) = r.cpu_offset {
+                let spent = children_cpu_ms().saturating_sub(r.children_cpu) as i64;
+                self.clocks.cpu_ms = self.clocks.cpu_ms.max((spent + offset).max(0) as u64);
+            }
             for p in &r.pipes {
                 let _ = std::fs::remove_file(p);
             }
@@ -801,13 +1121,36 @@ impl TopProcess {
     fn after_death(&mut self, waited: Waited) -> Result<Ended, PrologError> {
         let ended = match waited {
             Waited::Late => Ended::TimedOut,
+            Waited::OutOfMemory(m) => Ended::OutOfMemory(m),
             Waited::Died(true, _) => Ended::Interrupted,
             Waited::Died(false, how) => Ended::Failed(how),
             Waited::Reply(Reply::Failed(e)) => Ended::Failed(e),
+            Waited::Reply(Reply::Done(r, ..)) => Ended::Done(r),
             Waited::Reply(_) => Ended::Failed("the engine answered out of turn".into()),
         };
         self.kill();
         Ok(ended)
+    }
+
+    /// The child's [`LINE_VAR`] file.
+    fn line_file(&self) -> PathBuf {
+        self.dir.join("line")
+    }
+
+    /// Whether what the engine showed last ends a line (so that a message after a goal that
+    /// was stopped starts on a line of its own).
+    pub fn ends_a_line(&self) -> bool {
+        ends_a_line(&self.line_file())
+    }
+
+    /// Waits until the engine is loaded and the files of the setup consulted: `Some` when
+    /// it ended meanwhile (a file called `halt/0,1`: [`Ended::Done`] with
+    /// [`TopResult::Halt`]; or it failed).
+    pub fn started(&mut self) -> Result<Option<Ended>, PrologError> {
+        match self.ready()? {
+            Some(w) => self.after_death(w).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Runs `goal`, answering the child's "next answer?" questions with `key`, within
@@ -828,9 +1171,17 @@ impl TopProcess {
         self.send(&Request::Goal(goal.to_string(), true))?;
         let deadline = timeout.map(|t| Instant::now() + t);
         match self.wait(deadline, key)? {
-            Waited::Reply(Reply::Done(r, state)) => {
+            Waited::Reply(Reply::Done(r, state, inferences)) => {
                 if state.is_some() {
                     self.state = state;
+                }
+                if let Some(i) = inferences {
+                    self.clocks.inferences = i;
+                }
+                if r == TopResult::OutOfMemory {
+                    // (its engine holds the memory it took: a fresh one gets the state back)
+                    self.kill();
+                    return Ok(Ended::OutOfMemory(self.setup.memory.unwrap_or(0)));
                 }
                 Ok(Ended::Done(r))
             }
@@ -994,6 +1345,22 @@ mod tests {
         assert!(!needs_kenken("true."));
         assert!(!needs_kenken("X = 1, format(\"~a~n\", [x])."));
         assert!(!needs_kenken("member(X, [a, b])."));
+    }
+
+    #[test]
+    fn clause_heads_are_read_as_a_prolog_reader_reads_them() {
+        let head = |c: &str| clause_head(c).map(|(n, a)| format!("{n}/{a}"));
+        assert_eq!(head("kenken(N, C, T) :- true."), Some("kenken/3".into()));
+        assert_eq!(head("% c\n/* d */ p."), Some("p/0".into()));
+        assert_eq!(head("p :- q(a, b)."), Some("p/0".into()));
+        assert_eq!(
+            head("'plain_kenken'(N, [f(a, b)], \"x,y\") :- true."),
+            Some("plain_kenken/3".into())
+        );
+        assert_eq!(head("p(0',, 'a,b', `,`)."), Some("p/3".into()));
+        assert_eq!(head(":- initialization(kenken(1, 2, 3))."), None);
+        assert_eq!(head("X = 1."), None);
+        assert_eq!(head("p(a, "), None);
     }
 
     #[test]

@@ -318,7 +318,7 @@ fn repl_answers_one_at_a_time() {
              T = [[1,2,3],[3,1,2],[2,3,1]] .\n\
              ?- foo(.\n   error(syntax_error(incomplete_reduction),read_term_from_chars/3:0).\n\
              ?- member(X, [a]), X = b.\nfalse.\n\
-             ?- throw(oops).\n   oops.\n\
+             ?- throw(oops).\n   throw(oops).\n\
              ?- halt.\n",
         );
 }

@@ -91,7 +91,7 @@ fn query_limit_and_exit_codes() {
     let (out, code) = query("foo(.");
     assert!(out.contains("syntax_error"), "{out}");
     assert_eq!(code, 2);
-    assert_eq!(query("throw(oops)."), ("   oops.\n".into(), 2));
+    assert_eq!(query("throw(oops)."), ("   throw(oops).\n".into(), 2));
 }
 
 #[test]
@@ -1021,6 +1021,327 @@ fn repl_timeout_keeps_what_a_files_predicate_put() {
     p.exp_string("% timed out").unwrap();
     p.send_line("bb_get(filekey, V).").unwrap();
     p.exp_string("V = f(3).").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
+// Issue 37: the top level says what happened.
+
+#[test]
+fn query_uncaught_exception_is_never_an_answer() {
+    // As Scryer's top level writes it: throw(Ball), or an error(_, _) term as it is.
+    let nk = &["--no-kenken"];
+    assert_eq!(
+        query_with(nk, "throw(true)."),
+        ("   throw(true).\n".into(), 2)
+    );
+    assert_eq!(
+        query_with(nk, "throw(false)."),
+        ("   throw(false).\n".into(), 2)
+    );
+    assert_eq!(
+        query_with(nk, "throw(f(\"ab\"))."),
+        ("   throw(f(\"ab\")).\n".into(), 2)
+    );
+    // (strings in error terms as Scryer writes them, not as lists of characters)
+    assert_eq!(
+        query_with(nk, "atom_length(\"ab\", X)."),
+        (
+            "   error(type_error(atom,\"ab\"),atom_length/2).\n".into(),
+            2
+        )
+    );
+    // After an answer, no indentation (as Scryer).
+    assert_eq!(
+        query_with(nk, "(X = 1 ; throw(oops))."),
+        ("X = 1 ;\nthrow(oops).\n".into(), 2)
+    );
+}
+
+#[test]
+fn repl_uncaught_exception_is_never_an_answer() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken"]);
+    p.send_line("throw(true).").unwrap();
+    p.exp_string("\r\n   throw(true).").unwrap();
+    p.send_line("X = 1.").unwrap();
+    p.exp_string("\r\nX = 1.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), Some(0));
+}
+
+#[test]
+fn query_halt_stops_the_goals_that_follow() {
+    let nk = &["--no-kenken"];
+    assert_eq!(
+        query_with(nk, "X = 1. halt. Y = 2."),
+        ("X = 1.\n".into(), 0)
+    );
+    assert_eq!(query_with(nk, "halt. write(after)."), ("".into(), 0));
+    assert_eq!(query_with(nk, "halt(0). write(after)."), ("".into(), 0));
+    assert_eq!(
+        query_with(nk, "X = 1. halt(6). Y = 2."),
+        ("X = 1.\n".into(), 6)
+    );
+    // A halt the goal builds, or one in a consulted predicate.
+    assert_eq!(query_with(nk, "G = halt(4), call(G).").1, 4);
+    let dir = tempdir();
+    let file = dir.join("halts.pl");
+    std::fs::write(&file, "stop :- write(x), nl, halt(3).\n").unwrap();
+    let f = file.to_str().unwrap();
+    assert_eq!(
+        query_with(&["--no-kenken", "--consult", f], "stop. write(after)."),
+        ("x\n".into(), 3)
+    );
+}
+
+#[test]
+fn a_consulted_files_initialization_halt_ends_the_session() {
+    let dir = tempdir();
+    let file = dir.join("init.pl");
+    std::fs::write(&file, ":- initialization((write(hi), nl, halt(5))).\n").unwrap();
+    let f = file.to_str().unwrap();
+    assert_eq!(
+        query_with(&["--no-kenken", "--consult", f], "write(after)."),
+        ("hi\n".into(), 5)
+    );
+    assert_eq!(
+        query_with(&["--no-kenken"], &format!("consult('{f}'), write(after).")),
+        ("hi\n".into(), 5)
+    );
+    // The repl: before its first prompt, as Scryer.
+    let data = tempdir();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("kenken"));
+    cmd.args(["repl", "--no-kenken", f])
+        .env("XDG_DATA_HOME", &data);
+    let mut p = spawn_command(cmd, Some(30_000)).unwrap();
+    p.exp_string("hi").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), Some(5));
+}
+
+#[test]
+fn a_students_own_kenken_pl_is_not_mixed_with_ours() {
+    let dir = tempdir();
+    let file = dir.join("partial.pl");
+    std::fs::write(
+        &file,
+        "% only kenken/3 so far\nkenken(N, _C, T) :- length(T, N).\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    // The predicate the student has not written is an existence error, as in SWI and GNU.
+    assert_eq!(
+        query_with(&["--consult", f], "plain_kenken(2, [], T)."),
+        (
+            "   error(existence_error(procedure,plain_kenken/3),plain_kenken/3).\n".into(),
+            2
+        )
+    );
+    // Their kenken/3 answers, with no warning that its clauses are discontiguous.
+    let out = kenken()
+        .args(["query", "--consult", f, "--", "kenken(2, [], T)."])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "T = [_A,_B].\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    // A head behind a comment, quoted, with a term of many arguments inside.
+    let quoted = dir.join("quoted.pl");
+    std::fs::write(
+        &quoted,
+        "/* kenken(a).\n*/ 'plain_kenken'(N, [f(a, b, 0',)], T) :- T = N.\n",
+    )
+    .unwrap();
+    assert_eq!(
+        query_with(
+            &["--consult", quoted.to_str().unwrap()],
+            "kenken_testcase(N, C)."
+        ),
+        (
+            "   error(existence_error(procedure,kenken_testcase/2),kenken_testcase/2).\n".into(),
+            2
+        )
+    );
+    // Consulted once kenken.pl is loaded, such a file is not loaded beside it, and said so.
+    let (out, code) = query(&format!("consult('{f}'), plain_kenken(1, [], T)."));
+    assert!(
+        out.starts_with(&format!(
+            "% {f} defines kenken/3, which kenken.pl defines: not loaded beside it.\n"
+        )),
+        "{out}"
+    );
+    assert!(out.ends_with("false.\n"), "{out}");
+    assert_eq!(code, 1);
+    // A file that defines none of them is loaded beside kenken.pl.
+    let helper = dir.join("helper.pl");
+    std::fs::write(&helper, "kenken_helper(x).\nkenken(bad).\n").unwrap();
+    let (out, code) = query_with(
+        &["--consult", helper.to_str().unwrap()],
+        "kenken_helper(X), plain_kenken(1, [], T).",
+    );
+    assert!(out.starts_with("X = x,\nT = [[1]]"), "{out}");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn repl_a_students_own_kenken_pl_answers_alone() {
+    let dir = tempdir();
+    let file = dir.join("partial.pl");
+    std::fs::write(&file, "kenken(N, _C, T) :- length(T, N).\n").unwrap();
+    let data = tempdir();
+    let mut p = repl(&data, &[file.to_str().unwrap()]);
+    p.send_line("plain_kenken(2, [], T).").unwrap();
+    p.exp_string("existence_error(procedure,plain_kenken/3)")
+        .unwrap();
+    p.send_line("kenken(1, [], T).").unwrap();
+    p.exp_string("T = [_A].").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn repl_ctrl_d_within_a_goal_is_a_syntax_error_and_the_session_goes_on() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken"]);
+    p.send_line("assertz(kept(1)).").unwrap();
+    p.exp_string("\r\ntrue.").unwrap();
+    p.send_line("X = f(").unwrap();
+    p.exp_string("|    ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_string("syntax_error").unwrap();
+    p.exp_string("?- ").unwrap();
+    p.send_line("kept(X).").unwrap();
+    p.exp_string("\r\nX = 1.").unwrap();
+    // Ctrl-D at an empty prompt ends the session.
+    p.exp_string("?- ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), Some(0));
+}
+
+#[test]
+fn query_runaway_recursion_is_a_resource_error() {
+    assert_eq!(
+        query_with(
+            &["--no-kenken", "--memory", "300M"],
+            "assertz((f(X) :- f([X]))), f(a)."
+        ),
+        (
+            "% resource error: the goal reached the memory limit (300 MiB, --memory)\n".into(),
+            2
+        )
+    );
+    // --memory is read as judge --memory reads it.
+    let out = kenken()
+        .args(["query", "--memory", "lots", "true."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("'lots' is not a size"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn repl_runaway_recursion_is_a_resource_error_and_the_session_goes_on() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken", "--memory", "300M"]);
+    p.send_line("assertz(kept(1)), op(700, xfx, ===>).")
+        .unwrap();
+    p.exp_string("\r\ntrue.").unwrap();
+    p.send_line("assertz((f(X) :- f([X]))), f(a).").unwrap();
+    p.exp_string("% resource error: the goal reached the memory limit (300 MiB, --memory)")
+        .unwrap();
+    p.exp_string("?- ").unwrap();
+    p.send_line("kept(X), Y = (a ===> b).").unwrap();
+    p.exp_string("X = 1,\r\nY = (a===>b).").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), Some(0));
+}
+
+#[test]
+fn query_our_messages_start_on_a_line_of_their_own() {
+    let nk = &["--no-kenken", "--timeout", "1"];
+    // The goal's last nl/0 is shown (Scryer had not written it out when it was stopped).
+    assert_eq!(
+        query_with(nk, "write(a), nl, write(b), nl, repeat, fail."),
+        ("a\nb\n% timed out\n".into(), 3)
+    );
+    assert_eq!(
+        query_with(nk, "write(a), repeat, fail."),
+        ("a\n% timed out\n".into(), 3)
+    );
+    // user_error keeps its last newline when it is not a terminal.
+    let out = kenken()
+        .args(["query", "--no-kenken", "--"])
+        .arg("write(user_error, x), nl(user_error), write(y), nl.")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "x\n");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "y\ntrue.\n");
+}
+
+#[test]
+fn repl_timeout_message_starts_on_a_line_of_its_own() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken", "--timeout", "1"]);
+    p.send_line("write(abc), repeat, fail.").unwrap();
+    p.exp_string("abc\r\n% timed out").unwrap();
+    // (no empty line when the output ended a line)
+    p.send_line("write(a), nl, flush_output, repeat, fail.")
+        .unwrap();
+    p.exp_string("\r\na\r\n% timed out").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn query_goal_may_start_with_a_minus() {
+    let nk = &["--no-kenken"];
+    assert_eq!(query_with(nk, "- X = -(1)."), ("X = 1.\n".into(), 0));
+    // (without `--` too, after the options or before them)
+    let out = kenken()
+        .args(["query", "--no-kenken", "- X = -(1)."])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "X = 1.\n");
+    assert_eq!(out.status.code(), Some(0));
+    let out = kenken()
+        .args(["query", "-X = -(2).", "--no-kenken"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "X = 2.\n");
+    let (out, code) = query_with(nk, "- 1 =:= X.");
+    assert!(out.contains("instantiation_error"), "{out}");
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn repl_statistics_keep_growing_across_a_restart() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken", "--timeout", "1"]);
+    p.send_line(
+        "numlist(1, 100000, _), statistics(runtime, [A, _]), statistics(walltime, [W, _]), \
+         statistics(inferences, I), assertz(t0(A, W, I)), write(saved), nl.",
+    )
+    .unwrap();
+    p.exp_string("saved").unwrap();
+    p.exp_string("?- ").unwrap();
+    p.send_line("repeat, fail.").unwrap();
+    p.exp_string("% timed out").unwrap();
+    // The fresh engine's clocks go on from the old one's (SWI and GNU only count up).
+    p.send_line(
+        "t0(A0, W0, I0), statistics(runtime, [A, _]), statistics(walltime, [W, _]), \
+         statistics(inferences, I), (A >= A0, W > W0, I > I0 -> write(grew) ; write(restarted)), nl.",
+    )
+    .unwrap();
+    p.exp_string("\r\ngrew").unwrap();
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
