@@ -12,8 +12,9 @@ use comfy_table::Table;
 
 use super::args::{at_least_one, dialect, predicate, seconds, system};
 use super::input::{read_input, Input};
+use super::untrusted::{csv_cell, shown, shown_lines};
 use super::{bad_input, exit_code, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_LIMIT};
-use kenken::judge::class::{files_of, judge_class, Row};
+use kenken::judge::class::{class_of, judge_class, Class, Row};
 use kenken::judge::{
     judge, size_text, CaseReport, Config, Dialect, JudgeError, Judgement, Suite, System,
 };
@@ -61,6 +62,10 @@ pub struct Args {
     /// with "memory limit reached".
     #[arg(long, default_value = "2G", value_parser = kenken::judge::parse_size)]
     memory: u64,
+    /// The space each Prolog process may write in its own scratch folder, all files together
+    /// (e.g. 64M); past it, its writes fail.
+    #[arg(long, default_value = "64M", value_parser = kenken::judge::parse_size)]
+    scratch: u64,
     /// Run the judged code with the user's full rights: it may then read, write and delete
     /// any of your files, start programs and use the network. Only for files you trust.
     #[arg(long)]
@@ -113,6 +118,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         timeout: Duration::from_secs_f64(args.timeout),
         jobs: args.jobs,
         memory: args.memory,
+        scratch: args.scratch,
         confine: !args.no_confine,
         read: args.read.clone(),
     };
@@ -122,19 +128,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
             p.display()
         )));
     }
-    let files = files_of(&args.files).map_err(|e| bad_input(e.to_string()))?;
-    let single = files.len() == 1 && !args.files[0].is_dir();
+    let class = class_of(&args.files).map_err(|e| bad_input(shown(&e.to_string())))?;
+    let single = class.files.len() == 1 && !args.files[0].is_dir();
     if !single || args.output == Output::Csv {
-        return run_class(&files, &config, &args);
+        return run_class(&class, &config, &args);
     }
-    let file = &files[0];
+    let file = &class.files[0];
     let json = args.output == Output::Json;
     let progress = !json && std::io::stderr().is_terminal();
     let mut done = 0usize;
     let result = judge(file, &config, |r: &CaseReport| {
         done += 1;
         if progress {
-            eprint!("\r\x1b[K[{done}] {} {}: {}", r.predicate, r.case, r.verdict);
+            let what = format!("{} {}: {}", r.predicate, r.case, r.verdict);
+            eprint!("\r\x1b[K[{done}] {}", shown(&what));
         }
     });
     if progress {
@@ -143,7 +150,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let judgement = match result {
         Ok(j) => j,
         Err(e @ (JudgeError::Syntax { .. } | JudgeError::Load { .. })) => {
-            eprintln!("kenken judge: {e}");
+            eprintln!("kenken judge: {}", shown(&e.to_string()));
             if json {
                 // (a run always ends with its summary)
                 let summary = serde_json::json!({"summary": {
@@ -153,7 +160,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
             return Ok(exit_code(EXIT_LOAD));
         }
-        Err(e) => return Err(bad_input(e.to_string())),
+        Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
     let mut out = std::io::stdout().lock();
     if json {
@@ -197,7 +204,7 @@ fn write_table(
     writeln!(
         out,
         "judging {} under {} ({} dialect, {}); {} suite, cases up to {}x{}; {}",
-        j.file,
+        shown(&j.file),
         j.system.name(),
         j.dialect.name(),
         if j.dialect_detected {
@@ -205,11 +212,11 @@ fn write_table(
         } else {
             "chosen"
         },
-        if j.suite == "puzzles" {
+        shown(if j.suite == "puzzles" {
             args_suite
         } else {
             &j.suite
-        },
+        }),
         j.max_size,
         j.max_size,
         confinement_text(config)
@@ -224,9 +231,9 @@ fn write_table(
             verdict = format!("{verdict}: {}", c.detail);
         }
         t.add_row(vec![
-            c.case.clone(),
+            shown(&c.case),
             format!("{}/3", c.predicate),
-            verdict,
+            shown(&verdict),
             format!("{}/{}", c.answers, c.expected),
             c.elapsed_ms
                 .map_or_else(|| "-".into(), |ms| format!("{ms:.1} ms")),
@@ -234,28 +241,33 @@ fn write_table(
     }
     writeln!(out, "{t}")?;
     for n in &j.notes {
-        writeln!(out, "note: {n}")?;
+        writeln!(out, "note: {}", shown(n))?;
     }
     if let Some(p) = j.plain_vs_fd() {
-        writeln!(out, "{p}")?;
+        writeln!(out, "{}", shown(&p))?;
     }
-    writeln!(out, "{}", j.summary())?;
+    writeln!(out, "{}", shown(&j.summary()))?;
     Ok(())
 }
 
 /// The most lines of a file's load warnings the table shows (all are in the JSON summary).
 const WARNING_LINES: usize = 12;
 
+/// What each line the file and its loader wrote while it loaded starts with in the table: no
+/// line the file printed can pass for a line of the report.
+const WARNING_PREFIX: &str = "  | ";
+
 /// What the file and its loader wrote while it loaded (singleton variables, a directive that
-/// failed or was refused), under the report's first line.
+/// failed or was refused), under the report's first line: each line prefixed, control
+/// characters written out.
 fn write_warnings(out: &mut impl Write, warnings: &str) -> Result<()> {
-    let lines: Vec<&str> = warnings.lines().filter(|l| !l.trim().is_empty()).collect();
+    let lines: Vec<String> = shown_lines(warnings, WARNING_PREFIX).collect();
     if lines.is_empty() {
         return Ok(());
     }
     writeln!(out, "while loading, the file and its loader said:")?;
     for l in lines.iter().take(WARNING_LINES) {
-        writeln!(out, "  {}", l.trim_end())?;
+        writeln!(out, "{l}")?;
     }
     if lines.len() > WARNING_LINES {
         writeln!(
@@ -267,8 +279,10 @@ fn write_warnings(out: &mut impl Write, warnings: &str) -> Result<()> {
     Ok(())
 }
 
-/// Judges a class: every file, `--jobs` at once, then one row per file.
-fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode> {
+/// Judges a class: every file, `--jobs` at once, then one row per file, and one per path not
+/// judged (a link out of the class folder, a second path to a file judged).
+fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
+    let files = &class.files;
     let progress = args.output == Output::Table && std::io::stderr().is_terminal();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let results = judge_class(files, config, args.jobs, |file, result| {
@@ -278,7 +292,7 @@ fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode
                 Ok(j) => j.summary(),
                 Err(e) => format!("{}: not judged: {e}", file.display()),
             };
-            eprint!("\r\x1b[K[{n}/{}] {what}", files.len());
+            eprint!("\r\x1b[K[{n}/{}] {}", files.len(), shown(&what));
         }
     });
     if progress {
@@ -286,13 +300,19 @@ fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode
     }
     let results = match results {
         Ok(r) => r,
-        Err(e) => return Err(bad_input(e.to_string())),
+        Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
-    let rows: Vec<Row> = files
+    let mut results = results;
+    let mut rows: Vec<Row> = files
         .iter()
         .zip(&results)
         .map(|(f, r)| Row::of(f, r, config))
         .collect();
+    for (path, why) in &class.not_judged {
+        let result = Err(JudgeError::Failed(why.clone()));
+        rows.push(Row::of(path, &result, config));
+        results.push(result);
+    }
     let passed = rows.iter().filter(|r| r.ok).count();
     let code = if passed == rows.len() {
         0
@@ -370,8 +390,8 @@ fn class_table(out: &mut impl Write, rows: &[Row], config: &Config, args: &Args)
         out,
         "judging {} files ({}); {} suite",
         rows.len(),
-        confinement_text(config),
-        args.suite
+        shown(&confinement_text(config)),
+        shown(&args.suite)
     )?;
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
@@ -380,9 +400,9 @@ fn class_table(out: &mut impl Write, rows: &[Row], config: &Config, args: &Args)
     header.extend(["first failing case", "kenken/3 time", "plain/fd"].map(String::from));
     t.set_header(header);
     for r in rows {
-        let mut cells = vec![r.file.clone()];
+        let mut cells = vec![shown(&r.file)];
         cells.extend(r.passed.iter().map(|(_, p, n)| format!("{p}/{n}")));
-        let mut failure = r.first_failure.clone().unwrap_or_else(|| "-".into());
+        let mut failure = shown(r.first_failure.as_deref().unwrap_or("-"));
         if failure.chars().count() > 70 {
             failure = failure.chars().take(69).collect::<String>() + "…";
         }
@@ -419,15 +439,6 @@ fn confinement_text(config: &Config) -> String {
         )
     } else {
         "NOT confined (--no-confine)".to_string()
-    }
-}
-
-/// A CSV cell: quoted when it holds a comma, a quote or a line break.
-fn csv_cell(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
     }
 }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::common::kenken;
 
+mod contain;
 mod hostile;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/judge/");
