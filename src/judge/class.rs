@@ -326,4 +326,97 @@ mod tests {
         let empty = tempfile::tempdir().unwrap();
         assert!(files_of(&[empty.path().to_path_buf()]).is_err());
     }
+
+    /// The names of `paths` below `d`.
+    fn names(d: &Path, paths: &[PathBuf]) -> Vec<String> {
+        paths
+            .iter()
+            .map(|f| f.strip_prefix(d).unwrap().display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn links_out_of_the_folder_are_not_judged_but_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let (d, out) = (dir.path().join("class"), dir.path().join("elsewhere"));
+        for f in [d.join("ann"), d.join("carol"), out.join("sub")] {
+            std::fs::create_dir_all(f).unwrap();
+        }
+        std::fs::write(d.join("ann/kenken.pl"), "").unwrap();
+        std::fs::write(out.join("teacher.pl"), "").unwrap();
+        std::fs::write(out.join("sub/x.pl"), "").unwrap();
+        let link = |target: &Path, name: &str| std::os::unix::fs::symlink(target, d.join(name));
+        link(&out.join("teacher.pl"), "carol/kenken.pl").unwrap();
+        link(&out.join("sub"), "dave").unwrap();
+        link(&out.join("missing.pl"), "eve.pl").unwrap();
+        // a link that stays inside is followed
+        link(Path::new("ann"), "ann2").unwrap();
+        let class = class_of(std::slice::from_ref(&d)).unwrap();
+        assert_eq!(names(&d, &class.files), vec!["ann/kenken.pl"]);
+        let not_judged: Vec<(String, String)> = class
+            .not_judged
+            .iter()
+            .map(|(p, why)| (names(&d, std::slice::from_ref(p))[0].clone(), why.clone()))
+            .collect();
+        assert_eq!(
+            not_judged,
+            vec![
+                (
+                    "carol/kenken.pl".to_string(),
+                    "a link to a file outside the class folder".to_string()
+                ),
+                (
+                    "dave".to_string(),
+                    "a link to a folder outside the class folder".to_string()
+                ),
+                (
+                    "eve.pl".to_string(),
+                    "a link to nothing (a broken link)".to_string()
+                ),
+                (
+                    "ann2/kenken.pl".to_string(),
+                    format!(
+                        "the same file as {} (judged there)",
+                        d.join("ann/kenken.pl").display()
+                    )
+                ),
+            ]
+        );
+        // a folder of links out only: reported, no error
+        let only = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(out.join("teacher.pl"), only.path().join("a.pl")).unwrap();
+        let class = class_of(&[only.path().to_path_buf()]).unwrap();
+        assert!(class.files.is_empty());
+        assert_eq!(class.not_judged.len(), 1);
+    }
+
+    #[test]
+    fn a_file_reached_twice_is_judged_once_by_its_own_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("zed")).unwrap();
+        std::fs::write(d.join("zed/kenken.pl"), "").unwrap();
+        // two links, both before the file in order
+        std::os::unix::fs::symlink("zed/kenken.pl", d.join("a.pl")).unwrap();
+        std::os::unix::fs::symlink("zed/kenken.pl", d.join("b.pl")).unwrap();
+        // names with spaces, quotes and a line break are files like any other
+        let odd = "it's a \"file\"\nhere.pl";
+        std::fs::write(d.join(odd), "").unwrap();
+        let class = class_of(&[d.to_path_buf()]).unwrap();
+        assert_eq!(names(d, &class.files), vec![odd, "zed/kenken.pl"]);
+        let same = format!(
+            "the same file as {} (judged there)",
+            d.join("zed/kenken.pl").display()
+        );
+        assert_eq!(
+            class.not_judged,
+            vec![(d.join("a.pl"), same.clone()), (d.join("b.pl"), same)]
+        );
+        // files named one by one are judged as named
+        let f = d.join("a.pl");
+        assert_eq!(
+            class_of(&[f.clone(), f.clone()]).unwrap().files,
+            vec![f.clone(), f]
+        );
+    }
 }

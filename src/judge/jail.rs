@@ -2,8 +2,9 @@
 //!
 //! A judged file runs confined ([`crate::process::confine`]): it reads itself (not its folder:
 //! a class's files often share one), what the judge was told it may read too, and the system's
-//! libraries, writes only in a fresh scratch directory of its own (removed afterwards), starts
-//! no program, opens no connection, and runs within limits of memory, CPU time and file size.
+//! libraries, writes only in a fresh scratch directory of its own (a private tmpfs bounding all
+//! it writes together, gone afterwards), sees no `/proc`, starts no program, opens no
+//! connection, and runs within limits of memory, CPU time and file size.
 //! The kernel refuses the rest; here the refusals and the limits become verdicts a person
 //! understands: `error: the file tried to write /home/ann/x: not allowed
 //! while judging`, `crashed: memory limit 2 GiB reached`.
