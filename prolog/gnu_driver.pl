@@ -2,76 +2,73 @@
 
     The judge compiles the judged file and this driver with pl2wam (gprolog's own compiler,
     which consult/1 runs as a child process) into byte code first, so that gprolog itself
-    never needs to start a process; then, confined, per case:
+    never needs to start a process. Every name here that starts with kk_drv_ is renamed by the
+    judge, for each judged file, with a random part (kk_drv_3f9a..._main): the judged file
+    cannot name them, so it cannot replace them. Then, confined, per case:
 
-    gprolog --entry-goal "load(JUDGED.wbc), load(DRIVER.wbc), kk_drv_main(CASE.pl)" </dev/null
+    gprolog --entry-goal "load(DRIVER.wbc), kk_drv_main(JUDGED.wbc)"
 
-    CASE.pl holds exactly one term kk_case(T, Goal, Max) (Goal shares T, Max >= 1), read with
-    read/2 (so with the judged file's operators).
-    Prints on stdout, one term per line:
-      kk_loaded.                  when the driver starts (every file has been loaded);
-      kk_answer(TERM).            per answer, as soon as found (flushed); TERM is T written
-                                  quoted, a copy of T with its variables named A, B, ...
-      then one of
-      kk_end(complete, Ms).       no more answers;
-      kk_end(limit, Ms).          Max answers printed, the rest not searched;
-      kk_exception(BALL, Ms).     Goal raised BALL (written quoted);
-    Ms: wall-clock milliseconds of the solve (statistics(real_time, _)).  Then halt(0).
-    Every name here starts with kk_drv_ so the judged file cannot clash with it.
+    Standard input holds one term, kk_request(Id, Nonce, T, Goal, Max) (Goal shares T,
+    Max >= 1), which the driver reads BEFORE it loads the judged file: nothing of the judged
+    file runs before the nonce is read and gone from the input, and the nonce is then only in
+    this clause's variables, which no other code can reach. The goal is read with the standard
+    operators (the host writes it in the spec's canonical terms).
+
+    The driver answers in frames, one line each, on user_output:
+      kenken-frame Id Nonce part loaded        the judged file is loaded, the goal starts;
+      kenken-frame Id Nonce part TERM          per answer, as soon as found: a copy of T with
+                                               its variables named A, B, ... (written quoted);
+      kenken-frame Id Nonce done complete      no more answers;
+      kenken-frame Id Nonce done limit         Max answers sent, the rest not searched;
+      kenken-frame Id Nonce done exception(B)  Goal raised B.
+    Then halt(0). Anything else on the output is what the judged file printed. A frame always
+    starts a line (a newline comes first when the judged file left one open). The host times
+    the goal by its own clock, from the loaded frame to the done frame, and takes no number
+    from this side.
 */
 
-% kk_drv_main(+CaseFile): reads the case, then runs it.
-kk_drv_main(CaseFile) :-
-    kk_drv_line(kk_loaded),
-    (   catch(kk_drv_read(CaseFile, Case), E, (kk_drv_line(kk_no_case(E)), halt(0))),
-        Case = kk_case(T, Goal, Max) -> true
-    ;   kk_drv_line(kk_no_case(none)), halt(0)
+% kk_drv_main(+JudgedByteCode): reads the request, loads the judged file, runs the goal.
+kk_drv_main(Judged) :-
+    (   catch(read(user_input, Request), _, fail),
+        nonvar(Request),
+        Request = kk_request(Id, Nonce, T, Goal, Max)
+    ->  true
+    ;   halt(3)
     ),
-    kk_drv_run(T, Goal, Max).
-
-kk_drv_read(File, Term) :-
-    open(File, read, S),
-    read(S, Term),
-    close(S).
-
-% kk_drv_run(?T, +Goal, +Max): runs the case and prints its answers and how it ended.
-kk_drv_run(T, Goal, Max) :-
+    load(Judged),
+    kk_drv_frame(Id, Nonce, part, loaded),
     g_assign(kk_drv_count, 0),
-    statistics(real_time, [T0, _]),
-    catch(kk_drv_solve(T, Goal, Max, Status), Ball, Status = exception(Ball)),
-    statistics(real_time, [T1, _]),
-    Ms is T1 - T0,
-    kk_drv_status(Status, Ms),
+    catch(kk_drv_solve(Id, Nonce, T, Goal, Max, Status), Ball, Status = exception(Ball)),
+    kk_drv_frame(Id, Nonce, done, Status),
     halt(0).
 
-% kk_drv_solve(?T, +Goal, +Max, -Status): a failure-driven loop over Goal's answers.
-kk_drv_solve(T, Goal, Max, Status) :-
-    (   call(Goal), kk_drv_answer(T, Max) -> Status = limit
+% kk_drv_solve(+Id, +Nonce, ?T, +Goal, +Max, -Status): a failure-driven loop over Goal's
+% answers.
+kk_drv_solve(Id, Nonce, T, Goal, Max, Status) :-
+    (   call(Goal), kk_drv_answer(Id, Nonce, T, Max) -> Status = limit
     ;   Status = complete
     ).
 
-% kk_drv_answer(+T, +Max): prints T, then succeeds when Max answers have been printed.
-kk_drv_answer(T, Max) :-
+% kk_drv_answer(+Id, +Nonce, +T, +Max): sends T, then succeeds when Max answers have been sent.
+kk_drv_answer(Id, Nonce, T, Max) :-
     g_read(kk_drv_count, N0),
     N is N0 + 1,
     g_assign(kk_drv_count, N),
     copy_term(T, C),
     numbervars(C, 0, _),
-    write_term(kk_answer(C), [quoted(true), numbervars(true)]),
-    write('.'),
-    nl,
-    flush_output,
+    kk_drv_frame(Id, Nonce, part, C),
     N >= Max.
 
-kk_drv_status(limit, Ms) :-
-    kk_drv_line(kk_end(limit, Ms)).
-kk_drv_status(complete, Ms) :-
-    kk_drv_line(kk_end(complete, Ms)).
-kk_drv_status(exception(Ball), Ms) :-
-    kk_drv_line(kk_exception(Ball, Ms)).
-
-kk_drv_line(Term) :-
-    writeq(Term),
-    write('.'),
-    nl,
-    flush_output.
+% kk_drv_frame(+Id, +Nonce, +Kind, +Payload): one frame, on a line of its own.
+kk_drv_frame(Id, Nonce, Kind, Payload) :-
+    (   line_position(user_output, 0) -> true ; nl(user_output) ),
+    write(user_output, 'kenken-frame '),
+    write(user_output, Id),
+    write(user_output, ' '),
+    write(user_output, Nonce),
+    write(user_output, ' '),
+    write(user_output, Kind),
+    write(user_output, ' '),
+    write_term(user_output, Payload, [quoted(true), numbervars(true)]),
+    nl(user_output),
+    flush_output(user_output).

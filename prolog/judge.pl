@@ -3,8 +3,7 @@
 
     Consulted into `user` of a fresh engine before the judged file (after the GNU Prolog layer,
     gnu.pl, for a GNU-dialect file), with no other library: every name here starts with kk_judge_,
-    so the judged file's own predicates (transpose/2, member/2, ...) cannot clash with it, and it
-    uses no library predicate a judged file could redefine.
+    so that an honest file's own predicates (transpose/2, member/2, ...) do not clash with it.
 
     kk_judge_load(+FileChars, +LastLine, -Result)
       Reads the file term by term first (running the op/3, use_module/1,2, ensure_loaded/1 and
@@ -15,14 +14,10 @@
         loaded                 the file is loaded;
         syntax_errors(Es)      Es: the first errors, each error(Line, MessageChars);
         error(MessageChars)    it could not be opened or consulted.
-    kk_judge_solve(+CaseChars, +N, +Max, -Result)
-      CaseChars is the text of kk_case(T, Goal): Goal is run in user and, for each answer, T is
-      checked to be an N x N grid of small integers (acyclic, proper lists) before it leaves the
-      engine. At most Max answers are collected, leaving no choice point. Result is
-        answers(As, Status)    As: grid(T) or bad(TextChars) per answer, in order; Status is
-                               complete, limit (more than Max answers), halted(Code) (the goal
-                               called halt/0,1), unsupported(Text) (it called a GNU built-in
-                               the layer lacks, Text names it as Name/Arity), or exception(TextChars).
+    A case's goal is not run by anything here: the host runs it and reads its answers itself
+    (src/judge/scryer.rs), because the judged file, consulted after this one, can redefine any
+    predicate of any module (these included) and expand any goal. What is here serves only the
+    load, before the judged file's clauses exist.
 */
 
 :- use_module(library(charsio)).
@@ -160,86 +155,6 @@ kk_judge_reading_directive(use_module(_)).
 kk_judge_reading_directive(use_module(_, _)).
 kk_judge_reading_directive(ensure_loaded(_)).
 kk_judge_reading_directive(set_prolog_flag(double_quotes, _)).
-
-kk_judge_solve(CaseChars, N, Max, answers(As, Status)) :-
-    read_term_from_chars(CaseChars, kk_case(T, Goal), []),
-    Max1 is Max + 1,
-    catch(( findall(A, kk_judge_nth(Goal, T, N, Max1, A), As0), Status0 = done ),
-          Ball,
-          ( As0 = [], kk_judge_ball(Ball, Status0) )),
-    (   Status0 == done
-    ->  kk_judge_take(As0, Max, As, Status)
-    ;   As = As0, Status = Status0
-    ).
-
-kk_judge_nth(Goal, T, N, Max1, A) :-
-    call_nth(user:Goal, K),
-    kk_judge_answer(T, N, A),
-    (   K >= Max1 -> ! ; true ).
-
-% kk_judge_take(+As0, +Max, -As, -Status): at most Max answers; limit when there were more.
-kk_judge_take([], _, [], complete).
-kk_judge_take([A | As0], Max, As, Status) :-
-    (   Max =:= 0
-    ->  As = [], Status = limit
-    ;   As = [A | As1],
-        Max1 is Max - 1,
-        kk_judge_take(As0, Max1, As1, Status)
-    ).
-
-kk_judge_ball(kk_judge_halt(Code), halted(Code)) :- !.
-kk_judge_ball(error(existence_error(procedure, PI), _), unsupported(Text)) :-
-    catch(user:kk_gnu_unsupported(PI), _, fail),
-    !,
-    kk_judge_text(PI, Text).
-kk_judge_ball(Ball0, exception(Text)) :-
-    kk_judge_plain_ball(Ball0, Ball),
-    kk_judge_text(Ball, Text).
-
-% kk_judge_plain_ball(+Ball0, -Ball): a file name given as a list of characters (as Scryer's
-% file predicates report it) made an atom, so that it is written in full.
-kk_judge_plain_ball(Ball0, Ball) :-
-    (   nonvar(Ball0),
-        Ball0 = error(Formal0, Context),
-        nonvar(Formal0),
-        Formal0 =.. [Name, A, B, Culprit0],
-        kk_judge_chars_atom(Culprit0, Culprit)
-    ->  Formal =.. [Name, A, B, Culprit],
-        Ball = error(Formal, Context)
-    ;   Ball = Ball0
-    ).
-
-kk_judge_chars_atom(Cs, A) :-
-    nonvar(Cs),
-    Cs = [_ | _],
-    catch(atom_chars(A, Cs), _, fail).
-
-% kk_judge_answer(+T, +N, -A): grid(T) when T is an N x N grid of integers in 0..1000000.
-kk_judge_answer(T, N, A) :-
-    (   acyclic_term(T), kk_judge_rows(T, N, N)
-    ->  A = grid(T)
-    ;   acyclic_term(T)
-    ->  kk_judge_text(T, Text), A = bad(Text)
-    ;   A = bad("a cyclic term")
-    ).
-
-kk_judge_rows(Rows, K, N) :-
-    (   K =:= 0
-    ->  Rows == []
-    ;   nonvar(Rows), Rows = [Row | Rows1],
-        kk_judge_row(Row, N),
-        K1 is K - 1,
-        kk_judge_rows(Rows1, K1, N)
-    ).
-
-kk_judge_row(Row, K) :-
-    (   K =:= 0
-    ->  Row == []
-    ;   nonvar(Row), Row = [X | Row1],
-        integer(X), X >= 0, X =< 1000000,
-        K1 is K - 1,
-        kk_judge_row(Row1, K1)
-    ).
 
 % A term as a short text (deep or long terms are cut with ...).
 kk_judge_text(Term, Chars) :-

@@ -6,9 +6,12 @@
 //! level's engine and a judged file run in a child process started from the same program: the
 //! child is the program itself, started again with the environment variable `KENKEN_WORKER`
 //! naming its role. [`init`], called first thing in `main`, turns such a child into a worker
-//! (a confined one confines itself first, then serves requests, one JSON line each, and exits)
+//! (a confined one confines itself first, then serves requests, one line each, and exits)
 //! and returns at once in the parent. This is the pattern of the `procspawn` crate, with a line
-//! protocol of our own; the parent's side is the process layer ([`crate::process`]).
+//! protocol of our own: each request carries an id and a fresh nonce, and each line of its
+//! reply is a frame that carries them back ([`crate::process::FRAME`]); anything else the child
+//! writes is its printed output, never taken as a reply. The parent's side is the process layer
+//! ([`crate::process`]).
 //!
 //! ```no_run
 //! kenken::worker::init(); // first thing in main: serves and exits when started as a worker
@@ -21,7 +24,7 @@
 
 use std::io::{BufRead, Write};
 
-use crate::process::{confine, Handler, CANNOT_CONFINE, EXEC_ROLE, PART, READY, REPLY, ROLE_VAR};
+use crate::process::{confine, Handler, Ticket, CANNOT_CONFINE, EXEC_ROLE, READY, ROLE_VAR};
 pub use crate::process::{set_program, WorkerError};
 
 /// The stack of the thread that serves requests: Scryer recurses deeply on big terms.
@@ -101,14 +104,18 @@ fn serve(role: &str) -> std::io::Result<()> {
         if line.trim().is_empty() {
             continue;
         }
+        // (the parent writes every request as its ticket and a payload)
+        let (ticket, payload) = Ticket::parse_request(&line)
+            .ok_or_else(|| std::io::Error::other("a request without its id and nonce"))?;
         let mut failed = Ok(());
-        let reply = handler(&line, &mut |part: &str| {
+        let reply = handler(payload, &mut |part: &str| {
             if failed.is_ok() {
-                failed = writeln!(stdout, "{PART}{part}").and_then(|()| stdout.flush());
+                failed = writeln!(stdout, "{}", ticket.frame("part", part))
+                    .and_then(|()| stdout.flush());
             }
         });
         failed?;
-        writeln!(stdout, "{REPLY}{reply}")?;
+        writeln!(stdout, "{}", ticket.frame("done", &reply))?;
         stdout.flush()?;
     }
     Ok(())

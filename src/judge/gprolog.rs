@@ -3,11 +3,17 @@
 //!
 //! `consult/1` in gprolog starts its compiler `pl2wam` as a child process; a confined gprolog
 //! may start none. So the judge runs `pl2wam` itself (confined the same way) once on the
-//! judged file and once on the driver, and each case's gprolog only `load/1`s the byte code.
-//! The case is a file holding one term, `kk_case(T, Goal, Max).`; the driver prints
-//! `kk_loaded.` once the files are loaded, `kk_answer(T).` per answer as it is found, then
-//! `kk_end(complete, Ms).`, `kk_end(limit, Ms).` or `kk_exception(Ball, Ms).`. A process that
-//! ends without one of these called `halt` (or died).
+//! judged file and once on the driver (its names made unguessable for each judged file), and
+//! each case's gprolog only `load/1`s the byte code.
+//!
+//! The driver and the judged file share one gprolog, so nothing the driver writes can be
+//! hidden from the judged code's view of its output, nor its names from the judged code's
+//! calls: the judge trusts neither. The case travels on standard input with a fresh nonce, read
+//! by the driver before the judged file loads (see `prolog/gnu_driver.pl`), and only frames
+//! that carry it are read as the reply ([`crate::process::Ticket`]); times are taken here,
+//! from the frame that says the goal starts to the one that ends it; every grid is checked
+//! against the native solver's answers. A process that ends without a reply called `halt`
+//! (or died).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -18,7 +24,9 @@ use super::suite::Case;
 use super::verdict::{JudgedAnswer, Run, RunEnd};
 use super::{Backend, Jail, JudgeError, Loaded};
 use crate::error::Context;
-use crate::process::{find_program, status_text, Child, Spawn, Stderr};
+use crate::process::{
+    find_program, random_hex, status_text, Child, Reply, Spawn, Stderr, Ticket, WorkerError,
+};
 
 /// The driver, compiled next to the judged file's byte code.
 pub(super) const DRIVER_PL: &str = include_str!("../../prolog/gnu_driver.pl");
@@ -28,6 +36,9 @@ const GPROLOG: &str = "gprolog";
 
 /// At most this much of a gprolog's standard output is read (answers included).
 const OUTPUT_CAP: usize = 16 << 20;
+
+/// The longest frame (an answer) read from a gprolog.
+const FRAME_CAP: usize = 1 << 20;
 
 /// Whether `gprolog` (and its compiler beside it) can be found.
 pub(super) fn available() -> bool {
@@ -68,7 +79,6 @@ struct Output {
     stderr: String,
     /// `None` when killed at the deadline.
     status: Option<std::process::ExitStatus>,
-    elapsed: Duration,
 }
 
 /// A judged file under GNU Prolog.
@@ -77,12 +87,25 @@ pub(crate) struct GprologBackend {
     install: Install,
     jail: Option<Jail>,
     scratch: tempfile::TempDir,
+    /// What the driver's names start with (`kk_drv_` and a random part).
+    prefix: String,
+    /// Whether the byte code of the driver and the judged file is built (in the scratch).
+    built: bool,
 }
 
 /// Quotes `path` as a Prolog atom.
 fn atom(path: &Path) -> String {
-    let text = path.display().to_string();
-    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
+    let mut q = String::from("'");
+    for c in path.display().to_string().chars() {
+        match c {
+            '\\' => q.push_str("\\\\"),
+            '\'' => q.push_str("''"),
+            c if c.is_control() => q.push_str(&format!("\\x{:x}\\", c as u32)),
+            c => q.push(c),
+        }
+    }
+    q.push('\'');
+    q
 }
 
 impl GprologBackend {
@@ -96,6 +119,8 @@ impl GprologBackend {
             install,
             jail,
             scratch,
+            prefix: format!("kk_drv_{}_", &random_hex()[..16]),
+            built: false,
         })
     }
 
@@ -121,9 +146,9 @@ impl GprologBackend {
             None => Spawn::program(program, args).current_dir(self.scratch()),
         };
         spawn
-            .no_stdin()
             .stderr(Stderr::Capture)
             .output_cap(OUTPUT_CAP)
+            .frame_cap(FRAME_CAP)
             .spawn()
             .map_err(JudgeError::from)
     }
@@ -137,8 +162,8 @@ impl GprologBackend {
     ) -> Result<Output, JudgeError> {
         let start = Instant::now();
         let mut child = self.start(program, args)?;
+        child.close_stdin();
         let (lines, ended) = child.collect(start + timeout);
-        let elapsed = start.elapsed();
         let status = if ended { child.wait() } else { None };
         let stderr = child.stderr_text();
         if let Some(why) = lines
@@ -153,7 +178,6 @@ impl GprologBackend {
             lines,
             stderr,
             status,
-            elapsed,
         })
     }
 
@@ -187,18 +211,159 @@ impl GprologBackend {
         Ok((text.trim().to_string(), ok))
     }
 
-    /// Runs the case term `case` (text ending with `.`) for at most `timeout`.
-    fn spawn(&self, case: &str, timeout: Duration) -> Result<Output, JudgeError> {
-        let file = self.scratch().join("case.pl");
-        std::fs::write(&file, case).with_context(|| format!("writing {}", file.display()))?;
-        let goal = format!(
-            "load({}), load({}), kk_drv_main({})",
-            atom(&self.scratch().join("judged.wbc")),
+    /// Compiles the driver and the judged file to byte code by `deadline`: the compiler's
+    /// messages on the judged file.
+    fn build(&mut self, deadline: Instant) -> Result<String, JudgeError> {
+        let file = self.file.display().to_string();
+        let driver = self.scratch().join("driver.pl");
+        let text = DRIVER_PL.replace("kk_drv_", &self.prefix);
+        std::fs::write(&driver, text).context("writing the driver")?;
+        let left = || deadline.saturating_duration_since(Instant::now());
+        let (messages, ok) = self.compile(&driver, &self.scratch().join("driver.wbc"), left())?;
+        if !ok {
+            return Err(JudgeError::Failed(format!(
+                "the judge's driver does not compile: {messages}"
+            )));
+        }
+        // pl2wam writes the source's name into the byte code as it is, and gprolog cannot read
+        // it back when the name holds a control character (a newline): such a file is
+        // compiled from a copy with a plain name, and the messages name the file again
+        let source = if file.chars().any(char::is_control) {
+            let copy = self.scratch().join("judged-source.pl");
+            std::fs::copy(&self.file, &copy).context("copying the judged file")?;
+            copy
+        } else {
+            self.file.clone()
+        };
+        let (messages, ok) = self.compile(&source, &self.scratch().join("judged.wbc"), left())?;
+        let messages = messages.replace(&source.display().to_string(), &file);
+        let errors = syntax_errors(&self.file, &messages);
+        if !errors.is_empty() {
+            return Err(JudgeError::Syntax { file, errors });
+        }
+        if !ok {
+            return Err(JudgeError::Load {
+                file,
+                why: format!("gprolog's compiler refused it: {messages}"),
+            });
+        }
+        self.built = true;
+        Ok(messages)
+    }
+
+    /// Runs `goal` (binding `T`; at most `max` answers) in a fresh gprolog by `deadline`.
+    fn exchange(
+        &self,
+        case_goal: &str,
+        max: usize,
+        deadline: Instant,
+    ) -> Result<Ended, JudgeError> {
+        let entry = format!(
+            "load({}), {}main({})",
             atom(&self.scratch().join("driver.wbc")),
-            atom(&file)
+            self.prefix,
+            atom(&self.scratch().join("judged.wbc"))
         );
-        let args: Vec<OsString> = vec!["--entry-goal".into(), goal.into()];
-        self.run_program(&self.install.gprolog, &args, timeout)
+        let args: Vec<OsString> = vec!["--entry-goal".into(), entry.into()];
+        let mut child = self.start(&self.install.gprolog, &args)?;
+        let ticket = Ticket::new(1);
+        let request = format!(
+            "kk_request({}, '{}', T, ({case_goal}), {max}).",
+            ticket.id(),
+            ticket.nonce(),
+        );
+        let _ = child.send(&request);
+        child.close_stdin();
+        let mut x = Exchange {
+            loaded: None,
+            answers: Vec::new(),
+            end: None,
+            printed_before_loading: Vec::new(),
+            ended: false,
+        };
+        loop {
+            match child.next_reply(&ticket, Some(deadline)) {
+                Ok(Reply::Part(p)) if p == "loaded" && x.loaded.is_none() => {
+                    x.loaded = Some(Instant::now());
+                    x.printed_before_loading = child.take_printed();
+                }
+                Ok(Reply::Part(p)) if x.loaded.is_some() => x.answers.push(p),
+                Ok(Reply::Part(p)) => {
+                    x.end = Some(Err(format!("an answer before the goal started: {p}")));
+                    break;
+                }
+                Ok(Reply::Done(d)) => {
+                    x.end = Some(Ok(d));
+                    break;
+                }
+                Ok(Reply::Timeout) => break,
+                Err(WorkerError::BadFrame(why)) => {
+                    x.end = Some(Err(why));
+                    break;
+                }
+                Err(_) => {
+                    x.ended = true;
+                    break;
+                }
+            }
+        }
+        let end = Instant::now();
+        if x.loaded.is_none() {
+            x.printed_before_loading = child.take_printed();
+        }
+        x.ended |= child.has_ended();
+        child.kill();
+        let status = child.wait();
+        let stderr = child.stderr_text();
+        if let Some(why) = x
+            .printed_before_loading
+            .iter()
+            .map(String::as_str)
+            .chain(stderr.lines())
+            .find_map(|l| l.strip_prefix(crate::process::CANNOT_CONFINE))
+        {
+            return Err(JudgeError::CannotConfine(why.to_string()));
+        }
+        Ok(Exchange {
+            ended: x.ended && x.end.is_none(),
+            ..x
+        }
+        .with(status, stderr, end))
+    }
+}
+
+/// What one gprolog process did with a request.
+struct Exchange {
+    /// When the goal started (the driver said the judged file is loaded).
+    loaded: Option<Instant>,
+    /// Each answer's text, in order.
+    answers: Vec<String>,
+    /// The reply (`complete`, `limit`, `exception(B)`), or why the output broke the protocol;
+    /// `None`: no reply (the deadline, or the process ended first).
+    end: Option<Result<String, String>>,
+    /// What the process printed before the goal started (the load's messages).
+    printed_before_loading: Vec<String>,
+    /// The process ended (by itself) without a reply.
+    ended: bool,
+}
+
+/// An [`Exchange`] with how its process ended.
+struct Ended {
+    x: Exchange,
+    status: Option<std::process::ExitStatus>,
+    stderr: String,
+    /// When the reply (or the end) came.
+    at: Instant,
+}
+
+impl Exchange {
+    fn with(self, status: Option<std::process::ExitStatus>, stderr: String, at: Instant) -> Ended {
+        Ended {
+            x: self,
+            status,
+            stderr,
+            at,
+        }
     }
 }
 
@@ -263,59 +428,27 @@ fn parse_grid(text: &str) -> Option<Vec<Vec<u32>>> {
         .collect()
 }
 
-/// The argument of a `name(...).` line, and the text after its last comma (the milliseconds).
-fn call_args<'a>(line: &'a str, name: &str) -> Option<&'a str> {
-    line.strip_prefix(name)?
-        .strip_prefix('(')?
-        .strip_suffix(").")
-}
-
-fn split_ms(args: &str) -> (&str, Option<f64>) {
-    match args.rfind(',') {
-        Some(i) => match args[i + 1..].trim().parse::<f64>() {
-            Ok(ms) => (&args[..i], Some(ms)),
-            Err(_) => (args, None),
-        },
-        None => (args, None),
-    }
+/// The milliseconds from `from` to `to`, as a duration (zero when `from` is later).
+fn between(from: Instant, to: Instant) -> Duration {
+    to.saturating_duration_since(from)
 }
 
 impl Backend for GprologBackend {
     fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError> {
-        let start = Instant::now();
+        let deadline = Instant::now() + timeout;
         let file = self.file.display().to_string();
-        let driver = self.scratch().join("driver.pl");
-        std::fs::write(&driver, DRIVER_PL).context("writing the driver")?;
-        let (messages, ok) = self.compile(&driver, &self.scratch().join("driver.wbc"), timeout)?;
-        if !ok {
-            return Err(JudgeError::Failed(format!(
-                "the judge's driver does not compile: {messages}"
-            )));
-        }
-        let (messages, ok) =
-            self.compile(&self.file, &self.scratch().join("judged.wbc"), timeout)?;
-        let errors = syntax_errors(&self.file, &messages);
-        if !errors.is_empty() {
-            return Err(JudgeError::Syntax { file, errors });
-        }
-        if !ok {
-            return Err(JudgeError::Load {
-                file,
-                why: format!("gprolog's compiler refused it: {messages}"),
-            });
-        }
-        let left = timeout.saturating_sub(start.elapsed());
-        let out = self.spawn("kk_case(T, T = [], 1).\n", left)?;
-        if !out.lines.iter().any(|l| l == "kk_loaded.") {
+        let messages = self.build(deadline)?;
+        let out = self.exchange("T = []", 1, deadline)?;
+        if out.x.loaded.is_none() {
             let why = match out.status {
-                None => format!(
-                    "loading did not end within {} s (does a directive loop?)",
-                    timeout.as_secs_f64()
-                ),
-                Some(s) => format!(
+                Some(s) if out.x.ended => format!(
                     "gprolog stopped while loading it ({}): {}",
                     status_text(s),
                     out.stderr.trim()
+                ),
+                _ => format!(
+                    "loading did not end within {} s (does a directive loop?)",
+                    timeout.as_secs_f64()
                 ),
             };
             return Err(JudgeError::Load { file, why });
@@ -323,9 +456,9 @@ impl Backend for GprologBackend {
         // what the file said while loading: the compiler's warnings, then the load's
         let mut warnings = compiler_warnings(&messages);
         let said: Vec<&str> = out
-            .lines
+            .x
+            .printed_before_loading
             .iter()
-            .take_while(|l| *l != "kk_loaded.")
             .map(String::as_str)
             .chain(out.stderr.lines())
             .filter(|l| !l.trim().is_empty() && !is_banner(l))
@@ -339,64 +472,75 @@ impl Backend for GprologBackend {
     }
 
     fn run(&mut self, case: &Case, max: usize, timeout: Duration) -> Run {
-        // one more than wanted: the driver stops at Max, and one more says "there are more"
-        let fact = format!("kk_case(T, ({}), {}).\n", case.goal, max + 1);
-        let out = match self.spawn(&fact, timeout) {
-            Ok(o) => o,
-            Err(e) => {
-                return Run {
-                    answers: Vec::new(),
-                    end: RunEnd::Crashed(e.to_string()),
-                    elapsed: Duration::ZERO,
-                }
-            }
+        let start = Instant::now();
+        let deadline = start + timeout;
+        let failed = |end: RunEnd| Run {
+            answers: Vec::new(),
+            end,
+            elapsed: start.elapsed(),
         };
-        let mut answers = Vec::new();
-        let mut end = None;
-        let mut elapsed = out.elapsed;
-        for line in &out.lines {
-            if let Some(t) = call_args(line, "kk_answer") {
-                answers.push(match parse_grid(t) {
-                    Some(g) if g.len() == case.size && g.iter().all(|r| r.len() == case.size) => {
-                        JudgedAnswer::Grid(g)
-                    }
-                    _ => JudgedAnswer::Bad(t.to_string()),
-                });
-            } else if let Some(args) = call_args(line, "kk_end") {
-                let (what, ms) = split_ms(args);
-                end = Some(if what == "limit" {
+        if !self.built {
+            // (a backend of its own, for another job: its byte code is built on first use)
+            if let Err(e) = self.build(deadline) {
+                return failed(RunEnd::Crashed(format!(
+                    "building the byte code failed: {e}"
+                )));
+            }
+        }
+        // one more than wanted: the driver stops at Max, and one more says "there are more"
+        let out = match self.exchange(&case.goal, max + 1, deadline) {
+            Ok(o) => o,
+            Err(e) => return failed(RunEnd::Crashed(e.to_string())),
+        };
+        let mut answers: Vec<JudgedAnswer> = out
+            .x
+            .answers
+            .iter()
+            .map(|t| match parse_grid(t) {
+                Some(g) if g.len() == case.size && g.iter().all(|r| r.len() == case.size) => {
+                    JudgedAnswer::Grid(g)
+                }
+                _ => JudgedAnswer::Bad(t.clone()),
+            })
+            .collect();
+        // (this process's clock: from the goal's start to its reply, or to the deadline)
+        let elapsed = match out.x.loaded {
+            Some(l) => between(l, out.at),
+            None => between(start, out.at),
+        };
+        let end = match (&out.x.end, out.status) {
+            (Some(Err(why)), _) => RunEnd::Crashed(format!(
+                "its output broke the judge's protocol, so no answer of it is believed: {why}"
+            )),
+            (Some(Ok(d)), _) if d == "complete" || d == "limit" => {
+                if answers.len() > max {
+                    answers.truncate(max);
+                    RunEnd::Limit
+                } else if d == "limit" {
                     RunEnd::Limit
                 } else {
                     RunEnd::Complete
-                });
-                elapsed = ms.map_or(elapsed, |ms| Duration::from_secs_f64(ms / 1000.0));
-            } else if let Some(args) = call_args(line, "kk_exception") {
-                let (ball, ms) = split_ms(args);
-                end = Some(
-                    match ball.strip_prefix("error(existence_error(procedure,") {
+                }
+            }
+            (Some(Ok(d)), _) => match d
+                .strip_prefix("exception(")
+                .and_then(|b| b.strip_suffix(')'))
+            {
+                Some(ball) => {
+                    let e = match ball.strip_prefix("error(existence_error(procedure,") {
                         Some(rest) => match rest.split_once(')') {
-                            Some((pi, _)) => RunEnd::Exception(format!(
-                                "existence_error(procedure,{pi}): {pi} is not defined"
-                            )),
-                            None => RunEnd::Exception(ball.to_string()),
+                            Some((pi, _)) => {
+                                format!("existence_error(procedure,{pi}): {pi} is not defined")
+                            }
+                            None => ball.to_string(),
                         },
-                        None => RunEnd::Exception(ball.to_string()),
-                    },
-                );
-                elapsed = ms.map_or(elapsed, |ms| Duration::from_secs_f64(ms / 1000.0));
-            }
-        }
-        let end = match (end, out.status) {
-            (Some(RunEnd::Limit | RunEnd::Complete), _) if answers.len() > max => {
-                answers.truncate(max);
-                RunEnd::Limit
-            }
-            (Some(RunEnd::Exception(e)), _) => {
-                exception_end(self.jail.as_ref(), e, self.scratch(), &self.read())
-            }
-            (Some(e), _) => e,
-            (None, None) => RunEnd::Timeout,
-            (None, Some(s)) => {
+                        None => ball.to_string(),
+                    };
+                    exception_end(self.jail.as_ref(), e, self.scratch(), &self.read())
+                }
+                None => RunEnd::Crashed(format!("an unknown reply {d:?}")),
+            },
+            (None, Some(s)) if out.x.ended => {
                 let status = status_text(s);
                 let fatal = out
                     .stderr
@@ -411,6 +555,12 @@ impl Backend for GprologBackend {
                     },
                 }
             }
+            (None, _) => RunEnd::Timeout,
+        };
+        let elapsed = if end == RunEnd::Timeout {
+            timeout
+        } else {
+            elapsed
         };
         Run {
             answers,
@@ -432,8 +582,6 @@ mod tests {
         );
         assert_eq!(parse_grid("[]"), Some(vec![]));
         assert_eq!(parse_grid("[[1,_123],[2,1]]"), None);
-        assert_eq!(call_args("kk_answer([[1]]).", "kk_answer"), Some("[[1]]"));
-        assert_eq!(split_ms("complete,12"), ("complete", Some(12.0)));
         assert_eq!(
             syntax_errors(
                 Path::new("/t/bad.pl"),

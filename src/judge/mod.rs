@@ -46,9 +46,6 @@ use crate::prolog::Predicate;
 /// skipped when it times out.
 const SKIP_AFTER_ANSWERS: usize = 100;
 
-/// The least time allowed for loading the judged file (its engine's start-up included).
-pub(crate) const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// The Prolog system a judged file runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -350,7 +347,7 @@ pub fn judge(
     let cases = plan(config, max_size, &mut notes);
     // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
     // every case, and this bounds whatever the wall clock does not see.
-    let budget = LOAD_TIMEOUT + config.timeout * (cases.len() as u32 + 1);
+    let budget = config.timeout * (cases.len() as u32 + 1);
     let jail = match config.confine {
         true => Some(Jail {
             limits: Limits {
@@ -384,7 +381,7 @@ pub fn judge(
     // (the first engine loads the file: its warnings, or why it cannot be loaded)
     let mut first = open()?;
     let loaded = first
-        .load(config.timeout.max(LOAD_TIMEOUT))
+        .load(config.timeout)
         .map_err(|e| read_hint(e, config.confine))?;
     let mut backends = vec![first];
     for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {

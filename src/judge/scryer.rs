@@ -18,7 +18,7 @@ use super::jail::{death_end, exception_end};
 use super::verdict::{JudgedAnswer, Run, RunEnd};
 use super::{Backend, Dialect, Jail, JudgeError, Loaded};
 use crate::process::{Worker, WorkerError};
-use crate::prolog::{chars_of, quote, term_text, term_to_grid};
+use crate::prolog::{chars_of, quote, quoted_text, term_text, term_to_grid};
 
 /// The judge's Prolog side.
 pub(super) const JUDGE_PL: &str = include_str!("../../prolog/judge.pl");
@@ -38,7 +38,7 @@ enum Request {
         dialect: Dialect,
     },
     Solve {
-        case: String,
+        goal: String,
         size: usize,
         max: usize,
     },
@@ -57,6 +57,8 @@ enum WireEnd {
     Exception(String),
     Unsupported(String),
     Halted(i64),
+    /// The engine panicked, saying this.
+    Panicked(String),
 }
 
 #[derive(Serialize, Deserialize)]
@@ -66,10 +68,12 @@ enum Reply {
     },
     SyntaxErrors(Vec<(u64, String)>),
     LoadFailed(String),
+    /// A case's answers and how it ended; `spent`: the engine cannot serve another case (an
+    /// answer it could not read, or answers left unasked), so the parent starts a fresh one.
     Answers {
         answers: Vec<WireAnswer>,
         end: WireEnd,
-        elapsed_ms: f64,
+        spent: bool,
     },
     Failed(String),
 }
@@ -130,15 +134,11 @@ impl ScryerBackend {
 
     /// Sends a request; `Err` says why no reply came (the kernel cannot confine, or how the
     /// worker ended).
-    fn request(&mut self, r: &Request, timeout: Duration) -> Result<Option<Reply>, Failure> {
+    fn request(&mut self, r: &Request, deadline: Instant) -> Result<Option<Reply>, Failure> {
         let line = serde_json::to_string(r)
             .map_err(|e| Failure::RunEnd(RunEnd::Crashed(e.to_string())))?;
-        // (the case's time starts once its engine is up)
-        let got = self
-            .worker
-            .start()
-            .map(|_| ())
-            .and_then(|()| self.worker.request(&line, Some(Instant::now() + timeout)));
+        // (starting the engine counts against the deadline)
+        let got = self.worker.request(&line, Some(deadline));
         match got {
             Err(WorkerError::Confine(why)) => Err(Failure::CannotConfine(why)),
             Err(e) => Err(Failure::RunEnd(self.ended(e))),
@@ -154,12 +154,106 @@ impl ScryerBackend {
 
 impl Backend for ScryerBackend {
     fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError> {
+        self.load_by(Instant::now() + timeout, timeout)
+    }
+
+    fn run(&mut self, case: &super::suite::Case, max: usize, timeout: Duration) -> Run {
+        // the case's time: from now, a reload after a timeout or a crash included
+        let start = Instant::now();
+        let deadline = start + timeout;
+        let crashed = |why: String| Run {
+            answers: Vec::new(),
+            end: RunEnd::Crashed(why),
+            elapsed: start.elapsed(),
+        };
+        if !self.worker.is_running() {
+            // a fresh worker after a timeout or a crash: the file was loaded fine before
+            match self.load_by(deadline, timeout) {
+                Ok(_) => {}
+                Err(JudgeError::Load { .. }) if Instant::now() >= deadline => {
+                    return Run {
+                        answers: Vec::new(),
+                        end: RunEnd::Timeout,
+                        elapsed: timeout,
+                    }
+                }
+                Err(e) => return crashed(format!("loading the file again failed: {e}")),
+            }
+        }
+        let solve = Request::Solve {
+            goal: case.goal.clone(),
+            size: case.size,
+            max,
+        };
+        let sent = Instant::now();
+        let reply = self.request(&solve, deadline);
+        // (the time is this process's clock, from the request to its reply)
+        let elapsed = sent.elapsed();
+        match reply {
+            Ok(None) => Run {
+                answers: Vec::new(),
+                end: RunEnd::Timeout,
+                elapsed: timeout,
+            },
+            Ok(Some(Reply::Answers {
+                answers,
+                end,
+                spent,
+            })) => {
+                if spent {
+                    self.worker.stop();
+                }
+                Run {
+                    answers: answers
+                        .into_iter()
+                        .map(|a| match a {
+                            WireAnswer::Grid(g) => JudgedAnswer::Grid(g),
+                            WireAnswer::Bad(t) => JudgedAnswer::Bad(t),
+                        })
+                        .collect(),
+                    end: match end {
+                        WireEnd::Complete => RunEnd::Complete,
+                        WireEnd::Limit => RunEnd::Limit,
+                        WireEnd::Exception(e) => {
+                            exception_end(self.jail.as_ref(), e, self.scratch.path(), &self.read)
+                        }
+                        WireEnd::Unsupported(pi) => RunEnd::Unsupported(pi),
+                        WireEnd::Halted(c) => RunEnd::Halted(c),
+                        WireEnd::Panicked(why) => death_end(self.jail.as_ref(), "panicked", &why)
+                            .unwrap_or_else(|| {
+                                RunEnd::Crashed(format!("the engine failed: {why}"))
+                            }),
+                    },
+                    elapsed,
+                }
+            }
+            Ok(Some(Reply::Failed(why))) => {
+                self.worker.stop();
+                crashed(why)
+            }
+            Ok(Some(_)) => {
+                self.worker.stop();
+                crashed("the judge's worker answered out of turn".into())
+            }
+            Err(Failure::CannotConfine(why)) => crashed(format!("cannot confine: {why}")),
+            Err(Failure::RunEnd(end)) => Run {
+                answers: Vec::new(),
+                end,
+                elapsed,
+            },
+        }
+    }
+}
+
+impl ScryerBackend {
+    /// Loads the file in a fresh engine by `deadline` (`timeout` is what it was given).
+    fn load_by(&mut self, deadline: Instant, timeout: Duration) -> Result<Loaded, JudgeError> {
         let file = self.file.display().to_string();
         let load = Request::Load {
             file: self.file.clone(),
             dialect: self.dialect,
         };
-        match self.request(&load, timeout) {
+        match self.request(&load, deadline) {
             Ok(Some(Reply::Loaded { warnings })) => Ok(Loaded { warnings }),
             Ok(Some(Reply::SyntaxErrors(errors))) => {
                 self.worker.stop();
@@ -197,69 +291,6 @@ impl Backend for ScryerBackend {
             }),
         }
     }
-
-    fn run(&mut self, case: &super::suite::Case, max: usize, timeout: Duration) -> Run {
-        let crashed = |why: String| Run {
-            answers: Vec::new(),
-            end: RunEnd::Crashed(why),
-            elapsed: Duration::ZERO,
-        };
-        if !self.worker.is_running() {
-            // a fresh worker after a timeout or a crash: the file was loaded fine before
-            if let Err(e) = self.load(super::LOAD_TIMEOUT.max(timeout)) {
-                return crashed(format!("loading the file again failed: {e}"));
-            }
-        }
-        let solve = Request::Solve {
-            case: format!("kk_case(T, ({})).", case.goal),
-            size: case.size,
-            max,
-        };
-        match self.request(&solve, timeout) {
-            Ok(None) => Run {
-                answers: Vec::new(),
-                end: RunEnd::Timeout,
-                elapsed: timeout,
-            },
-            Ok(Some(Reply::Answers {
-                answers,
-                end,
-                elapsed_ms,
-            })) => Run {
-                answers: answers
-                    .into_iter()
-                    .map(|a| match a {
-                        WireAnswer::Grid(g) => JudgedAnswer::Grid(g),
-                        WireAnswer::Bad(t) => JudgedAnswer::Bad(t),
-                    })
-                    .collect(),
-                end: match end {
-                    WireEnd::Complete => RunEnd::Complete,
-                    WireEnd::Limit => RunEnd::Limit,
-                    WireEnd::Exception(e) => {
-                        exception_end(self.jail.as_ref(), e, self.scratch.path(), &self.read)
-                    }
-                    WireEnd::Unsupported(pi) => RunEnd::Unsupported(pi),
-                    WireEnd::Halted(c) => RunEnd::Halted(c),
-                },
-                elapsed: Duration::from_secs_f64(elapsed_ms.max(0.0) / 1000.0),
-            },
-            Ok(Some(Reply::Failed(why))) => {
-                self.worker.stop();
-                crashed(why)
-            }
-            Ok(Some(_)) => {
-                self.worker.stop();
-                crashed("the judge's worker answered out of turn".into())
-            }
-            Err(Failure::CannotConfine(why)) => crashed(format!("cannot confine: {why}")),
-            Err(Failure::RunEnd(end)) => Run {
-                answers: Vec::new(),
-                end,
-                elapsed: Duration::ZERO,
-            },
-        }
-    }
 }
 
 /// A sink for an engine's output stream that keeps at most `keep` bytes (none when 0).
@@ -278,6 +309,8 @@ fn sink(kept: Arc<Mutex<Vec<u8>>>, keep: usize) -> OutputStreamConfig {
 struct Judged {
     machine: Machine,
     warnings: Arc<Mutex<Vec<u8>>>,
+    /// The GNU built-ins the layer lacks (`Name/Arity`), read before the judged file loaded.
+    unsupported: Vec<String>,
 }
 
 /// Runs `query` (text that parses) and returns its binding of `R`.
@@ -316,6 +349,16 @@ fn load(file: &Path, dialect: Dialect) -> (Option<Judged>, Reply) {
     if let Ok(mut w) = warnings.lock() {
         w.clear();
     }
+    // (read now: once the judged file is loaded, nothing in Prolog is ours alone)
+    let unsupported = match dialect {
+        Dialect::Gnu => {
+            match result_of(&mut machine, "findall(P, kk_gnu_unsupported(P), R).".into()) {
+                Ok(Term::List(items)) => items.iter().map(|t| quoted_text(t, TEXT_CAP)).collect(),
+                _ => Vec::new(),
+            }
+        }
+        Dialect::Scryer => Vec::new(),
+    };
     // (an error reported after the last line of code is Scryer's, not the file's)
     let last_line = std::fs::read(file)
         .map(|b| super::dialect::last_code_line(&String::from_utf8_lossy(&b)))
@@ -335,7 +378,11 @@ fn load(file: &Path, dialect: Dialect) -> (Option<Judged>, Reply) {
                 .map(|w| String::from_utf8_lossy(&w).into_owned())
                 .unwrap_or_default();
             return (
-                Some(Judged { machine, warnings }),
+                Some(Judged {
+                    machine,
+                    warnings,
+                    unsupported,
+                }),
                 Reply::Loaded { warnings: text },
             );
         }
@@ -370,56 +417,122 @@ fn list(t: &Term) -> &[Term] {
     }
 }
 
-fn solve(judged: &mut Judged, case: &str, size: usize, max: usize) -> Reply {
-    let query = format!("kk_judge_solve({}, {size}, {max}, R).", quote(case));
-    let start = Instant::now();
-    let r = match result_of(&mut judged.machine, query) {
-        Ok(r) => r,
-        Err(e) => return Reply::Failed(e),
-    };
-    let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
-    let bad = || Reply::Failed(format!("unexpected answer {}", term_text(&r)));
-    let Term::Compound(f, args) = &r else {
-        return bad();
-    };
-    if f != "answers" || args.len() != 2 {
-        return bad();
-    }
+/// Runs the case's goal (`goal`: Prolog text binding `T`) and reads its answers here, in Rust:
+/// no Prolog predicate collects or checks them, so nothing the judged file defines (it can
+/// redefine any predicate of any module, ours included, and expand any goal) stands between
+/// its answers and the verdict. At most `max` answers are read; one more says there are more.
+fn solve(judged: &mut Judged, goal: &str, size: usize, max: usize) -> Reply {
     let mut answers = Vec::new();
-    for a in list(&args[0]) {
-        answers.push(match a {
-            Term::Compound(f, g) if f == "grid" && g.len() == 1 => {
-                match term_to_grid(&g[0], size) {
-                    Ok(grid) => WireAnswer::Grid(grid),
-                    Err(_) => WireAnswer::Bad(term_text(&g[0])),
+    let mut spent = false;
+    let machine = &mut judged.machine;
+    let unsupported = &judged.unsupported;
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // (caught in the query itself: an exception that escapes a query is seen again by the
+        // engine's next query)
+        for a in machine.run_query(format!("catch(({goal}), {BALL}, true).")) {
+            match a {
+                Ok(LeafAnswer::LeafAnswer { bindings, .. }) => {
+                    if let Some(ball) = bindings.get(BALL).filter(|b| !matches!(b, Term::Var(_))) {
+                        return ball_end(ball, unsupported);
+                    }
+                    answers.push(match bindings.get("T") {
+                        Some(t) => match term_to_grid(t, size) {
+                            Ok(grid) => WireAnswer::Grid(grid),
+                            Err(_) => WireAnswer::Bad(quoted_text(t, TEXT_CAP)),
+                        },
+                        None => WireAnswer::Bad("_ (T left unbound)".into()),
+                    });
                 }
+                Ok(LeafAnswer::True) => answers.push(WireAnswer::Bad("_ (T left unbound)".into())),
+                Ok(LeafAnswer::False) => return WireEnd::Complete,
+                Ok(LeafAnswer::Exception(e)) | Err(e) => return ball_end(&e, unsupported),
             }
-            Term::Compound(f, t) if f == "bad" && t.len() == 1 => {
-                WireAnswer::Bad(chars_of(&t[0]).unwrap_or_else(|| term_text(&t[0])))
+            if answers.len() > max {
+                // (the query's choice points are left: this engine serves no more cases)
+                return WireEnd::Limit;
             }
-            _ => return bad(),
-        });
-    }
-    let text = |t: &Term| chars_of(t).unwrap_or_else(|| term_text(t));
-    let end = match &args[1] {
-        Term::Atom(a) if a == "complete" => WireEnd::Complete,
-        Term::Atom(a) if a == "limit" => WireEnd::Limit,
-        Term::Compound(f, a) if f == "halted" && a.len() == 1 => WireEnd::Halted(match &a[0] {
-            Term::Integer(i) => i.to_string().parse().unwrap_or(0),
-            _ => 0,
-        }),
-        Term::Compound(f, a) if f == "unsupported" && a.len() == 1 => {
-            WireEnd::Unsupported(text(&a[0]))
         }
-        Term::Compound(f, a) if f == "exception" && a.len() == 1 => WireEnd::Exception(text(&a[0])),
-        _ => return bad(),
+        WireEnd::Complete
+    }));
+    let end = match read {
+        Ok(WireEnd::Limit) => {
+            spent = true;
+            answers.truncate(max);
+            WireEnd::Limit
+        }
+        Ok(end) => end,
+        Err(payload) => {
+            // the engine panicked: it is spent. Scryer cannot make a term of some cyclic
+            // answers (an unreachable case): the answer is bad; any other panic (memory it
+            // could not get, a goal the file's operators broke) ends the case
+            spent = true;
+            let why = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            if why.contains("unreachable") {
+                answers.push(WireAnswer::Bad(
+                    "an answer the engine cannot read (a cyclic term?)".into(),
+                ));
+                WireEnd::Complete
+            } else {
+                WireEnd::Panicked(why)
+            }
+        }
     };
     Reply::Answers {
         answers,
         end,
-        elapsed_ms,
+        spent,
     }
 }
+
+/// The variable the case's query binds to what its goal threw.
+const BALL: &str = "KkJudgeBall";
+
+/// How a case ends when its goal threw `ball`.
+fn ball_end(ball: &Term, unsupported: &[String]) -> WireEnd {
+    if let Term::Compound(f, a) = ball {
+        if f == "kk_judge_halt" && a.len() == 1 {
+            return WireEnd::Halted(match &a[0] {
+                Term::Integer(i) => i.to_string().parse().unwrap_or(0),
+                _ => 0,
+            });
+        }
+        if f == "error" && a.len() == 2 {
+            if let Term::Compound(e, pi) = &a[0] {
+                if e == "existence_error" && pi.len() == 2 {
+                    let text = quoted_text(&pi[1], TEXT_CAP);
+                    if unsupported.contains(&text) {
+                        return WireEnd::Unsupported(text);
+                    }
+                }
+            }
+        }
+    }
+    WireEnd::Exception(plain_ball(ball).quoted(TEXT_CAP))
+}
+
+/// `ball` with a file name given as a list of characters (as Scryer's file predicates report
+/// it) made an atom, so that the report names the file.
+fn plain_ball(ball: &Term) -> crate::prolog::Term {
+    use crate::prolog::Term as T;
+    let mut t = T::from_scryer(ball);
+    if let T::Compound(e, args) = &mut t {
+        if let (true, Some(T::Compound(_, formal))) = (e == "error", args.first_mut()) {
+            if let Some(culprit) = formal.get_mut(2) {
+                if let T::Chars(name) = culprit {
+                    *culprit = T::Atom(std::mem::take(name));
+                }
+            }
+        }
+    }
+    t
+}
+
+/// At most about this many bytes of a bad answer's or an exception's text are sent.
+const TEXT_CAP: usize = 2000;
 
 /// The request handler of the `judge` worker role: a `Load` first, then `Solve`s.
 pub(crate) fn worker() -> crate::process::Handler {
@@ -432,12 +545,12 @@ pub(crate) fn worker() -> crate::process::Handler {
                 judged = j;
                 reply
             }
-            Ok(Request::Solve { case, size, max }) => match judged.as_mut() {
+            Ok(Request::Solve { goal, size, max }) => match judged.as_mut() {
                 Some(j) => {
                     if let Ok(mut w) = j.warnings.lock() {
                         w.clear();
                     }
-                    solve(j, &case, size, max)
+                    solve(j, &goal, size, max)
                 }
                 None => Reply::Failed("no file is loaded".into()),
             },
@@ -471,7 +584,7 @@ mod tests {
             assert!(matches!(reply, Reply::Loaded { .. }));
             let mut judged = judged.unwrap();
             // (a grid of size 0 is [], the only answer when every check holds)
-            match solve(&mut judged, "kk_case(T, (kk_checks_pass, T = [])).", 0, 2) {
+            match solve(&mut judged, "kk_checks_pass, T = []", 0, 2) {
                 Reply::Answers { answers, end, .. } => {
                     assert!(matches!(end, WireEnd::Complete));
                     assert_eq!(answers.len(), 1, "a check of gnu_layer_checks.pl fails");
@@ -496,7 +609,7 @@ mod tests {
             .unwrap();
             let (judged, _) = load(&file, Dialect::Scryer);
             let mut judged = judged.unwrap();
-            let reply = solve(&mut judged, "kk_case(T, kenken(1, [], T)).", 1, 4);
+            let reply = solve(&mut judged, "kenken(1, [], T)", 1, 4);
             assert!(matches!(
                 reply,
                 Reply::Answers {
@@ -504,14 +617,15 @@ mod tests {
                     ..
                 }
             ));
-            let reply = solve(&mut judged, "kk_case(T, plain_kenken(1, [], T)).", 1, 4);
+            let reply = solve(&mut judged, "plain_kenken(1, [], T)", 1, 4);
             match reply {
                 Reply::Answers { answers, .. } => {
-                    assert!(matches!(&answers[..], [WireAnswer::Bad(t)] if t == "a cyclic term"))
+                    // (a cyclic answer is read as its own text, or not at all: either way not a grid)
+                    assert!(matches!(&answers[..], [WireAnswer::Bad(_)]))
                 }
                 _ => panic!("no answers"),
             }
-            let reply = solve(&mut judged, "kk_case(T, p(T)).", 1, 4);
+            let reply = solve(&mut judged, "p(T)", 1, 4);
             match reply {
                 Reply::Answers { answers, .. } => {
                     assert!(matches!(&answers[..], [WireAnswer::Bad(t)] if t.starts_with("[[1,")))

@@ -33,13 +33,21 @@ pub(crate) const ROLE_VAR: &str = "KENKEN_WORKER";
 const EXEC_VAR: &str = "KENKEN_EXEC";
 /// The role of a child that confines itself, then `exec`s another program.
 pub(crate) const EXEC_ROLE: &str = "exec";
-/// The line a child prints once it is ready for requests.
+/// The line a child prints once it is ready for requests (before it runs anything of a
+/// request: only accepted while the child starts).
 pub(crate) const READY: &str = "kenken-worker-ready";
-/// The prefix of every reply line (anything else a child prints is skipped).
-pub(crate) const REPLY: &str = "kenken-reply ";
-/// The prefix of a part of a reply sent before the reply itself (an answer as soon as it is
-/// found), so that what was found before a deadline reaches the parent.
-pub(crate) const PART: &str = "kenken-part ";
+/// The start of every frame of a reply. A frame is one line,
+/// `kenken-frame ID NONCE KIND PAYLOAD`: the request's id and nonce (see [`Ticket`]), `part`
+/// (an answer sent as soon as it is found, so that what was found before a deadline reaches the
+/// parent) or `done` (the reply: the request is over), and the payload, which holds no newline.
+/// Any other line a child writes is its printed output: kept (capped) and never parsed.
+pub(crate) const FRAME: &str = "kenken-frame ";
+/// The longest line of a child's output kept when it is not a frame (the rest is read away).
+const PRINTED_LINE_CAP: usize = 4096;
+/// At most this much of a child's printed output (lines that are not frames) is kept.
+const PRINTED_CAP: usize = 64 * 1024;
+/// The longest frame a child may send by default; past it the child is killed.
+pub(crate) const FRAME_CAP: usize = 256 << 20;
 /// The prefix of the line a child prints when it cannot confine itself, then exits.
 pub(crate) const CANNOT_CONFINE: &str = "kenken-cannot-confine ";
 /// How long a fresh worker may take to get ready (building a Prolog engine takes about 0.3 s).
@@ -100,6 +108,10 @@ pub enum WorkerError {
     /// The child did not become a worker, answered something unexpected, or stopped.
     #[error("{0}")]
     Protocol(String),
+    /// The child wrote a frame that is not the current request's (forged, or out of step),
+    /// a malformed one, one cut short, or more than the caps allow: it was killed.
+    #[error("the process's reply cannot be trusted: {0}")]
+    BadFrame(String),
     /// The child could not confine itself (the kernel lacks what confinement needs).
     #[error("cannot confine the child process: {0}")]
     Confine(String),
@@ -133,13 +145,14 @@ pub(crate) enum Stderr {
 /// How to start a child: a program or a worker role, its environment and its confinement.
 pub struct Spawn {
     command: std::process::Command,
-    stdin: bool,
     /// Shares this process's terminal: standard input and output inherited, and this
     /// process's group (so that Ctrl-C reaches it, as any job of a shell).
     terminal: bool,
     stderr: Stderr,
     /// At most this many bytes of standard output are read; past it the child is killed.
     output_cap: usize,
+    /// The longest frame read; past it the child is killed.
+    frame_cap: usize,
 }
 
 /// The environment of a confined child, besides what its [`Spawn`] sets (`HOME` and `TMPDIR`
@@ -157,10 +170,10 @@ impl Spawn {
         command.args(args);
         Spawn {
             command,
-            stdin: true,
             terminal: false,
             stderr: Stderr::Inherit,
             output_cap: usize::MAX,
+            frame_cap: FRAME_CAP,
         }
     }
 
@@ -257,12 +270,6 @@ impl Spawn {
         self
     }
 
-    /// Connects the child's standard input to nothing.
-    pub(crate) fn no_stdin(mut self) -> Spawn {
-        self.stdin = false;
-        self
-    }
-
     /// Where the child's standard error goes.
     pub(crate) fn stderr(mut self, stderr: Stderr) -> Spawn {
         self.stderr = stderr;
@@ -272,6 +279,12 @@ impl Spawn {
     /// Reads at most `cap` bytes of standard output.
     pub(crate) fn output_cap(mut self, cap: usize) -> Spawn {
         self.output_cap = cap;
+        self
+    }
+
+    /// Reads frames of at most `cap` bytes.
+    pub(crate) fn frame_cap(mut self, cap: usize) -> Spawn {
+        self.frame_cap = cap;
         self
     }
 
@@ -286,11 +299,7 @@ impl Spawn {
         } else {
             self.command
                 .process_group(0)
-                .stdin(if self.stdin {
-                    Stdio::piped()
-                } else {
-                    Stdio::null()
-                })
+                .stdin(Stdio::piped())
                 .stdout(Stdio::piped());
         }
         self.command.stderr(match self.stderr {
@@ -308,10 +317,10 @@ impl Spawn {
             let kept = stderr.clone();
             std::thread::spawn(move || keep_start(e, &kept))
         });
-        let (tx, lines) = mpsc::channel();
-        let cap = self.output_cap;
+        let (tx, lines) = mpsc::sync_channel(4);
+        let (cap, frame_cap) = (self.output_cap, self.frame_cap);
         if let Some(out) = stdout {
-            std::thread::spawn(move || read_lines(out, cap, &tx));
+            std::thread::spawn(move || read_lines(out, cap, frame_cap, &tx));
         }
         Ok(Child {
             group: !self.terminal,
@@ -321,6 +330,9 @@ impl Spawn {
             stderr,
             err_reader,
             status: None,
+            printed: Vec::new(),
+            printed_len: 0,
+            overflowed: false,
         })
     }
 }
@@ -342,37 +354,115 @@ fn keep_start(mut from: impl Read, kept: &Mutex<Vec<u8>>) {
 /// One line of a child's standard output, or why there are no more.
 #[derive(Debug)]
 enum Line {
-    Text(String),
+    /// A line, without its newline; `complete` is false for the last one when the output
+    /// ended without a newline (a frame cut short).
+    Text {
+        text: String,
+        complete: bool,
+    },
+    /// A frame longer than the cap, or more output in all than the cap.
     Overflow,
     Error,
 }
 
-/// Sends the lines of `from` (at most `cap` bytes in all) to `tx`.
-fn read_lines(from: impl Read, cap: usize, tx: &mpsc::Sender<Line>) {
-    let mut reader = BufReader::new(from.take(cap.saturating_add(1) as u64));
+/// Sends the lines of `from` (at most `cap` bytes in all) to `tx`: a frame of at most
+/// `frame_cap` bytes whole, any other line cut at [`PRINTED_LINE_CAP`] (the rest is read away).
+/// The channel is bounded, so a child that writes faster than the parent reads waits: the
+/// parent's memory stays bounded whatever the child writes.
+fn read_lines(from: impl Read, cap: usize, frame_cap: usize, tx: &mpsc::SyncSender<Line>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, from);
     let mut total = 0usize;
     loop {
-        let mut buf = Vec::new();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => return,
-            Ok(n) => {
-                total = total.saturating_add(n);
-                if total > cap {
-                    let _ = tx.send(Line::Overflow);
-                    return;
-                }
-                if buf.last() == Some(&b'\n') {
-                    buf.pop();
-                }
-                let text = String::from_utf8_lossy(&buf).into_owned();
-                if tx.send(Line::Text(text)).is_err() {
-                    return;
-                }
-            }
+        let line = match read_line_capped(&mut reader, frame_cap, cap.saturating_sub(total)) {
+            Ok(Some(l)) => l,
+            Ok(None) => return,
             Err(_) => {
                 let _ = tx.send(Line::Error);
                 return;
             }
+        };
+        total = total.saturating_add(line.read);
+        if total > cap || line.over {
+            let _ = tx.send(Line::Overflow);
+            return;
+        }
+        let text = String::from_utf8_lossy(&line.kept).into_owned();
+        let complete = line.complete;
+        if tx.send(Line::Text { text, complete }).is_err() || !complete {
+            return;
+        }
+    }
+}
+
+/// A line read by [`read_line_capped`].
+struct CappedLine {
+    /// Its first bytes (without the newline).
+    kept: Vec<u8>,
+    /// How many bytes were read, the newline included.
+    read: usize,
+    /// Whether it ended with a newline.
+    complete: bool,
+    /// A frame longer than the cap.
+    over: bool,
+}
+
+/// Reads one line: a frame (a line that starts with [`FRAME`]) of at most `frame_cap` bytes
+/// is kept whole, any other line up to [`PRINTED_LINE_CAP`] bytes; `None` at the end. A line
+/// longer than `left` bytes in all is over (the rest is not read).
+fn read_line_capped(
+    reader: &mut impl BufRead,
+    frame_cap: usize,
+    left: usize,
+) -> std::io::Result<Option<CappedLine>> {
+    let mut line = CappedLine {
+        kept: Vec::new(),
+        read: 0,
+        complete: false,
+        over: false,
+    };
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok((line.read > 0).then_some(line));
+        }
+        let (chunk, newline) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        // (a line is a frame while its start is the start of FRAME)
+        let head: Vec<u8> = line
+            .kept
+            .iter()
+            .chain(chunk.iter())
+            .take(FRAME.len())
+            .copied()
+            .collect();
+        let limit = if FRAME.as_bytes().starts_with(&head) {
+            frame_cap
+        } else {
+            PRINTED_LINE_CAP
+        };
+        let room = limit.saturating_sub(line.kept.len());
+        line.kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if limit == frame_cap && chunk.len() > room {
+            line.over = true;
+        }
+        let used = chunk.len() + usize::from(newline);
+        line.read = line.read.saturating_add(used);
+        reader.consume(used);
+        if line.read > left {
+            line.over = true;
+        }
+        if line.over {
+            return Ok(Some(line));
+        }
+        if newline {
+            line.complete = true;
+            return Ok(Some(line));
         }
     }
 }
@@ -398,11 +488,127 @@ pub(crate) fn exec_from_env() -> std::io::Error {
         .exec()
 }
 
+/// A request's id and nonce: a reply frame is the request's only when it carries both.
+///
+/// The id orders the requests of one child; the nonce (128 random bits, new for every request)
+/// makes a frame impossible to forge for code in the child that never saw the request: the
+/// child's own code reads the request before anything it runs can, and only it writes the
+/// nonce back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ticket {
+    id: u64,
+    nonce: String,
+}
+
+impl Ticket {
+    /// The ticket of request `id`, with a fresh nonce.
+    pub(crate) fn new(id: u64) -> Ticket {
+        Ticket {
+            id,
+            nonce: random_hex(),
+        }
+    }
+
+    /// The request's id.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The request's nonce (32 hexadecimal digits).
+    pub(crate) fn nonce(&self) -> &str {
+        &self.nonce
+    }
+
+    /// The line that carries `payload` (no newline in it) as this request.
+    pub(crate) fn request_line(&self, payload: &str) -> String {
+        format!("{} {} {payload}", self.id, self.nonce)
+    }
+
+    /// The request a line carries (the child's side): its ticket and payload.
+    pub(crate) fn parse_request(line: &str) -> Option<(Ticket, &str)> {
+        let mut parts = line.splitn(3, ' ');
+        let id = parts.next()?.parse().ok()?;
+        let nonce = parts.next()?;
+        let payload = parts.next().unwrap_or("");
+        Some((
+            Ticket {
+                id,
+                nonce: nonce.to_string(),
+            },
+            payload,
+        ))
+    }
+
+    /// The frame line (without its newline) that answers this request: `kind` is `part` or
+    /// `done`, and `payload` must hold no newline (a JSON text holds none).
+    pub(crate) fn frame(&self, kind: &str, payload: &str) -> String {
+        format!("{FRAME}{} {} {kind} {payload}", self.id, self.nonce)
+    }
+
+    /// The part of a line of the child's output that is a frame of this request: `None` for a
+    /// line that is not a frame (printed output), an error for a frame that is not this
+    /// request's or is malformed.
+    fn read(&self, line: &str) -> Option<Result<Reply, String>> {
+        let rest = line.strip_prefix(FRAME)?;
+        let mut parts = rest.splitn(4, ' ');
+        let (id, nonce, kind) = (parts.next()?, parts.next()?, parts.next()?);
+        let payload = parts.next().unwrap_or("").to_string();
+        if nonce != self.nonce {
+            return Some(Err(format!(
+                "it wrote a reply frame that is not the current request's (id {}, nonce not \
+                 the request's): forged, or out of step",
+                shorten(id, 24)
+            )));
+        }
+        if id.parse::<u64>().ok() != Some(self.id) {
+            return Some(Err(format!(
+                "it wrote a frame with the request's nonce and another id ({})",
+                shorten(id, 24)
+            )));
+        }
+        Some(match kind {
+            "part" => Ok(Reply::Part(payload)),
+            "done" => Ok(Reply::Done(payload)),
+            other => Err(format!(
+                "it wrote a frame of unknown kind {:?}",
+                shorten(other, 24)
+            )),
+        })
+    }
+}
+
+/// The first `max` characters of `text`, with `...` when it was longer.
+fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// 128 random bits as 32 hexadecimal digits, from the kernel's generator (or, should it be
+/// unreadable, from the randomly keyed hasher the standard library seeds from it).
+pub(crate) fn random_hex() -> String {
+    let mut bytes = [0u8; 16];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        use std::hash::{BuildHasher, Hasher};
+        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_usize(i);
+            h.write_u128(Instant::now().elapsed().as_nanos());
+            chunk.copy_from_slice(&h.finish().to_le_bytes());
+        }
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// What [`Child::recv`] got.
 #[derive(Debug)]
 pub(crate) enum Recv {
     /// A line of standard output (without its newline).
     Line(String),
+    /// The last line of standard output, which ended without a newline.
+    Cut(String),
     /// The deadline passed first (the child still runs).
     Timeout,
     /// Standard output ended: the child ended (its group is killed and it is reaped), or its
@@ -420,6 +626,11 @@ pub struct Child {
     stderr: Arc<Mutex<Vec<u8>>>,
     err_reader: Option<std::thread::JoinHandle<()>>,
     status: Option<ExitStatus>,
+    /// What the child printed (lines that are not frames), at most [`PRINTED_CAP`] bytes.
+    printed: Vec<String>,
+    printed_len: usize,
+    /// Its output passed a cap (it was killed).
+    overflowed: bool,
 }
 
 impl Child {
@@ -433,6 +644,11 @@ impl Child {
         stdin.flush()
     }
 
+    /// Closes the child's standard input (it reads the end of it from now on).
+    pub(crate) fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
     /// The next line of standard output, waiting until `deadline` at most.
     pub(crate) fn recv(&mut self, deadline: Option<Instant>) -> Recv {
         loop {
@@ -442,8 +658,19 @@ impl Child {
                 None => slice,
             };
             match self.lines.recv_timeout(wait) {
-                Ok(Line::Text(t)) => return Recv::Line(t),
-                Ok(Line::Overflow | Line::Error) | Err(RecvTimeoutError::Disconnected) => {
+                Ok(Line::Text { text, complete }) => {
+                    return if complete {
+                        Recv::Line(text)
+                    } else {
+                        Recv::Cut(text)
+                    }
+                }
+                Ok(Line::Overflow) => {
+                    self.overflowed = true;
+                    self.kill();
+                    return Recv::Ended;
+                }
+                Ok(Line::Error) | Err(RecvTimeoutError::Disconnected) => {
                     self.kill();
                     return Recv::Ended;
                 }
@@ -456,7 +683,11 @@ impl Child {
                     self.status = Some(s);
                     self.kill_group();
                     return match self.lines.recv_timeout(DRAIN) {
-                        Ok(Line::Text(t)) => Recv::Line(t),
+                        Ok(Line::Text {
+                            text,
+                            complete: true,
+                        }) => Recv::Line(text),
+                        Ok(Line::Text { text, .. }) => Recv::Cut(text),
                         _ => Recv::Ended,
                     };
                 }
@@ -467,13 +698,70 @@ impl Child {
         }
     }
 
+    /// The next frame of the reply to the request of `ticket`, waiting until `deadline` at
+    /// most: a part, the reply, or the deadline (the child then runs on). Lines that are not
+    /// frames are kept as printed output ([`Child::printed`]). A frame that is not this
+    /// request's, malformed or cut short, or output past the caps, ends the child: an error.
+    pub(crate) fn next_reply(
+        &mut self,
+        ticket: &Ticket,
+        deadline: Option<Instant>,
+    ) -> Result<Reply, WorkerError> {
+        loop {
+            match self.recv(deadline) {
+                Recv::Line(l) => match ticket.read(&l) {
+                    None => self.keep_printed(l),
+                    Some(Ok(reply)) => return Ok(reply),
+                    Some(Err(why)) => {
+                        self.kill();
+                        return Err(WorkerError::BadFrame(why));
+                    }
+                },
+                Recv::Cut(l) => {
+                    if l.starts_with(FRAME) {
+                        self.kill();
+                        return Err(WorkerError::BadFrame(
+                            "its reply was cut short (the output ended within a frame)".into(),
+                        ));
+                    }
+                    self.keep_printed(l);
+                }
+                Recv::Timeout => return Ok(Reply::Timeout),
+                Recv::Ended => {
+                    if self.overflowed {
+                        return Err(WorkerError::BadFrame(
+                            "it wrote more than the judge reads (a frame over the cap, or \
+                             more output in all than the cap): it was stopped"
+                                .into(),
+                        ));
+                    }
+                    return Err(self.died());
+                }
+            }
+        }
+    }
+
+    fn keep_printed(&mut self, line: String) {
+        if self.printed_len < PRINTED_CAP {
+            self.printed_len += line.len() + 1;
+            self.printed.push(line);
+        }
+    }
+
+    /// What the child printed so far (lines of its standard output that were not frames), at
+    /// most [`PRINTED_CAP`] bytes; taking it empties it.
+    pub(crate) fn take_printed(&mut self) -> Vec<String> {
+        self.printed_len = 0;
+        std::mem::take(&mut self.printed)
+    }
+
     /// Every remaining line until the child ends or `deadline` passes (then it is killed):
     /// the lines, and whether it ended by itself.
     pub(crate) fn collect(&mut self, deadline: Instant) -> (Vec<String>, bool) {
         let mut lines = Vec::new();
         loop {
             match self.recv(Some(deadline)) {
-                Recv::Line(l) => lines.push(l),
+                Recv::Line(l) | Recv::Cut(l) => lines.push(l),
                 Recv::Ended => return (lines, true),
                 Recv::Timeout => {
                     self.kill();
@@ -574,6 +862,11 @@ pub(crate) struct Worker {
     running: Option<Child>,
     /// The running child said it is ready.
     ready: bool,
+    /// The id of the last request sent.
+    last_id: u64,
+    /// The request whose reply is awaited: a new request before its reply came (the caller
+    /// gave up reading it) restarts the child, so that no reply is ever another's.
+    current: Option<Ticket>,
 }
 
 impl Worker {
@@ -586,6 +879,8 @@ impl Worker {
             stderr: Stderr::Inherit,
             running: None,
             ready: false,
+            last_id: 0,
+            current: None,
         }
     }
 
@@ -599,6 +894,8 @@ impl Worker {
             stderr: Stderr::Capture,
             running: None,
             ready: false,
+            last_id: 0,
+            current: None,
         }
     }
 
@@ -644,7 +941,7 @@ impl Worker {
             loop {
                 match child.recv(Some(deadline)) {
                     Recv::Line(l) if l == READY => break,
-                    Recv::Line(l) => {
+                    Recv::Line(l) | Recv::Cut(l) => {
                         if let Some(why) = l.strip_prefix(CANNOT_CONFINE) {
                             self.stop();
                             return Err(WorkerError::Confine(why.to_string()));
@@ -680,19 +977,26 @@ impl Worker {
     pub(crate) fn stop(&mut self) {
         self.running = None;
         self.ready = false;
+        self.current = None;
     }
 
-    /// Sends one request line, starting the child first unless it runs; `Ok(false)` when
-    /// `deadline` passed while it started. Read the reply with [`Worker::next`].
+    /// Sends one request (`payload`: a line without newline), starting the child first
+    /// unless it runs; `Ok(false)` when `deadline` passed while it started. Read the reply
+    /// with [`Worker::next`]. When the reply to the previous request was not read to its end,
+    /// the child is started again first.
     pub(crate) fn send(
         &mut self,
-        line: &str,
+        payload: &str,
         deadline: Option<Instant>,
     ) -> Result<bool, WorkerError> {
+        if self.current.is_some() {
+            self.stop();
+        }
+        let ticket = Ticket::new(self.last_id + 1);
         let Some(child) = self.start_by(deadline)? else {
             return Ok(false);
         };
-        if let Err(e) = child.send(line) {
+        if let Err(e) = child.send(&ticket.request_line(payload)) {
             let died = child.died();
             self.stop();
             return Err(match died {
@@ -700,36 +1004,31 @@ impl Worker {
                 _ => IoError::new("sending a request", e).into(),
             });
         }
+        self.last_id += 1;
+        self.current = Some(ticket);
         Ok(true)
     }
 
-    /// The next line of the reply to the request sent last: a part, the reply, or the
+    /// The next frame of the reply to the request sent last: a part, the reply, or the
     /// deadline (the child is then killed; the next request starts a fresh one, or
-    /// [`Worker::prestart`] does at once).
+    /// [`Worker::prestart`] does at once). Any error stops the child.
     pub(crate) fn next(&mut self, deadline: Option<Instant>) -> Result<Reply, WorkerError> {
-        let child = self
-            .running
-            .as_mut()
-            .ok_or_else(|| WorkerError::Protocol("no request is running".into()))?;
-        loop {
-            match child.recv(deadline) {
-                Recv::Line(l) => {
-                    if let Some(part) = l.strip_prefix(PART) {
-                        return Ok(Reply::Part(part.to_string()));
-                    }
-                    if let Some(reply) = l.strip_prefix(REPLY) {
-                        return Ok(Reply::Done(reply.to_string()));
-                    }
-                }
-                Recv::Timeout => {
-                    self.stop();
-                    return Ok(Reply::Timeout);
-                }
-                Recv::Ended => {
-                    let died = child.died();
-                    self.stop();
-                    return Err(died);
-                }
+        let (Some(child), Some(ticket)) = (self.running.as_mut(), self.current.as_ref()) else {
+            return Err(WorkerError::Protocol("no request is running".into()));
+        };
+        match child.next_reply(ticket, deadline) {
+            Ok(Reply::Done(d)) => {
+                self.current = None;
+                Ok(Reply::Done(d))
+            }
+            Ok(Reply::Part(p)) => Ok(Reply::Part(p)),
+            Ok(Reply::Timeout) => {
+                self.stop();
+                Ok(Reply::Timeout)
+            }
+            Err(e) => {
+                self.stop();
+                Err(e)
             }
         }
     }
@@ -835,6 +1134,99 @@ mod tests {
                 .contains("call kenken::worker::init() first thing in main"),
             "{e}"
         );
+    }
+
+    /// A child that runs `script` with `$N` the ticket's nonce, and the ticket.
+    fn replying(script: &str, cap: usize) -> (Child, Ticket) {
+        let ticket = Ticket::new(7);
+        let script = script.replace("$N", ticket.nonce());
+        let child = Spawn::program(Path::new("/bin/sh"), &["-c".into(), script.into()])
+            .stderr(Stderr::Capture)
+            .frame_cap(cap)
+            .spawn()
+            .unwrap();
+        (child, ticket)
+    }
+
+    fn soon() -> Option<Instant> {
+        Some(Instant::now() + Duration::from_secs(20))
+    }
+
+    #[test]
+    fn only_the_requests_frames_are_its_reply_and_the_rest_is_printed_output() {
+        let (mut c, t) = replying(
+            "echo 'kenken-reply {\"forged\":1}'; echo 'kenken-frame 7 $N part [1]'; \
+             printf 'printed '; echo 'text'; echo 'kenken-frame 7 $N done {\"ok\":true}'",
+            FRAME_CAP,
+        );
+        assert_eq!(c.next_reply(&t, soon()), Ok(Reply::Part("[1]".into())));
+        assert_eq!(
+            c.next_reply(&t, soon()),
+            Ok(Reply::Done("{\"ok\":true}".into()))
+        );
+        assert_eq!(
+            c.take_printed(),
+            vec!["kenken-reply {\"forged\":1}", "printed text"]
+        );
+    }
+
+    #[test]
+    fn a_forged_an_out_of_step_or_a_cut_short_frame_ends_the_child() {
+        for (script, says) in [
+            // a guessed nonce
+            (
+                "echo 'kenken-frame 7 00000000000000000000000000000000 done {}'; sleep 30",
+                "not the current request's",
+            ),
+            // the nonce with another id (a reply for another request)
+            ("echo 'kenken-frame 6 $N done {}'; sleep 30", "another id"),
+            (
+                "echo 'kenken-frame 7 $N later {}'; sleep 30",
+                "unknown kind",
+            ),
+            ("printf 'kenken-frame 7 $N done {\"cut'", "cut short"),
+        ] {
+            let (mut c, t) = replying(script, FRAME_CAP);
+            match c.next_reply(&t, soon()) {
+                Err(WorkerError::BadFrame(why)) => assert!(why.contains(says), "{script}: {why}"),
+                other => panic!("{script}: {other:?}"),
+            }
+            // (killed: it does not sleep on)
+            assert!(c.has_ended(), "{script}");
+        }
+    }
+
+    #[test]
+    fn what_a_child_writes_costs_the_parent_a_bounded_buffer() {
+        // an endless line that is not a frame: kept to its first bytes, read away after
+        let (mut c, t) = replying("head -c 50000000 /dev/zero | tr '\\0' x; echo", FRAME_CAP);
+        match c.next_reply(&t, soon()) {
+            Err(WorkerError::Died { .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        let printed = c.take_printed();
+        assert_eq!(printed.len(), 1);
+        assert_eq!(printed[0].len(), PRINTED_LINE_CAP);
+        // a frame over the cap: the child is stopped
+        let (mut c, t) = replying(
+            "printf 'kenken-frame 7 $N part '; head -c 5000000 /dev/zero | tr '\\0' x; echo",
+            1 << 20,
+        );
+        match c.next_reply(&t, soon()) {
+            Err(WorkerError::BadFrame(why)) => assert!(why.contains("over the cap"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn nonces_differ() {
+        let (a, b) = (Ticket::new(1), Ticket::new(1));
+        assert_ne!(a.nonce(), b.nonce());
+        assert_eq!(a.nonce().len(), 32);
+        assert!(a.nonce().chars().all(|c| c.is_ascii_hexdigit()));
+        let line = a.request_line("{\"x\":1}");
+        assert_eq!(Ticket::parse_request(&line), Some((a.clone(), "{\"x\":1}")));
+        assert_eq!(Ticket::parse_request("no id"), None);
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::puzzle::{Grid, Puzzle};
 pub use query::{Answer, Answers, End, Query, QueryError, QueryWorker};
 pub use session::{NoopSolutions, PrologSolutions, Session};
 pub use term::Term;
-pub(crate) use term::{chars_of, term_text, term_to_grid};
+pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};
 
 /// The homework contract, compiled into the binary.
 pub(crate) const KENKEN_PL: &str = include_str!("../../prolog/kenken.pl");

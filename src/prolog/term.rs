@@ -158,6 +158,131 @@ impl fmt::Display for Term {
     }
 }
 
+/// The infix operators [`Term::quoted`] writes between their arguments.
+const INFIX: [&str; 20] = [
+    ":-", "-->", ";", "->", "=", "\\=", "==", "\\==", "is", "=:=", "=\\=", "<", ">", "=<", ">=",
+    ":", "+", "-", "*", "/",
+];
+
+impl Term {
+    /// The term as Prolog's `writeq/1` would write it (atoms quoted where they must be, the
+    /// usual infix operators between their arguments), cut after about `max` bytes with
+    /// `...`: for messages about terms a program answered or threw.
+    pub(crate) fn quoted(&self, max: usize) -> String {
+        let mut out = String::new();
+        self.write_quoted(&mut out, max);
+        if out.len() > max {
+            let mut end = max;
+            while !out.is_char_boundary(end) {
+                end -= 1;
+            }
+            out.truncate(end);
+            out.push_str("...");
+        }
+        out
+    }
+
+    fn write_quoted(&self, out: &mut String, max: usize) {
+        if out.len() > max {
+            return;
+        }
+        let list = |out: &mut String, items: &mut dyn Iterator<Item = &Term>| {
+            out.push('[');
+            for (i, t) in items.enumerate() {
+                if out.len() > max {
+                    break;
+                }
+                if i > 0 {
+                    out.push(',');
+                }
+                t.write_quoted(out, max);
+            }
+            out.push(']');
+        };
+        match self {
+            Term::Atom(a) => out.push_str(&quote_atom(a)),
+            Term::Chars(s) => {
+                let chars: Vec<Term> = s.chars().map(|c| Term::Atom(c.to_string())).collect();
+                list(out, &mut chars.iter());
+            }
+            Term::List(items) => list(out, &mut items.iter()),
+            Term::Compound(name, args) if name == "." && args.len() == 2 => {
+                out.push('[');
+                args[0].write_quoted(out, max);
+                out.push('|');
+                args[1].write_quoted(out, max);
+                out.push(']');
+            }
+            Term::Compound(name, args) if args.len() == 2 && INFIX.contains(&name.as_str()) => {
+                for (i, a) in args.iter().enumerate() {
+                    let bracket = matches!(a, Term::Compound(n, xs)
+                        if xs.len() == 2 && INFIX.contains(&n.as_str()));
+                    if i == 1 {
+                        let word = name.chars().all(char::is_alphabetic);
+                        out.push_str(&if word {
+                            format!(" {name} ")
+                        } else {
+                            name.clone()
+                        });
+                    }
+                    if bracket {
+                        out.push('(');
+                    }
+                    a.write_quoted(out, max);
+                    if bracket {
+                        out.push(')');
+                    }
+                }
+            }
+            Term::Compound(name, args) => {
+                out.push_str(&quote_atom(name));
+                out.push('(');
+                for (i, a) in args.iter().enumerate() {
+                    if out.len() > max {
+                        break;
+                    }
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    a.write_quoted(out, max);
+                }
+                out.push(')');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+}
+
+/// An atom as `writeq/1` writes it: bare when it is a name (`abc`, `aB_1`), made of symbol
+/// characters (`+`, `=..`), or solo (`[]`, `!`, `;`, `{}`, `,` excepted); else quoted.
+fn quote_atom(a: &str) -> String {
+    let mut cs = a.chars();
+    let bare = match cs.next() {
+        None => false,
+        Some(c) if c.is_lowercase() => a.chars().all(|c| c.is_alphanumeric() || c == '_'),
+        Some(_) => {
+            ["[]", "!", ";", "{}"].contains(&a)
+                || a.chars().all(|c| "+-*/\\^<>=~:.?@#&$".contains(c))
+        }
+    };
+    if bare {
+        return a.to_string();
+    }
+    let mut q = String::from("'");
+    for c in a.chars() {
+        match c {
+            '\'' => q.push_str("\\'"),
+            '\\' => q.push_str("\\\\"),
+            '\n' => q.push_str("\\n"),
+            '\t' => q.push_str("\\t"),
+            c if c.is_control() => q.push_str(&format!("\\x{:x}\\", c as u32)),
+            c => q.push(c),
+        }
+    }
+    q.push('\'');
+    q
+}
+
 /// Prolog's text for a term Scryer answered with (for messages).
 pub(crate) fn term_text(t: &ScryerTerm) -> String {
     Term::from_scryer(t).to_string()
@@ -197,6 +322,11 @@ fn chars_of_atom(t: &ScryerTerm) -> Option<String> {
     }
 }
 
+/// A term Scryer answered with as `writeq/1` writes it, cut after about `max` bytes.
+pub(crate) fn quoted_text(t: &ScryerTerm, max: usize) -> String {
+    Term::from_scryer(t).quoted(max)
+}
+
 /// A term Scryer answered with, as an `n` x `n` grid.
 pub(crate) fn term_to_grid(t: &ScryerTerm, n: usize) -> Result<Grid, PrologError> {
     Term::from_scryer(t).as_grid(n)
@@ -205,6 +335,37 @@ pub(crate) fn term_to_grid(t: &ScryerTerm, n: usize) -> Result<Grid, PrologError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terms_are_written_as_writeq_writes_them() {
+        let a = |s: &str| Term::Atom(s.into());
+        let c = |f: &str, xs: Vec<Term>| Term::Compound(f.into(), xs);
+        assert_eq!(
+            c("/", vec![a("fd_minimize"), Term::Integer(2)]).quoted(100),
+            "fd_minimize/2"
+        );
+        assert_eq!(
+            c("environment", vec![a("no_secret"), a("/bin/sh")]).quoted(100),
+            "environment(no_secret,'/bin/sh')"
+        );
+        assert_eq!(Term::Chars("ke(n".into()).quoted(100), "[k,e,'(',n]");
+        assert_eq!(
+            c(
+                "-",
+                vec![c("-", vec![Term::Integer(1), Term::Integer(2)]), a("It's")]
+            )
+            .quoted(100),
+            "(1-2)-'It\\'s'"
+        );
+        assert_eq!(a("a\nb").quoted(100), "'a\\nb'");
+        assert_eq!(
+            c("is", vec![Term::Var("X".into()), a("[]")]).quoted(100),
+            "X is []"
+        );
+        let long = Term::List((0..1000).map(Term::Integer).collect());
+        assert!(long.quoted(20).ends_with("..."));
+        assert!(long.quoted(20).len() < 40);
+    }
 
     #[test]
     fn helpers_read_what_they_say() {

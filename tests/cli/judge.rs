@@ -11,6 +11,7 @@ use crate::common::kenken;
 
 mod contain;
 mod hostile;
+mod trust;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/judge/");
 
