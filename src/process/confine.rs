@@ -191,27 +191,40 @@ impl Confinement {
     /// A user and a mount namespace of the child's own: the scratch directory a tmpfs of
     /// [`Confinement::scratch_size`] bytes, `/proc` an empty read-only tmpfs.
     fn apply_namespaces(&self) -> Result<(), String> {
-        let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
-        unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS).map_err(|e| {
+        self.enter_namespaces().map_err(|e| {
             format!(
-                "this system does not let a program make a user namespace ({e}: see \
-                 user.max_user_namespaces, kernel.apparmor_restrict_unprivileged_userns), so \
-                 /proc cannot be hidden and the scratch space bounded"
+                "this system does not let a program make a user and mount namespace of its \
+                 own ({e}; see the settings user.max_user_namespaces and \
+                 kernel.apparmor_restrict_unprivileged_userns), so /proc cannot be hidden from \
+                 judged code and its scratch space bounded"
             )
         })?;
+        self.mount_scratch_and_proc()
+    }
+
+    /// A user namespace mapping this process's user and group to themselves, and a mount
+    /// namespace whose mounts reach no other.
+    fn enter_namespaces(&self) -> Result<(), String> {
+        let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
+        unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
+            .map_err(|e| format!("unshare: {e}"))?;
         let write = |file: &str, text: String| {
-            std::fs::write(file, text).map_err(|e| format!("namespace: writing {file}: {e}"))
+            std::fs::write(file, text).map_err(|e| format!("writing {file}: {e}"))
         };
         write("/proc/self/setgroups", "deny".into())?;
         write("/proc/self/uid_map", format!("{uid} {uid} 1\n"))?;
         write("/proc/self/gid_map", format!("{gid} {gid} 1\n"))?;
         let none = None::<&str>;
+        mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
+            .map_err(|e| format!("making / private: {e}"))
+    }
+
+    /// In the namespaces [`Confinement::enter_namespaces`] made: the scratch tmpfs (when
+    /// [`Confinement::scratch_size`] asks for one) and the empty `/proc`.
+    fn mount_scratch_and_proc(&self) -> Result<(), String> {
         fn mounting(what: &str) -> impl Fn(nix::Error) -> String + '_ {
             move |e| format!("namespace: mounting {what}: {e}")
         }
-        // (nothing mounted here reaches the parent's namespace)
-        mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
-            .map_err(mounting("/ private"))?;
         let hidden = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
         if let Some(size) = self.scratch_size {
             let kept = scratch_files(&self.scratch, size)?;
@@ -386,7 +399,6 @@ impl Confinement {
             libc::CLONE_NEWIPC,
             libc::CLONE_NEWUTS,
             libc::CLONE_NEWCGROUP,
-            libc::CLONE_NEWTIME,
         ]
         .into_iter()
         .map(|flag| {

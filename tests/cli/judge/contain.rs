@@ -292,3 +292,56 @@ fn a_class_folder_does_not_follow_links_out() {
     assert_eq!(lines[5]["class"]["passed"], 2);
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Where no user namespace can be made, the judge refuses to run judged code (and says why),
+/// under both systems; `--no-confine` still judges. (Run inside `unshare -Ur`, in a user
+/// namespace whose limit of namespaces is 0; skipped where that cannot be set up.)
+#[test]
+fn without_user_namespaces_the_judge_refuses_and_says_why() {
+    let kenken = assert_cmd::cargo::cargo_bin("kenken");
+    let file = fixture("gnu_correct.pl");
+    let run = |system: &str, confine: bool| {
+        let mut args = vec![
+            "-Ur",
+            "sh",
+            "-c",
+            "echo 0 > /proc/sys/user/max_user_namespaces || exit 99; exec \"$0\" \"$@\"",
+        ];
+        args.extend([kenken.to_str().unwrap(), "judge", file.as_str()]);
+        args.extend([
+            "--suite",
+            "spec",
+            "--predicates",
+            "kenken",
+            "--max-size",
+            "1",
+        ]);
+        args.extend(["--prolog", system]);
+        if !confine {
+            args.push("--no-confine");
+        }
+        std::process::Command::new("unshare").args(&args).output()
+    };
+    match run("scryer", false) {
+        Ok(out) if out.status.code() == Some(0) => {}
+        other => {
+            eprintln!("no user namespace whose limit can be set here ({other:?}): skipped");
+            return;
+        }
+    }
+    let mut systems = vec!["scryer"];
+    if gprolog() {
+        systems.push("gprolog");
+    }
+    for system in systems {
+        let out = run(system, true).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{system}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("cannot judge safely: this system does not let a program make a user and mount namespace of its own")
+                && stderr.contains("--no-confine"),
+            "{system}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{system}: {out:?}");
+    }
+}
