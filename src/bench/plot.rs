@@ -19,15 +19,19 @@ fn colour(e: EngineKind) -> RGBColor {
         EngineKind::Native => RGBColor(0x1f, 0x77, 0xb4),
         EngineKind::Fd => RGBColor(0xd6, 0x27, 0x28),
         EngineKind::Plain => RGBColor(0x2c, 0xa0, 0x2c),
+        EngineKind::GprologFd => RGBColor(0x94, 0x67, 0xbd),
+        EngineKind::GprologPlain => RGBColor(0xff, 0x7f, 0x0e),
     }
 }
 
 /// Horizontal offset of an engine's points, so that they do not hide each other.
 fn offset(e: EngineKind) -> f64 {
     match e {
-        EngineKind::Native => -0.15,
-        EngineKind::Fd => 0.0,
-        EngineKind::Plain => 0.15,
+        EngineKind::Native => -0.2,
+        EngineKind::Fd => -0.1,
+        EngineKind::Plain => 0.0,
+        EngineKind::GprologFd => 0.1,
+        EngineKind::GprologPlain => 0.2,
     }
 }
 

@@ -114,7 +114,8 @@ fn format_ratio(r: Option<f64>) -> String {
     match r {
         None => "-".into(),
         Some(r) if r >= 100.0 => format!("×{r:.0}"),
-        Some(r) => format!("×{r:.1}"),
+        Some(r) if r >= 0.1 => format!("×{r:.1}"),
+        Some(r) => format!("×{r:.3}"),
     }
 }
 
@@ -164,6 +165,165 @@ pub fn table(summaries: &[Summary], timeout_s: f64, ascii: bool) -> Table {
     t
 }
 
+/// `kenken/3` against `plain_kenken/3` on one system, at one grid size.
+#[derive(Debug, Clone, Serialize)]
+pub struct FdVsPlain {
+    /// The Prolog system: `scryer` or `gprolog`.
+    pub system: &'static str,
+    /// The grid's side.
+    pub size: usize,
+    /// Puzzles of this size both engines ran.
+    pub puzzles: usize,
+    /// `kenken/3`'s median time in ms (a timeout counts as infinite).
+    pub fd_ms: Option<f64>,
+    /// `plain_kenken/3`'s median time in ms (a timeout counts as infinite).
+    pub plain_ms: Option<f64>,
+    /// `kenken/3`'s median inferences, where the system counts them.
+    pub fd_inferences: Option<u64>,
+    /// `plain_kenken/3`'s median inferences, where the system counts them.
+    pub plain_inferences: Option<u64>,
+    /// `kenken/3`'s median time over `plain_kenken/3`'s (below 1: FD is faster).
+    pub fd_over_plain: Option<f64>,
+}
+
+/// The two engines of each system, as (system, FD, plain).
+const SYSTEMS: [(&str, EngineKind, EngineKind); 2] = [
+    ("scryer", EngineKind::Fd, EngineKind::Plain),
+    ("gprolog", EngineKind::GprologFd, EngineKind::GprologPlain),
+];
+
+/// For each system both of whose engines ran, and each grid size: `kenken/3` against
+/// `plain_kenken/3` (the puzzles a run errored on are left out).
+pub fn fd_vs_plain(records: &[Record]) -> Vec<FdVsPlain> {
+    let mut out = Vec::new();
+    for (system, fd, plain) in SYSTEMS {
+        let mut sizes: Vec<usize> = records
+            .iter()
+            .filter(|r| r.engine == fd)
+            .map(|r| r.size)
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        for size in sizes {
+            let ran = |e: EngineKind| -> Vec<&Record> {
+                records
+                    .iter()
+                    .filter(|r| r.engine == e && r.size == size && r.status != RunStatus::Error)
+                    .collect()
+            };
+            let (f, p) = (ran(fd), ran(plain));
+            if f.is_empty() || p.is_empty() {
+                continue;
+            }
+            let time = |rs: &[&Record]| -> Option<f64> {
+                let ts: Vec<f64> = rs
+                    .iter()
+                    .map(|r| r.time_ms.unwrap_or(f64::INFINITY))
+                    .collect();
+                opt(percentile(&ts, 0.5))
+            };
+            let inferences = |rs: &[&Record]| -> Option<u64> {
+                let is: Vec<f64> = rs
+                    .iter()
+                    .filter_map(|r| r.stats.inferences.map(|i| i as f64))
+                    .collect();
+                (!is.is_empty()).then(|| percentile(&is, 0.5) as u64)
+            };
+            let (fd_ms, plain_ms) = (time(&f), time(&p));
+            out.push(FdVsPlain {
+                system,
+                size,
+                puzzles: f.len().min(p.len()),
+                fd_ms,
+                plain_ms,
+                fd_inferences: inferences(&f),
+                plain_inferences: inferences(&p),
+                fd_over_plain: match (fd_ms, plain_ms) {
+                    (Some(a), Some(b)) if a.is_finite() && b.is_finite() => Some(a / b.max(1e-6)),
+                    (Some(a), Some(b)) if a.is_finite() && b.is_infinite() => Some(0.0),
+                    (Some(a), Some(_)) if a.is_infinite() => Some(f64::INFINITY),
+                    _ => None,
+                },
+            });
+        }
+    }
+    out
+}
+
+/// The size from which `kenken/3` is faster than `plain_kenken/3` on `system` at that size and
+/// at every larger size of the run; `None` when it never is (or the system did not run).
+pub fn crossover(rows: &[FdVsPlain], system: &str) -> Option<usize> {
+    let mine: Vec<&FdVsPlain> = rows.iter().filter(|r| r.system == system).collect();
+    let mut from = None;
+    for r in mine.iter().rev() {
+        match r.fd_over_plain {
+            Some(x) if x < 1.0 => from = Some(r.size),
+            _ => break,
+        }
+    }
+    from
+}
+
+/// The comparison as a table, and a line per system saying where FD overtakes plain.
+pub fn fd_vs_plain_text(rows: &[FdVsPlain], timeout_s: f64, ascii: bool) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut t = Table::new();
+    t.load_style(if ascii {
+        ASCII_MARKDOWN
+    } else {
+        UTF8_FULL_CONDENSED
+    });
+    t.set_header(vec![
+        "system",
+        "size",
+        "puzzles",
+        "kenken/3",
+        "inferences",
+        "plain_kenken/3",
+        "inferences",
+        "fd ÷ plain",
+    ]);
+    let count = |i: Option<u64>| i.map_or("-".to_string(), |i| i.to_string());
+    for r in rows {
+        t.add_row(vec![
+            r.system.to_string(),
+            format!("{0}x{0}", r.size),
+            r.puzzles.to_string(),
+            format_ms(r.fd_ms, timeout_s),
+            count(r.fd_inferences),
+            format_ms(r.plain_ms, timeout_s),
+            count(r.plain_inferences),
+            match r.fd_over_plain {
+                Some(x) if x.is_infinite() => "FD timed out".into(),
+                Some(0.0) => "plain timed out".into(),
+                other => format_ratio(other),
+            },
+        ]);
+    }
+    for i in 2..8 {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let mut text = format!("kenken/3 (FD) against plain_kenken/3, median per size:\n{t}\n");
+    for (system, _, _) in SYSTEMS {
+        if !rows.iter().any(|r| r.system == system) {
+            continue;
+        }
+        text.push_str(&match crossover(rows, system) {
+            Some(n) => {
+                format!("{system}: kenken/3 is faster than plain_kenken/3 from {n}x{n} on\n")
+            }
+            None => format!(
+                "{system}: kenken/3 is not faster than plain_kenken/3 at the largest size run\n"
+            ),
+        });
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +335,37 @@ mod tests {
         assert_eq!(format_ms(Some(4560.0), 2.0), "4.56 s");
         assert_eq!(format_ms(Some(f64::INFINITY), 2.0), "> 2 s");
         assert_eq!(format_ms(None, 2.0), "-");
+    }
+
+    fn row(system: &'static str, size: usize, ratio: f64) -> FdVsPlain {
+        FdVsPlain {
+            system,
+            size,
+            puzzles: 1,
+            fd_ms: Some(ratio),
+            plain_ms: Some(1.0),
+            fd_inferences: None,
+            plain_inferences: None,
+            fd_over_plain: Some(ratio),
+        }
+    }
+
+    #[test]
+    fn the_crossover_is_where_fd_stays_faster() {
+        let rows = vec![
+            row("scryer", 4, 2.0),
+            row("scryer", 5, 0.5),
+            row("scryer", 6, 3.0),
+            row("scryer", 7, 0.4),
+            row("scryer", 8, 0.1),
+            row("gprolog", 4, 5.0),
+        ];
+        // (5x5 was faster once, but 6x6 was not)
+        assert_eq!(crossover(&rows, "scryer"), Some(7));
+        assert_eq!(crossover(&rows, "gprolog"), None);
+        assert_eq!(crossover(&rows, "swi"), None);
+        let text = fd_vs_plain_text(&rows, 5.0, true);
+        assert!(text.contains("scryer: kenken/3 is faster than plain_kenken/3 from 7x7 on"));
+        assert!(text.contains("gprolog: kenken/3 is not faster"));
     }
 }

@@ -14,9 +14,10 @@ use super::{bad_input, exit_code, EXIT_FAILED};
 use kenken::bench::{self, report, BenchEntry, EngineKind, RunStatus};
 use kenken::format::Expected;
 
-/// `--engines`' default: every engine, `native,fd,plain`.
+/// `--engines`' default: every built-in engine, `native,fd,plain` (GNU Prolog's two,
+/// `gprolog-fd` and `gprolog-plain`, when asked for).
 static ALL_ENGINES: LazyLock<String> =
-    LazyLock::new(|| EngineKind::ALL.map(EngineKind::name).join(","));
+    LazyLock::new(|| EngineKind::BUILT_IN.map(EngineKind::name).join(","));
 
 /// The default set: the spec's two puzzles and three Keen puzzles of each size 4 to 9.
 const DEFAULT_SET: &str = include_str!("../../examples/bench-default.jsonl");
@@ -26,7 +27,8 @@ const DEFAULT_SET: &str = include_str!("../../examples/bench-default.jsonl");
 pub struct Args {
     /// Puzzle files (default: the shipped set, the spec's puzzles and Keen puzzles of sizes 4-9).
     files: Vec<String>,
-    /// Engines to compare, comma-separated.
+    /// Engines to compare, comma-separated: native, fd, plain, gprolog-fd, gprolog-plain (GNU
+    /// Prolog's two need gprolog installed).
     #[arg(long, value_delimiter = ',', default_value = ALL_ENGINES.as_str(), value_parser = engine())]
     engines: Vec<EngineKind>,
     /// Wall-clock bound per solve, in seconds.
@@ -194,6 +196,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
     let summaries = report::summarize(&records);
     println!("{}", report::table(&summaries, args.timeout, args.ascii));
+    print!(
+        "{}",
+        report::fd_vs_plain_text(&report::fd_vs_plain(&records), args.timeout, args.ascii)
+    );
     let bad: Vec<_> = records
         .iter()
         .filter(|r| matches!(r.status, RunStatus::Wrong | RunStatus::Error))

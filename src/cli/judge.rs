@@ -36,22 +36,29 @@ pub struct Args {
     /// detected from the file.
     #[arg(long, value_parser = dialect())]
     dialect: Option<Dialect>,
-    /// The predicates judged, comma-separated: kenken, plain_kenken.
+    /// The predicates judged, comma-separated: kenken, plain_kenken. With plain_kenken, the
+    /// form check is run too (plain_kenken/3 must not reach the FD solver).
     #[arg(long, default_value = "kenken,plain_kenken", value_delimiter = ',',
           value_parser = predicate())]
     predicates: Vec<Predicate>,
     /// The cases: spec (the spec's examples as written), standard (those, edge cases of the
-    /// spec's terms and two random puzzles of each size up to --max-size), or a puzzle file in
-    /// any notation.
+    /// spec's terms and of its easy misreadings, and two random puzzles of each size up to
+    /// --max-size, new on every run), or a puzzle file in any notation.
     #[arg(long, default_value = "standard")]
     suite: String,
+    /// The seed of the standard suite's random puzzles, as a report shows it: the same seed
+    /// makes the same puzzles again. Default: a fresh one per run (the same for every file
+    /// of a class).
+    #[arg(long)]
+    seed: Option<u64>,
     /// The largest grid run (default 7 under scryer, 9 under gprolog). plain_kenken/3 runs on
     /// grids up to 4x4 only.
     #[arg(long, value_parser = at_least_one)]
     max_size: Option<usize>,
-    /// Wall-clock limit per case, in seconds. Once a predicate times out on a size, its
-    /// larger cases are skipped (not after a timeout on N = 0 or on a case of over 100
-    /// answers, such as kenken(4, [], T)'s 576).
+    /// Wall-clock limit per case, in seconds. A timeout on a grid up to 3x3 (which any correct
+    /// solver answers at once) is a failure, "hang", and the larger cases still run. Once a
+    /// predicate times out on a larger grid, its cases of larger grids are skipped (not after
+    /// a case of over 100 answers, such as kenken(4, [], T)'s 576).
     #[arg(long, default_value_t = 30.0, value_parser = seconds)]
     timeout: f64,
     /// One file: cases run at once; several: files judged at once. Each runs in a Prolog
@@ -93,8 +100,12 @@ enum Output {
 /// Exit code: the file cannot be loaded.
 const EXIT_LOAD: i32 = EXIT_BAD_INPUT;
 
+/// The form check's row in a table: what it checks.
+const FORM_ROW: &str = "form check: no FD solver in plain_kenken/3";
+
 /// Judges one file case by case, or several (or a folder) as a class; the exit code is the
-/// judgement's (0 pass, 1 a case fails, 2 the file cannot be loaded, 3 only timeouts).
+/// judgement's (0 pass, 1 a case or the form check fails, 2 the file cannot be loaded, 3 only
+/// timeouts on grids larger than 3x3).
 pub fn run(args: Args) -> Result<ExitCode> {
     let suite = match args.suite.as_str() {
         "spec" => Suite::Spec,
@@ -114,6 +125,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             ps
         },
         suite,
+        // (one seed for the whole run: every file of a class gets the same puzzles)
+        seed: Some(args.seed.unwrap_or_else(kenken::judge::fresh_seed)),
         max_size: args.max_size,
         timeout: Duration::from_secs_f64(args.timeout),
         jobs: args.jobs,
@@ -184,9 +197,11 @@ fn summary_json(j: &Judgement) -> serde_json::Value {
             "dialect_detected": j.dialect_detected,
             "max_size": j.max_size,
             "suite": j.suite,
+            "seed": j.seed,
             "warnings": j.warnings,
             "cases": j.cases.len(),
             "verdicts": counts,
+            "form": j.form,
             "plain_vs_fd": j.plain_vs_fd(),
             "notes": j.notes,
             "elapsed_s": j.elapsed_s,
@@ -203,7 +218,7 @@ fn write_table(
 ) -> Result<()> {
     writeln!(
         out,
-        "judging {} under {} ({} dialect, {}); {} suite, cases up to {}x{}; {}",
+        "judging {} under {} ({} dialect, {}); {} suite{}, cases up to {}x{}; {}",
         shown(&j.file),
         j.system.name(),
         j.dialect.name(),
@@ -217,6 +232,7 @@ fn write_table(
         } else {
             &j.suite
         }),
+        seed_text(j.seed),
         j.max_size,
         j.max_size,
         confinement_text(config)
@@ -237,6 +253,19 @@ fn write_table(
             format!("{}/{}", c.answers, c.expected),
             c.elapsed_ms
                 .map_or_else(|| "-".into(), |ms| format!("{ms:.1} ms")),
+        ]);
+    }
+    if let Some(form) = &j.form {
+        t.add_row(vec![
+            FORM_ROW.to_string(),
+            "plain_kenken/3".into(),
+            if form.passed {
+                "pass".into()
+            } else {
+                shown(&format!("form: {}", form.detail))
+            },
+            "-".into(),
+            "-".into(),
         ]);
     }
     writeln!(out, "{t}")?;
@@ -306,7 +335,16 @@ fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
     let mut rows: Vec<Row> = files
         .iter()
         .zip(&results)
-        .map(|(f, r)| Row::of(f, r, config))
+        .map(|(f, r)| {
+            let mut row = Row::of(f, r, config);
+            // every case passed, and the form check failed: that is the first failure
+            if let Ok(j) = r {
+                if let Some(form) = j.form.as_ref().filter(|f| !f.passed) {
+                    row.first_failure.get_or_insert_with(|| form.detail.clone());
+                }
+            }
+            row
+        })
         .collect();
     for (path, why) in &class.not_judged {
         let result = Err(JudgeError::Failed(why.clone()));
@@ -327,7 +365,7 @@ fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match args.output {
         Output::Json => class_json(&mut out, &rows, &results, config, code)?,
-        Output::Csv => class_csv(&mut out, &rows, config)?,
+        Output::Csv => class_csv(&mut out, &rows, &results, config)?,
         Output::Table => class_table(&mut out, &rows, config, args)?,
     }
     Ok(exit_code(code))
@@ -346,27 +384,45 @@ fn class_json(
         if let Ok(j) = result {
             v["verdicts"] = verdict_counts(j);
             v["warnings"] = j.warnings.clone().into();
+            v["form"] = serde_json::to_value(&j.form)?;
         }
         writeln!(out, "{v}")?;
     }
     let passed = rows.iter().filter(|r| r.ok).count();
     let class = serde_json::json!({"class": {
         "files": rows.len(), "passed": passed, "confined": config.confine,
-        "memory": config.memory, "exit_code": code}});
+        "memory": config.memory, "seed": class_seed(config), "exit_code": code}});
     writeln!(out, "{class}")?;
     Ok(())
 }
 
-/// A class as CSV: a header, then a row per file.
-fn class_csv(out: &mut impl Write, rows: &[Row], config: &Config) -> Result<()> {
+/// A class as CSV: a header, then a row per file (with the form check, `pass`, `fail` or empty
+/// when it was not run, and the suite's seed).
+fn class_csv(
+    out: &mut impl Write,
+    rows: &[Row],
+    results: &[Result<Judgement, JudgeError>],
+    config: &Config,
+) -> Result<()> {
     let mut header = vec!["file".to_string()];
     for p in &config.predicates {
         header.push(format!("{}_passed", p.name()));
         header.push(format!("{}_cases", p.name()));
     }
-    header.extend(["first_failure", "kenken_ms", "plain_over_fd", "exit_code"].map(String::from));
+    header.extend(
+        [
+            "first_failure",
+            "kenken_ms",
+            "plain_over_fd",
+            "form",
+            "seed",
+            "exit_code",
+        ]
+        .map(String::from),
+    );
     writeln!(out, "{}", header.join(","))?;
-    for r in rows {
+    let seed = class_seed(config).map_or_else(String::new, |s| s.to_string());
+    for (r, result) in rows.iter().zip(results) {
         let mut cells = vec![csv_cell(&r.file)];
         for (_, pass, total) in &r.passed {
             cells.push(pass.to_string());
@@ -378,6 +434,12 @@ fn class_csv(out: &mut impl Write, rows: &[Row], config: &Config) -> Result<()> 
             r.plain_over_fd
                 .map_or_else(String::new, |x| format!("{x:.2}")),
         );
+        let form = result.as_ref().ok().and_then(|j| j.form.as_ref());
+        cells.push(
+            form.map_or("", |f| if f.passed { "pass" } else { "fail" })
+                .to_string(),
+        );
+        cells.push(seed.clone());
         cells.push(r.exit_code.to_string());
         writeln!(out, "{}", cells.join(","))?;
     }
@@ -388,10 +450,11 @@ fn class_csv(out: &mut impl Write, rows: &[Row], config: &Config) -> Result<()> 
 fn class_table(out: &mut impl Write, rows: &[Row], config: &Config, args: &Args) -> Result<()> {
     writeln!(
         out,
-        "judging {} files ({}); {} suite",
+        "judging {} files ({}); {} suite{}",
         rows.len(),
         shown(&confinement_text(config)),
-        shown(&args.suite)
+        shown(&args.suite),
+        seed_text(class_seed(config))
     )?;
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
@@ -418,6 +481,21 @@ fn class_table(out: &mut impl Write, rows: &[Row], config: &Config, args: &Args)
     let passed = rows.iter().filter(|r| r.ok).count();
     writeln!(out, "{passed} of {} files passed every case", rows.len())?;
     Ok(())
+}
+
+/// The seed of a run's random puzzles, for a report's first line (nothing for a suite without
+/// them).
+fn seed_text(seed: Option<u64>) -> String {
+    seed.map_or_else(String::new, |s| {
+        format!(" (random puzzles of seed {s}: --seed {s} makes them again)")
+    })
+}
+
+/// The seed a class's files were judged with (the standard suite's).
+fn class_seed(config: &Config) -> Option<u64> {
+    matches!(config.suite, Suite::Standard)
+        .then_some(config.seed)
+        .flatten()
 }
 
 /// How the judged code runs, for a report's first line.

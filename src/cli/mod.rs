@@ -90,8 +90,14 @@ enum Command {
     /// runs in a killable process under --timeout and is compared with every answer the native
     /// solver finds: the set (missing and extra grids), duplicates, the spec's order (row by
     /// row, smallest first) and the count. Verdicts: pass, wrong, order, duplicate, timeout,
-    /// skipped, error, halted, crashed. Exit code: 0 every case passes, 1 a case fails, 2 the
-    /// file cannot be loaded (its syntax errors are listed by line) or usage, 3 only timeouts.
+    /// hang (a timeout on a grid up to 3x3: a failure), skipped, error, halted, crashed. When
+    /// plain_kenken is judged, a form check reads the file's text (never running it): a
+    /// plain_kenken/3 that reaches the FD solver (clpz/clpfd's #= ... label, GNU's fd_*, or
+    /// the file's own kenken/3) fails it, and the chain of calls is shown. The standard
+    /// suite's random puzzles come from a fresh seed per run, shown in the report (--seed
+    /// repeats it). Exit code: 0 every case passes, 1 a case or the form check fails, 2 the
+    /// file cannot be loaded (its syntax errors are listed by line) or usage, 3 only timeouts
+    /// on grids larger than 3x3.
     Judge(judge::Args),
 }
 

@@ -1,12 +1,15 @@
 //! One interface for every engine: a [`Request`] says what to find, an [`Engine`] finds it in a
 //! puzzle, and a [`Report`] says what happened.
 //!
-//! Three implementations stand behind the [`Engine`] trait:
+//! Four implementations stand behind the [`Engine`] trait:
 //! - [`NativeEngine`], the native Rust solver;
 //! - `PrologEngine` (feature `prolog`), `kenken/3` or `plain_kenken/3` in an embedded Scryer
 //!   Prolog in this thread;
 //! - `WorkerEngine` (feature `prolog`), the same in a child process ([`crate::worker`]) that is
-//!   killed when the request's timeout passes, so that a Prolog solve is really bounded.
+//!   killed when the request's timeout passes, so that a Prolog solve is really bounded;
+//! - `GprologEngine` (feature `prolog`), the homework's own system: `prolog/gnu_kenken.pl`'s
+//!   `kenken/3` (GNU Prolog's finite domains) or `plain_kenken/3` under the real `gprolog`,
+//!   one confined process per solve, when GNU Prolog is installed.
 //!
 //! [`EngineKind::open`] makes the right one, and [`solve_all`] runs many puzzles on a pool of
 //! engines. Commands (`solve`, `bench`) use only this module: none of them matches on the engine.
@@ -23,6 +26,8 @@
 //! assert_eq!(report.solutions, vec![vec![vec![1, 2], vec![2, 1]], vec![vec![2, 1], vec![1, 2]]]);
 //! ```
 
+#[cfg(feature = "prolog")]
+mod gprolog;
 mod native;
 #[cfg(feature = "prolog")]
 mod prolog;
@@ -36,27 +41,43 @@ use serde::{Deserialize, Serialize};
 
 use crate::puzzle::{Grid, InvalidPuzzle, Puzzle};
 
+#[cfg(feature = "prolog")]
+pub use gprolog::GprologEngine;
 pub use native::NativeEngine;
 #[cfg(feature = "prolog")]
 pub(crate) use prolog::solve_worker;
 #[cfg(feature = "prolog")]
 pub use prolog::{PrologEngine, WorkerEngine};
 
-/// One of the three solvers.
+/// One of the solvers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum EngineKind {
     /// The native Rust solver.
     Native,
-    /// `kenken/3` of `prolog/kenken.pl` (CLP(FD)).
+    /// `kenken/3` of `prolog/kenken.pl` (CLP(FD)) in Scryer Prolog.
     Fd,
-    /// `plain_kenken/3` of `prolog/kenken.pl` (plain enumeration).
+    /// `plain_kenken/3` of `prolog/kenken.pl` (plain enumeration) in Scryer Prolog.
     Plain,
+    /// `kenken/3` of `prolog/gnu_kenken.pl` (GNU Prolog's finite domains) under `gprolog`.
+    GprologFd,
+    /// `plain_kenken/3` of `prolog/gnu_kenken.pl` (plain enumeration) under `gprolog`.
+    GprologPlain,
 }
 
 impl EngineKind {
     /// All engines, in the order they are run and reported.
-    pub const ALL: [EngineKind; 3] = [EngineKind::Native, EngineKind::Fd, EngineKind::Plain];
+    pub const ALL: [EngineKind; 5] = [
+        EngineKind::Native,
+        EngineKind::Fd,
+        EngineKind::Plain,
+        EngineKind::GprologFd,
+        EngineKind::GprologPlain,
+    ];
+
+    /// The engines that need nothing but this crate (GNU Prolog's need `gprolog`): what
+    /// `kenken bench` runs by default.
+    pub const BUILT_IN: [EngineKind; 3] = [EngineKind::Native, EngineKind::Fd, EngineKind::Plain];
 
     /// The engine's name on the command line.
     pub fn name(self) -> &'static str {
@@ -64,7 +85,14 @@ impl EngineKind {
             EngineKind::Native => "native",
             EngineKind::Fd => "fd",
             EngineKind::Plain => "plain",
+            EngineKind::GprologFd => "gprolog-fd",
+            EngineKind::GprologPlain => "gprolog-plain",
         }
+    }
+
+    /// Whether the engine runs under GNU Prolog.
+    pub fn is_gprolog(self) -> bool {
+        matches!(self, EngineKind::GprologFd | EngineKind::GprologPlain)
     }
 
     /// Makes an engine of this kind. `isolation` says where a Prolog engine runs (the native
@@ -73,6 +101,8 @@ impl EngineKind {
     pub fn open(self, isolation: Isolation) -> Result<Box<dyn Engine>, EngineError> {
         match (self, isolation) {
             (EngineKind::Native, _) => Ok(Box::new(NativeEngine)),
+            #[cfg(feature = "prolog")]
+            (kind, _) if kind.is_gprolog() => Ok(Box::new(GprologEngine::new(kind)?)),
             #[cfg(feature = "prolog")]
             (kind, Isolation::InProcess) => Ok(Box::new(PrologEngine::new(kind)?)),
             #[cfg(feature = "prolog")]
@@ -371,6 +401,12 @@ pub enum EngineError {
     #[cfg(feature = "prolog")]
     #[error("Prolog worker: {0}")]
     Process(#[from] crate::process::WorkerError),
+    /// GNU Prolog's engine was asked for and `gprolog` is not installed.
+    #[error(
+        "the {0} engine needs GNU Prolog: install it (Debian and Ubuntu: apt-get install \
+         gprolog) so that gprolog is on the PATH"
+    )]
+    NoGprolog(EngineKind),
     /// A timeout was asked of a Prolog engine in this process, which nothing can stop by the
     /// clock.
     #[error(

@@ -26,9 +26,9 @@ fn predicate(kind: EngineKind) -> Result<Predicate, EngineError> {
     match kind {
         EngineKind::Fd => Ok(Predicate::Fd),
         EngineKind::Plain => Ok(Predicate::Plain),
-        EngineKind::Native => Err(EngineError::Prolog(
-            "the native engine is not a Prolog engine".into(),
-        )),
+        other => Err(EngineError::Prolog(format!(
+            "the {other} engine is not a Scryer Prolog engine"
+        ))),
     }
 }
 

@@ -5,8 +5,19 @@
 //! the real GNU Prolog when it is installed. Each [`Case`] (a goal binding `T` and every answer
 //! it must give, in the spec's order, from the native solver) runs under a wall-clock limit in a
 //! killable process, and gets a [`Verdict`]: a looping, halting or crashing solution costs only
-//! its case. Once a predicate times out on a size (N > 0, a case of at most 100 answers), its
-//! larger cases are skipped.
+//! its case.
+//!
+//! Timeouts never hide wrong answers. A case of a grid up to 3x3 (at most 12 answers: any
+//! correct solver answers at once) that does not end in time is a failure ([`Verdict::Hang`]),
+//! and the larger cases still run. Only once a predicate times out on a larger grid (a case of
+//! at most 100 answers) are its cases of larger grids skipped: a file that hangs on the
+//! smallest grids and is skipped above fails (exit 1), it is not "only timeouts" (exit 3).
+//!
+//! The standard suite's random puzzles come from a seed drawn afresh for each run (the same for
+//! every file of a class), shown in the report: a table of answers learnt by heart does not
+//! pass it, and [`Config::seed`] makes a run again. Besides the cases, a form check
+//! ([`form`]) reads the file's text (it never runs it) for a `plain_kenken/3` that reaches the
+//! FD solver, which the spec forbids there.
 //!
 //! ```no_run
 //! use kenken::judge::{judge, Config};
@@ -17,6 +28,7 @@
 
 pub mod class;
 mod dialect;
+pub mod form;
 mod gprolog;
 mod jail;
 mod scryer;
@@ -31,6 +43,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use dialect::{detect, Dialect};
+pub use form::FormCheck;
 pub use jail::{parse_size, size_text};
 pub(crate) use jail::{scratch, Jail};
 pub(crate) use scryer::{worker as scryer_worker, ROLE as SCRYER_ROLE};
@@ -45,6 +58,18 @@ use crate::prolog::Predicate;
 /// A case with more expected answers than this does not make its predicate's larger cases
 /// skipped when it times out.
 const SKIP_AFTER_ANSWERS: usize = 100;
+
+/// The largest grid whose timeout is a failure ([`Verdict::Hang`]): up to 3x3 there are at
+/// most 12 answers, which any correct solver gives at once.
+pub(crate) const HANG_MAX_SIZE: usize = 3;
+
+/// A fresh seed for a run's random puzzles, from the operating system's randomness
+/// (`/dev/urandom`; where that cannot be read, std's randomly keyed hasher). It has 48 bits, so that it reads and types easily and stays exact in JSON readers that
+/// hold numbers as doubles.
+pub fn fresh_seed() -> u64 {
+    // (12 hexadecimal digits of the process layer's 128 random bits)
+    u64::from_str_radix(&crate::process::random_hex()[..12], 16).unwrap_or(0)
+}
 
 /// The Prolog system a judged file runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -71,8 +96,8 @@ impl System {
 pub enum Suite {
     /// The spec's examples, as the spec writes them.
     Spec,
-    /// The spec's examples, edge cases of the spec's terms and random puzzles of sizes 1 to the
-    /// maximum size.
+    /// The spec's examples, edge cases of the spec's terms and of its easy misreadings, and
+    /// random puzzles of sizes 1 to the maximum size (made from [`Config::seed`]).
     Standard,
     /// The puzzles of a file.
     Puzzles(Vec<Entry>),
@@ -90,6 +115,10 @@ pub struct Config {
     pub predicates: Vec<Predicate>,
     /// The cases.
     pub suite: Suite,
+    /// The seed of the standard suite's random puzzles: the same seed, the same puzzles.
+    /// `None`: a fresh one ([`fresh_seed`]) for each file judged, so a class run (the same
+    /// puzzles for every file) sets it.
+    pub seed: Option<u64>,
     /// The largest grid run; `None`: 7 under Scryer, 9 under GNU Prolog.
     pub max_size: Option<usize>,
     /// Wall-clock limit per case (and for loading the file).
@@ -117,6 +146,7 @@ impl Default for Config {
             dialect: None,
             predicates: vec![Predicate::Fd, Predicate::Plain],
             suite: Suite::Standard,
+            seed: None,
             max_size: None,
             timeout: Duration::from_secs(30),
             jobs: 1,
@@ -216,10 +246,14 @@ pub struct Judgement {
     pub max_size: usize,
     /// The suite: `spec`, `standard`, or the puzzles' file.
     pub suite: String,
+    /// The seed the standard suite's random puzzles were made from (`None` for another suite).
+    pub seed: Option<u64>,
     /// What the loader and the file wrote to `user_error` while loading.
     pub warnings: String,
     /// Every case, in the order run.
     pub cases: Vec<CaseReport>,
+    /// The form check of `plain_kenken/3` (no FD solver), when it is judged.
+    pub form: Option<FormCheck>,
     /// Things a reader should know (what was left out and why).
     pub notes: Vec<String>,
     /// Wall-clock time of the whole judgement, in seconds.
@@ -232,9 +266,15 @@ impl Judgement {
         self.cases.iter().filter(|c| c.verdict == verdict).count()
     }
 
-    /// The exit code: 0 every case passes, 1 a case fails, 3 only timeouts (or skips).
+    /// Whether the form check was run and failed.
+    pub fn form_failed(&self) -> bool {
+        self.form.as_ref().is_some_and(|f| !f.passed)
+    }
+
+    /// The exit code: 0 every case passes, 1 a case fails (a hang on a small grid is a
+    /// failure) or the form check fails, 3 only timeouts on larger grids (or skips).
     pub fn exit_code(&self) -> i32 {
-        if self.cases.iter().any(|c| c.verdict.is_failure()) {
+        if self.form_failed() || self.cases.iter().any(|c| c.verdict.is_failure()) {
             1
         } else if self.cases.iter().all(|c| c.verdict == Verdict::Pass) {
             0
@@ -252,13 +292,18 @@ impl Judgement {
             .map(|(v, n)| format!("{n} {v}"))
             .collect();
         format!(
-            "{}: {}: {} ({:.1} s, {}, {} dialect)",
+            "{}: {}: {}{} ({:.1} s, {}, {} dialect)",
             self.file,
             verdict::plural(self.cases.len(), "case"),
             if counts.is_empty() {
                 "none run".to_string()
             } else {
                 counts.join(", ")
+            },
+            if self.form_failed() {
+                "; form check failed"
+            } else {
+                ""
             },
             self.elapsed_s,
             self.system.name(),
@@ -344,7 +389,13 @@ pub fn judge(
         System::Gprolog => 9,
     });
     let mut notes = Vec::new();
-    let cases = plan(config, max_size, &mut notes);
+    let seed =
+        matches!(config.suite, Suite::Standard).then(|| config.seed.unwrap_or_else(fresh_seed));
+    let cases = plan(config, max_size, seed.unwrap_or(0), &mut notes);
+    let form = config
+        .predicates
+        .contains(&Predicate::Plain)
+        .then(|| form::check(&String::from_utf8_lossy(&text)));
     // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
     // every case, and this bounds whatever the wall clock does not see.
     let budget = config.timeout * (cases.len() as u32 + 1);
@@ -408,8 +459,10 @@ pub fn judge(
             Suite::Standard => "standard".into(),
             Suite::Puzzles(_) => "puzzles".into(),
         },
+        seed,
         warnings: loaded.warnings,
         cases: reports,
+        form,
         notes,
         elapsed_s: start.elapsed().as_secs_f64(),
     })
@@ -443,15 +496,16 @@ fn read_hint(e: JudgeError, confined: bool) -> JudgeError {
     }
 }
 
-/// The cases to judge: the suite's puzzles up to `max_size`, each with the predicates that are
-/// run on it, and a note for each kind of puzzle or predicate left out.
-fn plan(config: &Config, max_size: usize, notes: &mut Vec<String>) -> Vec<Case> {
+/// The cases to judge: the suite's puzzles up to `max_size` (the standard suite's random ones
+/// made from `seed`), each with the predicates that are run on it, and a note for each kind of
+/// puzzle or predicate left out.
+fn plan(config: &Config, max_size: usize, seed: u64, notes: &mut Vec<String>) -> Vec<Case> {
     let items = match &config.suite {
         Suite::Spec => suite::spec_items(),
         Suite::Standard => {
             let mut items = suite::spec_items();
             items.extend(suite::edge_items());
-            items.extend(suite::random_items(max_size));
+            items.extend(suite::random_items(max_size, seed));
             items
         }
         Suite::Puzzles(entries) => entries
@@ -502,8 +556,10 @@ fn plan(config: &Config, max_size: usize, notes: &mut Vec<String>) -> Vec<Case> 
     cases
 }
 
-/// Runs `cases` on the backends (one thread each), skipping a predicate's cases larger than one
-/// it timed out on. Reports come back in the cases' order.
+/// Runs `cases` on the backends (one thread each). A timeout on a grid up to
+/// [`HANG_MAX_SIZE`] is a failure ([`Verdict::Hang`]) and skips nothing; a timeout on a larger
+/// grid (N > 0, a case of at most [`SKIP_AFTER_ANSWERS`] answers) skips the predicate's cases
+/// of larger grids. Reports come back in the cases' order.
 fn run_cases(
     cases: &[Case],
     backends: Vec<Box<dyn Backend>>,
@@ -543,16 +599,23 @@ fn run_cases(
                     Some(why) => CaseReport::skipped(c, why),
                     None => {
                         let run = backend.run(c, verdict::answers_wanted(c), timeout);
-                        verdict::judge(c, &run)
+                        let mut report = verdict::judge(c, &run);
+                        if report.verdict == Verdict::Timeout
+                            && (1..=HANG_MAX_SIZE).contains(&c.size)
+                        {
+                            verdict::hang(&mut report);
+                        }
+                        report
                     }
                 };
                 let Ok(mut s) = shared.lock() else { return };
                 // a loop on the empty grid (N = 0, often on backtracking) says nothing of
                 // real grids: gprolog runs out of stack there, Scryer out of time; nor does
                 // a slow enumeration of many answers (kenken(4, [], T)'s 576) say anything of
-                // puzzles with few
+                // puzzles with few; and a hang on a small grid is a failure of its own, which
+                // must not hide what the file answers on larger ones
                 if report.verdict == Verdict::Timeout
-                    && c.size > 0
+                    && c.size > HANG_MAX_SIZE
                     && c.expected.len() <= SKIP_AFTER_ANSWERS
                 {
                     let n = s.timed_out.entry(c.predicate).or_insert(c.size);
@@ -643,14 +706,45 @@ mod tests {
     }
 
     #[test]
-    fn a_timeout_skips_the_larger_cases_unless_it_had_many_answers_or_no_grid() {
-        let v = verdicts(vec!["spec: kenken(2, [], T)"]);
-        assert_eq!(verdict_of(&v, "spec: kenken(2, [], T)"), Verdict::Timeout);
-        assert_eq!(verdict_of(&v, "spec: kenken(1, [], T)"), Verdict::Pass);
+    fn a_timeout_on_a_small_grid_is_a_failure_and_skips_nothing() {
+        for slow in [
+            "spec: kenken(1, [], T)",
+            "spec: kenken(2, [], T)",
+            "spec: kenken(3, [], T)",
+        ] {
+            let v = verdicts(vec![slow]);
+            assert_eq!(verdict_of(&v, slow), Verdict::Hang, "{slow}");
+            assert_eq!(
+                verdict_of(&v, "spec 4x4 example (six answers)"),
+                Verdict::Pass
+            );
+            assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Pass);
+            assert_eq!(v.iter().filter(|(_, v)| *v == Verdict::Skipped).count(), 0);
+        }
+        let reports = run_cases(
+            &suite::cases(&suite::spec_items(), &[Predicate::Fd]),
+            vec![Box::new(Fake(vec!["spec: kenken(2, [], T)"]))],
+            Duration::from_secs(1),
+            &mut |_| {},
+        );
+        let hang = reports.iter().find(|r| r.verdict == Verdict::Hang).unwrap();
+        assert_eq!(
+            hang.detail,
+            "no end within the time limit on a 2x2 grid (0 answers), which any correct solver \
+             answers at once: a failure (the larger grids still run)"
+        );
+        assert!(Verdict::Hang.is_failure());
+    }
+
+    #[test]
+    fn a_timeout_on_a_larger_grid_skips_the_larger_cases_unless_it_had_many_answers_or_no_grid() {
+        let v = verdicts(vec!["spec 4x4 example (six answers)"]);
         assert_eq!(
             verdict_of(&v, "spec 4x4 example (six answers)"),
-            Verdict::Skipped
+            Verdict::Timeout
         );
+        assert_eq!(verdict_of(&v, "spec: kenken(3, [], T)"), Verdict::Pass);
+        assert_eq!(verdict_of(&v, "spec 4x4 made unsatisfiable"), Verdict::Pass);
         assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Skipped);
         // 576 answers, or N = 0: the rest still runs
         for slow in ["spec: kenken(4, [], T)", "N = 0"] {
@@ -659,5 +753,85 @@ mod tests {
             assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Pass);
             assert_eq!(v.iter().filter(|(_, v)| *v == Verdict::Skipped).count(), 0);
         }
+    }
+
+    /// Loops on grids of `loops_up_to` and smaller (N > 0), answers a wrong grid on larger ones.
+    struct LoopsThenWrong(usize);
+
+    impl Backend for LoopsThenWrong {
+        fn load(&mut self, _: Duration) -> Result<Loaded, JudgeError> {
+            Fake(Vec::new()).load(Duration::ZERO)
+        }
+        fn run(&mut self, case: &Case, _: usize, timeout: Duration) -> Run {
+            if (1..=self.0).contains(&case.size) {
+                return Run {
+                    answers: Vec::new(),
+                    end: RunEnd::Timeout,
+                    elapsed: timeout,
+                };
+            }
+            Run {
+                answers: vec![JudgedAnswer::Grid(vec![vec![1; case.size]; case.size])],
+                end: RunEnd::Complete,
+                elapsed: Duration::from_millis(1),
+            }
+        }
+    }
+
+    fn judgement(cases: Vec<CaseReport>, form: Option<FormCheck>) -> Judgement {
+        Judgement {
+            file: "f.pl".into(),
+            system: System::Scryer,
+            dialect: Dialect::Scryer,
+            dialect_detected: true,
+            max_size: 7,
+            suite: "standard".into(),
+            seed: Some(1),
+            warnings: String::new(),
+            cases,
+            form,
+            notes: Vec::new(),
+            elapsed_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_file_that_loops_on_the_smallest_grids_and_is_wrong_above_fails() {
+        let mut items = suite::spec_items();
+        items.extend(suite::edge_items());
+        items.extend(suite::random_items(5, 1));
+        let cases = suite::cases(&items, &[Predicate::Fd, Predicate::Plain]);
+        for loops_up_to in [1, 3] {
+            let reports = run_cases(
+                &cases,
+                vec![Box::new(LoopsThenWrong(loops_up_to))],
+                Duration::from_secs(1),
+                &mut |_| {},
+            );
+            let j = judgement(reports, None);
+            assert_eq!(j.exit_code(), 1);
+            assert_eq!(j.count(Verdict::Skipped), 0);
+            assert_eq!(j.count(Verdict::Timeout), 0);
+            assert!(j.count(Verdict::Hang) >= 2 * loops_up_to);
+            assert!(j.count(Verdict::Wrong) > 10);
+        }
+        // timeouts on larger grids alone: exit 3; a form check failed: exit 1
+        let reports = run_cases(
+            &cases,
+            vec![Box::new(Fake(vec!["random 5x5 #1"]))],
+            Duration::from_secs(1),
+            &mut |_| {},
+        );
+        assert_eq!(judgement(reports.clone(), None).exit_code(), 3);
+        let fd = form::check("plain_kenken(N, C, T) :- kenken(N, C, T).\nkenken(_, _, _).");
+        let j = judgement(reports, Some(fd));
+        assert_eq!(j.exit_code(), 1);
+        assert!(
+            j.summary().contains("; form check failed ("),
+            "{}",
+            j.summary()
+        );
+        let passes = judgement(Vec::new(), Some(form::check("plain_kenken(_, _, _).")));
+        assert_eq!(passes.exit_code(), 0);
     }
 }

@@ -28,6 +28,10 @@ pub(super) const GNU_PL: &str = include_str!("../../prolog/gnu.pl");
 /// The worker role that serves the judge.
 pub(crate) const ROLE: &str = "judge";
 
+/// The environment variable that tells a judge worker the dialect of the file it will load
+/// (JSON), so that it builds its engine before it says it is ready.
+const DIALECT_VAR: &str = "KENKEN_JUDGE_DIALECT";
+
 /// At most this much of what the judged file writes to `user_error` while loading is kept.
 const MAX_WARNINGS: usize = 4096;
 
@@ -114,7 +118,10 @@ impl ScryerBackend {
         Ok(ScryerBackend {
             file: file.to_path_buf(),
             dialect,
-            worker: Worker::confined(ROLE, confinement, scratch.path()),
+            worker: Worker::confined(ROLE, confinement, scratch.path()).with_env(
+                DIALECT_VAR,
+                &serde_json::to_string(&dialect).unwrap_or_default(),
+            ),
             jail,
             scratch,
             read,
@@ -154,11 +161,21 @@ impl ScryerBackend {
 
 impl Backend for ScryerBackend {
     fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError> {
+        // (the engine's own start is not the file's: its time starts once the engine is up)
+        self.start_engine()?;
         self.load_by(Instant::now() + timeout, timeout)
     }
 
     fn run(&mut self, case: &super::suite::Case, max: usize, timeout: Duration) -> Run {
-        // the case's time: from now, a reload after a timeout or a crash included
+        let reload = !self.worker.is_running();
+        if let Err(e) = self.start_engine() {
+            return Run {
+                answers: Vec::new(),
+                end: RunEnd::Crashed(format!("the engine did not start: {e}")),
+                elapsed: Duration::ZERO,
+            };
+        }
+        // the case's time: from the engine's start, a reload after a timeout or a crash included
         let start = Instant::now();
         let deadline = start + timeout;
         let crashed = |why: String| Run {
@@ -166,7 +183,7 @@ impl Backend for ScryerBackend {
             end: RunEnd::Crashed(why),
             elapsed: start.elapsed(),
         };
-        if !self.worker.is_running() {
+        if reload {
             // a fresh worker after a timeout or a crash: the file was loaded fine before
             match self.load_by(deadline, timeout) {
                 Ok(_) => {}
@@ -246,6 +263,12 @@ impl Backend for ScryerBackend {
 }
 
 impl ScryerBackend {
+    /// Starts the engine (a Scryer Prolog with the judge's Prolog side, no file yet) unless
+    /// it runs.
+    fn start_engine(&mut self) -> Result<(), JudgeError> {
+        self.worker.start().map(|_| ()).map_err(JudgeError::from)
+    }
+
     /// Loads the file in a fresh engine by `deadline` (`timeout` is what it was given).
     fn load_by(&mut self, deadline: Instant, timeout: Duration) -> Result<Loaded, JudgeError> {
         let file = self.file.display().to_string();
@@ -311,6 +334,8 @@ struct Judged {
     warnings: Arc<Mutex<Vec<u8>>>,
     /// The GNU built-ins the layer lacks (`Name/Arity`), read before the judged file loaded.
     unsupported: Vec<String>,
+    /// The dialect it reads.
+    dialect: Dialect,
 }
 
 /// Runs `query` (text that parses) and returns its binding of `R`.
@@ -332,7 +357,8 @@ fn result_of(machine: &mut Machine, query: String) -> Result<Term, String> {
     result.ok_or_else(|| "the judge's wrapper failed".to_string())
 }
 
-fn load(file: &Path, dialect: Dialect) -> (Option<Judged>, Reply) {
+/// A fresh engine for a file of `dialect`: the judge's Prolog side loaded, no file yet.
+fn engine(dialect: Dialect) -> Judged {
     let warnings = Arc::new(Mutex::new(Vec::new()));
     // (what the loader and the file's directives write, to either stream, is the load's
     // warnings; what a case's goal writes is not kept)
@@ -359,6 +385,25 @@ fn load(file: &Path, dialect: Dialect) -> (Option<Judged>, Reply) {
         }
         Dialect::Scryer => Vec::new(),
     };
+    Judged {
+        machine,
+        warnings,
+        unsupported,
+        dialect,
+    }
+}
+
+/// Loads `file` in a fresh engine of `dialect` (`ready`, when it is one).
+fn load(file: &Path, dialect: Dialect, ready: Option<Judged>) -> (Option<Judged>, Reply) {
+    let Judged {
+        mut machine,
+        warnings,
+        unsupported,
+        ..
+    } = match ready {
+        Some(j) if j.dialect == dialect => j,
+        _ => engine(dialect),
+    };
     // (an error reported after the last line of code is Scryer's, not the file's)
     let last_line = std::fs::read(file)
         .map(|b| super::dialect::last_code_line(&String::from_utf8_lossy(&b)))
@@ -382,6 +427,7 @@ fn load(file: &Path, dialect: Dialect) -> (Option<Judged>, Reply) {
                     machine,
                     warnings,
                     unsupported,
+                    dialect,
                 }),
                 Reply::Loaded { warnings: text },
             );
@@ -536,12 +582,16 @@ const TEXT_CAP: usize = 2000;
 
 /// The request handler of the `judge` worker role: a `Load` first, then `Solve`s.
 pub(crate) fn worker() -> crate::process::Handler {
-    let mut judged: Option<Judged> = None;
+    // (the engine is built before the worker says it is ready: a load's time is the file's)
+    let mut judged: Option<Judged> = std::env::var(DIALECT_VAR)
+        .ok()
+        .and_then(|d| serde_json::from_str::<Dialect>(&d).ok())
+        .map(engine);
     Box::new(move |line: &str, _part: &mut dyn FnMut(&str)| {
         let reply = match serde_json::from_str::<Request>(line) {
             Err(e) => Reply::Failed(format!("bad request: {e}")),
             Ok(Request::Load { file, dialect }) => {
-                let (j, reply) = load(&file, dialect);
+                let (j, reply) = load(&file, dialect, judged.take());
                 judged = j;
                 reply
             }
@@ -580,7 +630,7 @@ mod tests {
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/data/judge/gnu_layer_checks.pl"
             ));
-            let (judged, reply) = load(file, Dialect::Gnu);
+            let (judged, reply) = load(file, Dialect::Gnu, None);
             assert!(matches!(reply, Reply::Loaded { .. }));
             let mut judged = judged.unwrap();
             // (a grid of size 0 is [], the only answer when every check holds)
@@ -607,7 +657,7 @@ mod tests {
                  p(T) :- T = [[1, _]].\n",
             )
             .unwrap();
-            let (judged, _) = load(&file, Dialect::Scryer);
+            let (judged, _) = load(&file, Dialect::Scryer, None);
             let mut judged = judged.unwrap();
             let reply = solve(&mut judged, "kenken(1, [], T)", 1, 4);
             assert!(matches!(

@@ -124,14 +124,41 @@ fn any_order(sum: u64) -> Puzzle {
     )
 }
 
+/// A 4x4 whose cages may hold a digit twice (their squares are in different rows and columns):
+/// an L-shaped `+` (its solutions need a digit twice), a quotient of 1 over a diagonal (where
+/// integer division would also take 3 / 2 and 4 / 3), and a one-square `+`. It has 10
+/// solutions.
+fn repeats_allowed() -> Puzzle {
+    let c = Cell::new;
+    Puzzle::new(
+        4,
+        vec![
+            Cage::new(Op::Add, 8, vec![c(1, 1), c(1, 2), c(2, 1)]),
+            Cage::new(Op::Div, 1, vec![c(2, 3), c(3, 2)]),
+            Cage::new(Op::Given, 1, vec![c(4, 4)]),
+        ],
+    )
+}
+
 /// Cases at the edges of the spec's terms: N = 0, a difference of 0 and a quotient of 1 (cells
-/// in different rows and columns may be equal), squares listed in any order, one-square `*`.
+/// in different rows and columns may be equal), squares listed in any order, one-square `*`,
+/// and cages that catch the easy misreadings of the spec (see [`repeats_allowed`]): `/` as
+/// integer division, every cage's digits distinct, a one-square `+` not checked, and a cage
+/// not checked when `T` gives all its squares. (A `-` or `/` in one order only, and `[I|J]`
+/// read as column and row, already fail the spec's 4x4 example and the squares in any
+/// order.)
 ///
 /// A puzzle with no solution passes a file that answers nothing at all; so each one here (as
 /// the spec's unsatisfiable 4x4 in [`spec_items`]) comes with the same cages, one target
-/// changed, that have solutions.
+/// changed (or fewer rows given), that have solutions.
 pub(super) fn edge_items() -> Vec<Item> {
     let c = Cell::new;
+    let mut breaking = Item::new(
+        "repeats allowed, T partly given breaking the + cage",
+        repeats_allowed(),
+    );
+    // 1 + 2 + 4 is not 8; every other cage and the rows and columns could hold
+    breaking.given = vec![Some(vec![1, 2, 4, 3]), Some(vec![4, 3, 1, 2]), None, None];
     vec![
         Item::new("N = 0", Puzzle::new(0, Vec::new())),
         Item::new(
@@ -152,6 +179,11 @@ pub(super) fn edge_items() -> Vec<Item> {
             "squares in any order, one-square *: two solutions",
             any_order(8),
         ),
+        Item::new(
+            "repeats allowed: L-shaped +, quotient 1 on a diagonal, one-square +",
+            repeats_allowed(),
+        ),
+        breaking,
     ]
 }
 
@@ -169,19 +201,33 @@ fn one_square_products(p: &Puzzle) -> Puzzle {
     Puzzle::new(p.size, cages)
 }
 
+/// How many seeds are tried for each side before [`random_items`] gives up on finding two
+/// distinct puzzles with at most [`MAX_EXPECTED`] answers (it never needs more than a few).
+const RANDOM_TRIES: u64 = 200;
+
+/// The seed of the `k`-th puzzle tried for side `n` in the run of `seed`: the same run seed
+/// always tries the same puzzles, in the same order.
+fn puzzle_seed(seed: u64, n: usize, k: u64) -> u64 {
+    crate::rng::Rng::new(seed ^ ((n as u64) << 48) ^ k.rotate_left(24)).next_u64()
+}
+
 /// Random puzzles (uniform Latin squares cut into cages of one to four squares), two distinct
-/// ones of each side from 1 to `max_size`, with at most [`MAX_EXPECTED`] answers each. Every
-/// seed makes the same 1x1 puzzle, `+(1, [[1|1]])`: a seed whose puzzle was already taken is
-/// taken with its one-square cages written as `*` (for 1x1, `*(1, [[1|1]])`), when that is new.
-pub(super) fn random_items(max_size: usize) -> Vec<Item> {
+/// ones of each side from 1 to `max_size`, with at most [`MAX_EXPECTED`] answers each, made
+/// from the run's `seed`: a fresh seed per run makes a suite that cannot be learnt by heart,
+/// and the same seed makes the same puzzles again. Each side tries the puzzles of seeds
+/// derived from the run's (see [`puzzle_seed`]) until two fit. Every seed makes the same 1x1
+/// puzzle, `+(1, [[1|1]])`: a puzzle already taken is taken with its one-square cages written
+/// as `*` (for 1x1, `*(1, [[1|1]])`), when that is new.
+pub(super) fn random_items(max_size: usize, seed: u64) -> Vec<Item> {
     let mut items = Vec::new();
     for n in 1..=max_size {
         let mut taken: Vec<Puzzle> = Vec::new();
-        let mut seed = 1;
-        while taken.len() < 2 && seed < 50 {
-            let (p, _) = crate::random::puzzle(n, seed);
-            let mut name = format!("random {n}x{n} seed {seed}");
-            seed += 1;
+        for k in 0..RANDOM_TRIES {
+            if taken.len() == 2 {
+                break;
+            }
+            let (p, _) = crate::random::puzzle(n, puzzle_seed(seed, n, k));
+            let mut name = format!("random {n}x{n} #{}", taken.len() + 1);
             let new = |q: &Puzzle| taken.iter().all(|t| t.cages != q.cages);
             let p = if new(&p) {
                 p
@@ -371,35 +417,40 @@ mod tests {
     }
 
     #[test]
-    fn random_items_are_two_distinct_puzzles_of_every_size() {
-        let items = random_items(9);
-        for n in 1..=9 {
-            let these: Vec<&Item> = items.iter().filter(|i| i.puzzle.size == n).collect();
-            assert_eq!(these.len(), 2, "{n}x{n}");
-            let goals: Vec<String> = these.iter().map(|i| goal(i, Predicate::Fd)).collect();
-            assert_ne!(goals[0], goals[1], "{n}x{n}");
-            assert_ne!(these[0].name, these[1].name);
+    fn random_items_are_two_distinct_puzzles_of_every_size_made_from_the_run_seed() {
+        for seed in [0, 0x2545_f491_4f6c_dd1d] {
+            let items = random_items(9, seed);
+            for n in 1..=9 {
+                let these: Vec<&Item> = items.iter().filter(|i| i.puzzle.size == n).collect();
+                assert_eq!(these.len(), 2, "{n}x{n}");
+                let goals: Vec<String> = these.iter().map(|i| goal(i, Predicate::Fd)).collect();
+                assert_ne!(goals[0], goals[1], "{n}x{n}");
+                assert!(these[0].name.starts_with(&format!("random {n}x{n} #1")));
+                assert!(these[1].name.starts_with(&format!("random {n}x{n} #2")));
+                assert!(these.iter().all(|i| expected(&i.puzzle).is_some()));
+            }
+            let ones: Vec<String> = items
+                .iter()
+                .filter(|i| i.puzzle.size == 1)
+                .map(|i| format!("{}: {}", i.name, goal(i, Predicate::Fd)))
+                .collect();
+            assert_eq!(
+                ones,
+                [
+                    "random 1x1 #1: kenken(1, [+(1, [[1|1]])], T)",
+                    "random 1x1 #2, one-square cages as *: kenken(1, [*(1, [[1|1]])], T)"
+                ]
+            );
         }
-        let ones: Vec<String> = items
-            .iter()
-            .filter(|i| i.puzzle.size == 1)
-            .map(|i| format!("{}: {}", i.name, goal(i, Predicate::Fd)))
-            .collect();
-        assert_eq!(
-            ones,
-            [
-                "random 1x1 seed 1: kenken(1, [+(1, [[1|1]])], T)",
-                "random 1x1 seed 2, one-square cages as *: kenken(1, [*(1, [[1|1]])], T)"
-            ]
-        );
-        // the larger ones are the first two seeds, as before
-        for name in [
-            "random 4x4 seed 1",
-            "random 5x5 seed 1",
-            "random 7x7 seed 2",
-        ] {
-            assert!(items.iter().any(|i| i.name == name), "{name}");
-        }
+        // the same seed, the same puzzles; another seed, others
+        let goals = |seed| -> Vec<String> {
+            random_items(6, seed)
+                .iter()
+                .map(|i| goal(i, Predicate::Fd))
+                .collect()
+        };
+        assert_eq!(goals(7), goals(7));
+        assert_ne!(goals(7), goals(8));
     }
 
     /// Whether `a` and `b` have the same cages but for their targets.
@@ -442,9 +493,9 @@ mod tests {
                 }
             }
         }
-        // the spec's unsatisfiable 4x4 and the edge case of squares in any order, for both
-        // predicates
-        assert_eq!(pairs, 4);
+        // the spec's unsatisfiable 4x4, the edge case of squares in any order and the given rows
+        // breaking a cage, for both predicates
+        assert_eq!(pairs, 6);
         let edge = cases(&edge_items(), &[Predicate::Fd]);
         assert_eq!(
             case(&edge, "squares in any order, one-square *: two solutions")
@@ -452,5 +503,186 @@ mod tests {
                 .len(),
             2
         );
+    }
+
+    /// The easy misreadings of the spec, as a wrong solution would check a cage.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Misreading {
+        /// `/` with integer division: `A // B =:= Q` (either order).
+        IntegerDivision,
+        /// `-` as `A - B` only.
+        SubOneOrder,
+        /// `/` as `A / B` only.
+        DivOneOrder,
+        /// `[I|J]` read as column `I`, row `J`.
+        ColumnRow,
+        /// Every cage's digits distinct.
+        CageDistinct,
+        /// A `+` cage's digits distinct.
+        SumDistinct,
+        /// A one-square `+` not checked.
+        OneSquareSum,
+        /// A one-square `*` not checked.
+        OneSquareProduct,
+        /// A cage whose squares `T` gives all is not checked.
+        GivenUnchecked,
+    }
+
+    /// Whether `g` meets `cage`, read with `wrong` (given rows: those `T` gives).
+    fn holds(g: &Grid, cage: &Cage, wrong: Option<Misreading>, given: &[bool]) -> bool {
+        use Misreading::*;
+        let cells: Vec<(usize, usize)> = cage
+            .cells
+            .iter()
+            .map(|c| match wrong {
+                Some(ColumnRow) => (c.col, c.row),
+                _ => (c.row, c.col),
+            })
+            .collect();
+        if wrong == Some(GivenUnchecked) && cells.iter().all(|&(r, _)| given[r - 1]) {
+            return true;
+        }
+        let v: Vec<u64> = cells.iter().map(|&(r, c)| g[r - 1][c - 1].into()).collect();
+        let distinct = v.iter().all(|x| v.iter().filter(|y| *y == x).count() == 1);
+        let t = cage.target;
+        match cage.op {
+            _ if wrong == Some(CageDistinct) && !distinct => false,
+            Op::Add | Op::Given if wrong == Some(SumDistinct) && !distinct => false,
+            Op::Add | Op::Given if v.len() == 1 && wrong == Some(OneSquareSum) => true,
+            Op::Mul if v.len() == 1 && wrong == Some(OneSquareProduct) => true,
+            Op::Add | Op::Given => v.iter().sum::<u64>() == t,
+            Op::Mul => v.iter().product::<u64>() == t,
+            Op::Sub if wrong == Some(SubOneOrder) => v[0] as i64 - v[1] as i64 == t as i64,
+            Op::Sub => v[0].abs_diff(v[1]) == t,
+            Op::Div if wrong == Some(DivOneOrder) => v[0] == t * v[1],
+            Op::Div if wrong == Some(IntegerDivision) => v[0] / v[1] == t || v[1] / v[0] == t,
+            Op::Div => v[0] == t * v[1] || v[1] == t * v[0],
+            Op::Unknown => unreachable!(),
+        }
+    }
+
+    /// Every N x N Latin square (N <= 4), by brute force.
+    fn latin_squares(n: usize) -> Vec<Grid> {
+        fn perms(rest: Vec<u32>) -> Vec<Vec<u32>> {
+            if rest.is_empty() {
+                return vec![Vec::new()];
+            }
+            let mut out = Vec::new();
+            for (i, &x) in rest.iter().enumerate() {
+                let mut r = rest.clone();
+                r.remove(i);
+                out.extend(perms(r).into_iter().map(|mut p| {
+                    p.insert(0, x);
+                    p
+                }));
+            }
+            out
+        }
+        let rows = perms((1..=n as u32).collect());
+        let mut squares: Vec<Grid> = vec![Vec::new()];
+        for _ in 0..n {
+            squares = squares
+                .into_iter()
+                .flat_map(|g| {
+                    rows.iter()
+                        .filter(|r| {
+                            g.iter()
+                                .all(|a| a.iter().zip(r.iter()).all(|(x, y)| x != y))
+                        })
+                        .map(|r| {
+                            let mut h = g.clone();
+                            h.push(r.clone());
+                            h
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+        }
+        squares
+    }
+
+    /// The answers of `item` read with `wrong`, in the spec's order.
+    fn answers(item: &Item, squares: &[Grid], wrong: Option<Misreading>) -> Vec<Grid> {
+        let n = item.puzzle.size;
+        let given: Vec<bool> = (0..n)
+            .map(|r| item.given.get(r).is_some_and(Option::is_some))
+            .collect();
+        squares
+            .iter()
+            .filter(|g| {
+                item.given
+                    .iter()
+                    .zip(g.iter())
+                    .all(|(given, row)| given.as_ref().is_none_or(|r| r == row))
+            })
+            .filter(|g| item.puzzle.cages.iter().all(|c| holds(g, c, wrong, &given)))
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn every_easy_misreading_fails_a_case_plain_kenken_is_asked_too() {
+        use Misreading::*;
+        let mut items = spec_items();
+        items.extend(edge_items());
+        // (plain_kenken/3 runs up to 4x4: every misreading is caught there)
+        items.retain(|i| (1..=PLAIN_MAX_SIZE).contains(&i.puzzle.size));
+        let squares: Vec<Vec<Grid>> = (0..=PLAIN_MAX_SIZE).map(latin_squares).collect();
+        assert_eq!(squares[4].len(), 576);
+        let caught = |items: &[Item], wrong: Misreading| -> Vec<String> {
+            items
+                .iter()
+                .filter(|i| {
+                    let s = &squares[i.puzzle.size];
+                    answers(i, s, Some(wrong)) != answers(i, s, None)
+                })
+                .map(|i| i.name.clone())
+                .collect()
+        };
+        // the model reads the suite as the native solver does
+        for i in &items {
+            let mut right = expected(&i.puzzle).unwrap();
+            right.retain(|g| {
+                i.given
+                    .iter()
+                    .zip(g)
+                    .all(|(a, r)| a.as_ref().is_none_or(|a| a == r))
+            });
+            assert_eq!(
+                answers(i, &squares[i.puzzle.size], None),
+                right,
+                "{}",
+                i.name
+            );
+        }
+        let repeats = "repeats allowed: L-shaped +, quotient 1 on a diagonal, one-square +";
+        for (wrong, case) in [
+            (IntegerDivision, repeats),
+            (SubOneOrder, "spec 4x4 example (six answers)"),
+            (
+                DivOneOrder,
+                "squares in any order, one-square *: two solutions",
+            ),
+            (ColumnRow, "spec 4x4 example (six answers)"),
+            (CageDistinct, "spec 4x4 example (six answers)"),
+            (SumDistinct, repeats),
+            (OneSquareSum, repeats),
+            (
+                OneSquareProduct,
+                "squares in any order, one-square *: two solutions",
+            ),
+            (
+                GivenUnchecked,
+                "repeats allowed, T partly given breaking the + cage",
+            ),
+        ] {
+            let caught = caught(&items, wrong);
+            assert!(caught.iter().any(|c| c == case), "{wrong:?}: {caught:?}");
+        }
+        // before the new cases, three went through every case
+        items.retain(|i| !i.name.starts_with("repeats allowed"));
+        for wrong in [IntegerDivision, OneSquareSum, GivenUnchecked] {
+            assert_eq!(caught(&items, wrong), Vec::<String>::new(), "{wrong:?}");
+        }
     }
 }

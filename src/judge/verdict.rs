@@ -67,8 +67,11 @@ pub enum Verdict {
     Order,
     /// The right answers, some more than once.
     Duplicate,
-    /// The time limit passed.
+    /// The time limit passed (on a grid larger than 3x3).
     Timeout,
+    /// The time limit passed on a grid up to 3x3, which any correct solver answers at once: a
+    /// failure.
+    Hang,
     /// Not run: the predicate timed out on a smaller case.
     Skipped,
     /// An uncaught exception (or an unsupported built-in).
@@ -81,12 +84,13 @@ pub enum Verdict {
 
 impl Verdict {
     /// Every verdict, in the order a summary lists them.
-    pub const ALL: [Verdict; 9] = [
+    pub const ALL: [Verdict; 10] = [
         Verdict::Pass,
         Verdict::Wrong,
         Verdict::Order,
         Verdict::Duplicate,
         Verdict::Timeout,
+        Verdict::Hang,
         Verdict::Skipped,
         Verdict::Error,
         Verdict::Halted,
@@ -101,6 +105,7 @@ impl Verdict {
             Verdict::Order => "order",
             Verdict::Duplicate => "duplicate",
             Verdict::Timeout => "timeout",
+            Verdict::Hang => "hang",
             Verdict::Skipped => "skipped",
             Verdict::Error => "error",
             Verdict::Halted => "halted",
@@ -127,6 +132,8 @@ pub struct CaseReport {
     pub case: String,
     /// The predicate judged (`kenken` or `plain_kenken`).
     pub predicate: &'static str,
+    /// The goal run (binding `T`), as Prolog text.
+    pub goal: String,
     /// The grid's side.
     pub size: usize,
     /// The verdict.
@@ -153,6 +160,7 @@ impl CaseReport {
         CaseReport {
             case: case.name.clone(),
             predicate: case.predicate.name(),
+            goal: case.goal.clone(),
             size: case.size,
             verdict: Verdict::Skipped,
             detail: why,
@@ -235,6 +243,18 @@ pub(super) fn judge(case: &Case, run: &Run) -> CaseReport {
     report.verdict = verdict;
     report.detail = detail;
     report
+}
+
+/// Makes the report of a case that timed out on a small grid (up to 3x3) a failure that says
+/// why.
+pub(super) fn hang(report: &mut CaseReport) {
+    let n = report.size;
+    report.verdict = Verdict::Hang;
+    report.detail = format!(
+        "no end within the time limit on a {n}x{n} grid ({}), which any correct solver \
+         answers at once: a failure (the larger grids still run)",
+        plural(report.answers, "answer")
+    );
 }
 
 /// Compares the answers of a run that ended normally with the expected ones.

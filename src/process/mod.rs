@@ -333,6 +333,7 @@ impl Spawn {
             printed: Vec::new(),
             printed_len: 0,
             overflowed: false,
+            last_at: None,
         })
     }
 }
@@ -355,10 +356,11 @@ fn keep_start(mut from: impl Read, kept: &Mutex<Vec<u8>>) {
 #[derive(Debug)]
 enum Line {
     /// A line, without its newline; `complete` is false for the last one when the output
-    /// ended without a newline (a frame cut short).
+    /// ended without a newline (a frame cut short); `at`: when it was read.
     Text {
         text: String,
         complete: bool,
+        at: Instant,
     },
     /// A frame longer than the cap, or more output in all than the cap.
     Overflow,
@@ -388,7 +390,8 @@ fn read_lines(from: impl Read, cap: usize, frame_cap: usize, tx: &mpsc::SyncSend
         }
         let text = String::from_utf8_lossy(&line.kept).into_owned();
         let complete = line.complete;
-        if tx.send(Line::Text { text, complete }).is_err() || !complete {
+        let at = Instant::now();
+        if tx.send(Line::Text { text, complete, at }).is_err() || !complete {
             return;
         }
     }
@@ -631,6 +634,8 @@ pub struct Child {
     printed_len: usize,
     /// Its output passed a cap (it was killed).
     overflowed: bool,
+    /// When the last line received was read from the pipe.
+    last_at: Option<Instant>,
 }
 
 impl Child {
@@ -642,6 +647,13 @@ impl Child {
             .ok_or_else(|| std::io::Error::other("the child has no standard input"))?;
         writeln!(stdin, "{line}")?;
         stdin.flush()
+    }
+
+    /// When the last line [`Child::recv`] (or [`Child::next_reply`]) returned was read from the
+    /// child's output: this process's clock, as close to the child's writing it as a reader
+    /// can be.
+    pub(crate) fn last_read_at(&self) -> Option<Instant> {
+        self.last_at
     }
 
     /// Closes the child's standard input (it reads the end of it from now on).
@@ -658,12 +670,13 @@ impl Child {
                 None => slice,
             };
             match self.lines.recv_timeout(wait) {
-                Ok(Line::Text { text, complete }) => {
+                Ok(Line::Text { text, complete, at }) => {
+                    self.last_at = Some(at);
                     return if complete {
                         Recv::Line(text)
                     } else {
                         Recv::Cut(text)
-                    }
+                    };
                 }
                 Ok(Line::Overflow) => {
                     self.overflowed = true;
@@ -683,11 +696,14 @@ impl Child {
                     self.status = Some(s);
                     self.kill_group();
                     return match self.lines.recv_timeout(DRAIN) {
-                        Ok(Line::Text {
-                            text,
-                            complete: true,
-                        }) => Recv::Line(text),
-                        Ok(Line::Text { text, .. }) => Recv::Cut(text),
+                        Ok(Line::Text { text, complete, at }) => {
+                            self.last_at = Some(at);
+                            if complete {
+                                Recv::Line(text)
+                            } else {
+                                Recv::Cut(text)
+                            }
+                        }
                         _ => Recv::Ended,
                     };
                 }
@@ -867,6 +883,8 @@ pub(crate) struct Worker {
     /// The request whose reply is awaited: a new request before its reply came (the caller
     /// gave up reading it) restarts the child, so that no reply is ever another's.
     current: Option<Ticket>,
+    /// Environment variables the child gets.
+    env: Vec<(String, String)>,
 }
 
 impl Worker {
@@ -881,6 +899,7 @@ impl Worker {
             ready: false,
             last_id: 0,
             current: None,
+            env: Vec::new(),
         }
     }
 
@@ -896,7 +915,14 @@ impl Worker {
             ready: false,
             last_id: 0,
             current: None,
+            env: Vec::new(),
         }
+    }
+
+    /// This worker, its child started with the environment variable `key` set to `value`.
+    pub(crate) fn with_env(mut self, key: &str, value: &str) -> Worker {
+        self.env.push((key.to_string(), value.to_string()));
+        self
     }
 
     /// Starts the child unless it runs, and waits until it is ready.
@@ -912,6 +938,9 @@ impl Worker {
     pub(crate) fn prestart(&mut self) -> Result<(), WorkerError> {
         if self.running.is_none() {
             let mut spawn = Spawn::worker(&self.role)?.stderr(self.stderr);
+            for (k, v) in &self.env {
+                spawn = spawn.env(k, v);
+            }
             if let Some(dir) = &self.dir {
                 spawn = spawn.current_dir(dir);
             }

@@ -430,12 +430,12 @@ fn a_bad_value_to_a_typed_option_is_a_usage_error_naming_the_values() {
         (
             &["solve", "--engine", "fast"],
             "--engine",
-            "native, fd, plain",
+            "native, fd, plain, gprolog-fd, gprolog-plain",
         ),
         (
             &["bench", "--engines", "native,fast"],
             "--engines",
-            "native, fd, plain",
+            "native, fd, plain, gprolog-fd, gprolog-plain",
         ),
         (
             &["solve", "--output", "xml"],
@@ -518,9 +518,15 @@ fn a_bad_value_to_a_typed_option_is_a_usage_error_naming_the_values() {
 #[test]
 fn help_lists_the_values_of_typed_options() {
     for (command, values) in [
-        ("solve", "[possible values: native, fd, plain]"),
+        (
+            "solve",
+            "[possible values: native, fd, plain, gprolog-fd, gprolog-plain]",
+        ),
         ("solve", "[possible values: auto, json, keen, text, prolog]"),
-        ("bench", "[possible values: native, fd, plain]"),
+        (
+            "bench",
+            "[possible values: native, fd, plain, gprolog-fd, gprolog-plain]",
+        ),
         ("convert", "[possible values: json, keen, text, prolog]"),
         ("judge", "[possible values: scryer, gprolog]"),
     ] {

@@ -11,4 +11,5 @@ mod grade;
 mod hint;
 mod hostile;
 mod judge;
+mod judge_verdicts;
 mod toplevel;

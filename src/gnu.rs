@@ -1,0 +1,341 @@
+//! GNU Prolog as a child process: the real `gprolog`, one goal per process, for `kenken judge
+//! --prolog gprolog` (a judged file) and the `gprolog-fd`/`gprolog-plain` engines
+//! (`prolog/gnu_kenken.pl`).
+//!
+//! `consult/1` in gprolog starts its compiler `pl2wam` as a child process, which a confined
+//! gprolog may not. So `pl2wam` is run first (by the owner's [`Start`], confined or not) on the
+//! driver (`prolog/gnu_driver.pl`) and on the program, and each goal's gprolog only `load/1`s
+//! the byte code. The driver reads its request (the goal and a fresh nonce) from standard input
+//! before it loads the program, and answers in frames that carry the nonce
+//! ([`crate::process::Ticket`]); everything else gprolog writes is the program's printed output.
+//! The driver's names get a random part for each [`Gnu`], so that a program cannot name them.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::process::{find_program, random_hex, Child, Reply, Ticket, WorkerError};
+use crate::puzzle::Grid;
+
+/// The driver: runs one goal of a loaded program, answering in frames.
+const DRIVER_PL: &str = include_str!("../prolog/gnu_driver.pl");
+
+/// At most this much of a gprolog's standard output is read (answers included).
+pub(crate) const OUTPUT_CAP: usize = 16 << 20;
+
+/// The longest frame (an answer) read from a gprolog.
+pub(crate) const FRAME_CAP: usize = 1 << 20;
+
+/// Where GNU Prolog is installed: its programs, with links resolved.
+#[derive(Debug, Clone)]
+pub(crate) struct Install {
+    /// The top level, which runs the byte code.
+    pub(crate) gprolog: PathBuf,
+    /// The compiler to byte code.
+    pub(crate) pl2wam: PathBuf,
+}
+
+impl Install {
+    /// `gprolog` on the `PATH`, and `pl2wam` beside it (or on the `PATH`).
+    pub(crate) fn find() -> Option<Install> {
+        let gprolog = find_program("gprolog")?;
+        let pl2wam = gprolog.parent()?.join("pl2wam");
+        let pl2wam = if pl2wam.is_file() {
+            pl2wam
+        } else {
+            find_program("pl2wam")?
+        };
+        Some(Install { gprolog, pl2wam })
+    }
+
+    /// What gprolog reads of its own: the folder above its programs' folder.
+    pub(crate) fn home(&self) -> Vec<PathBuf> {
+        [&self.gprolog, &self.pl2wam]
+            .iter()
+            .filter_map(|p| Some(p.parent()?.parent()?.to_path_buf()))
+            .collect()
+    }
+}
+
+/// How an owner starts a program of the installation (`pl2wam` or `gprolog`, with arguments):
+/// confined or not, with its standard error captured and its output capped.
+pub(crate) type Start<'a> = &'a dyn Fn(&Path, &[OsString]) -> Result<Child, WorkerError>;
+
+/// Why GNU Prolog could not be run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum GnuError {
+    /// The compiler did not end in time.
+    #[error("compiling {0} did not end within {1}")]
+    CompileTimeout(String, String),
+    /// The child could not confine itself.
+    #[error("cannot confine the child process: {0}")]
+    CannotConfine(String),
+    /// The child could not be started.
+    #[error(transparent)]
+    Process(#[from] WorkerError),
+    /// A file could not be written.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// What one gprolog process did with a goal.
+pub(crate) struct Ended {
+    /// When the goal started (the driver said the program is loaded).
+    pub(crate) loaded: Option<Instant>,
+    /// Each answer's text (`T` written quoted), in order.
+    pub(crate) answers: Vec<String>,
+    /// The reply (`complete`, `limit`, `exception(B)`), or why the output broke the protocol;
+    /// `None`: no reply (the deadline passed, or the process ended first).
+    pub(crate) end: Option<Result<String, String>>,
+    /// What the process printed before the goal started (the load's messages).
+    pub(crate) printed_before_loading: Vec<String>,
+    /// The process ended by itself without a reply.
+    pub(crate) ended: bool,
+    /// How it ended (`None` when it was killed at the deadline).
+    pub(crate) status: Option<std::process::ExitStatus>,
+    /// Its standard error.
+    pub(crate) stderr: String,
+    /// When the reply was read (or the end came, or the deadline).
+    pub(crate) at: Instant,
+}
+
+/// The driver and one program, compiled to byte code in a folder, run one goal per process.
+pub(crate) struct Gnu {
+    install: Install,
+    dir: PathBuf,
+    /// What the driver's names start with (`kk_drv_` and a random part).
+    prefix: String,
+}
+
+impl Gnu {
+    /// Byte code will be in `dir` (the owner's scratch folder).
+    pub(crate) fn new(install: Install, dir: &Path) -> Gnu {
+        Gnu {
+            install,
+            dir: dir.to_path_buf(),
+            prefix: format!("kk_drv_{}_", &random_hex()[..16]),
+        }
+    }
+
+    /// The installation.
+    pub(crate) fn install(&self) -> &Install {
+        &self.install
+    }
+
+    /// Compiles `source` to byte code `target` with pl2wam within `timeout`: its messages, and
+    /// whether it succeeded.
+    fn compile(
+        &self,
+        start: Start<'_>,
+        source: &Path,
+        target: &Path,
+        timeout: Duration,
+    ) -> Result<(String, bool), GnuError> {
+        let args: Vec<OsString> = vec![
+            "-w".into(),
+            "--no-redef-error".into(),
+            "-o".into(),
+            target.into(),
+            source.into(),
+        ];
+        let begun = Instant::now();
+        let mut child = start(&self.install.pl2wam, &args)?;
+        child.close_stdin();
+        let (lines, ended) = child.collect(begun + timeout);
+        let status = if ended { child.wait() } else { None };
+        let stderr = child.stderr_text();
+        if let Some(why) = cannot_confine(&lines, &stderr) {
+            return Err(GnuError::CannotConfine(why));
+        }
+        let Some(status) = status else {
+            return Err(GnuError::CompileTimeout(
+                source.display().to_string(),
+                format!("{} s", timeout.as_secs_f64()),
+            ));
+        };
+        let mut text = lines.join("\n");
+        if !stderr.trim().is_empty() {
+            text = format!("{text}\n{}", stderr.trim());
+        }
+        Ok((
+            text.trim().to_string(),
+            status.success() && target.is_file(),
+        ))
+    }
+
+    /// Compiles the driver, within `timeout`: its messages when it does not compile.
+    pub(crate) fn build_driver(
+        &self,
+        start: Start<'_>,
+        timeout: Duration,
+    ) -> Result<Result<(), String>, GnuError> {
+        let driver = self.dir.join("driver.pl");
+        std::fs::write(&driver, DRIVER_PL.replace("kk_drv_", &self.prefix))
+            .map_err(|e| GnuError::Io(format!("writing {}: {e}", driver.display())))?;
+        let (messages, ok) = self.compile(start, &driver, &self.dir.join("driver.wbc"), timeout)?;
+        Ok(if ok { Ok(()) } else { Err(messages) })
+    }
+
+    /// Compiles the program `source` within `timeout`: the compiler's messages (naming
+    /// `source`), and whether it compiled.
+    pub(crate) fn build_program(
+        &self,
+        start: Start<'_>,
+        source: &Path,
+        timeout: Duration,
+    ) -> Result<(String, bool), GnuError> {
+        // pl2wam writes the source's name into the byte code as it is, and gprolog cannot read
+        // it back when the name holds a control character (a newline): such a file is
+        // compiled from a copy with a plain name, and the messages name the file again
+        let name = source.display().to_string();
+        let plain = if name.chars().any(char::is_control) {
+            let copy = self.dir.join("program-source.pl");
+            std::fs::copy(source, &copy)
+                .map_err(|e| GnuError::Io(format!("copying {name}: {e}")))?;
+            copy
+        } else {
+            source.to_path_buf()
+        };
+        let (messages, ok) = self.compile(start, &plain, &self.dir.join("program.wbc"), timeout)?;
+        Ok((messages.replace(&plain.display().to_string(), &name), ok))
+    }
+
+    /// Runs `goal` (Prolog text binding `T`, in the spec's canonical terms) in a fresh gprolog
+    /// that loads the program, asking for at most `max` answers, until `deadline`.
+    pub(crate) fn run(
+        &self,
+        start: Start<'_>,
+        goal: &str,
+        max: usize,
+        deadline: Instant,
+    ) -> Result<Ended, GnuError> {
+        let entry = format!(
+            "load({}), {}main({})",
+            atom(&self.dir.join("driver.wbc")),
+            self.prefix,
+            atom(&self.dir.join("program.wbc"))
+        );
+        let args: Vec<OsString> = vec!["--entry-goal".into(), entry.into()];
+        let mut child = start(&self.install.gprolog, &args)?;
+        let ticket = Ticket::new(1);
+        let request = format!(
+            "kk_request({}, '{}', T, ({goal}), {max}).",
+            ticket.id(),
+            ticket.nonce(),
+        );
+        // (a gprolog that died at once is seen below)
+        let _ = child.send(&request);
+        child.close_stdin();
+        let (mut loaded, mut answers, mut end, mut printed) = (None, Vec::new(), None, Vec::new());
+        let mut ended = false;
+        let mut at = None;
+        loop {
+            match child.next_reply(&ticket, Some(deadline)) {
+                Ok(Reply::Part(p)) if p == "loaded" && loaded.is_none() => {
+                    loaded = Some(child.last_read_at().unwrap_or_else(Instant::now));
+                    printed = child.take_printed();
+                }
+                Ok(Reply::Part(p)) if loaded.is_some() => answers.push(p),
+                Ok(Reply::Part(p)) => {
+                    end = Some(Err(format!("an answer before the goal started: {p}")));
+                    break;
+                }
+                Ok(Reply::Done(d)) => {
+                    end = Some(Ok(d));
+                    at = child.last_read_at();
+                    break;
+                }
+                Ok(Reply::Timeout) => break,
+                Err(WorkerError::BadFrame(why)) => {
+                    end = Some(Err(why));
+                    break;
+                }
+                Err(_) => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        let at = at.unwrap_or_else(Instant::now);
+        if loaded.is_none() {
+            printed = child.take_printed();
+        }
+        ended |= child.has_ended();
+        child.kill();
+        let status = child.wait();
+        let stderr = child.stderr_text();
+        if let Some(why) = cannot_confine(&printed, &stderr) {
+            return Err(GnuError::CannotConfine(why));
+        }
+        Ok(Ended {
+            loaded,
+            answers,
+            ended: ended && end.is_none(),
+            end,
+            printed_before_loading: printed,
+            status: if ended { status } else { None },
+            stderr,
+            at,
+        })
+    }
+}
+
+/// What a child that could not confine itself said of why.
+fn cannot_confine(lines: &[String], stderr: &str) -> Option<String> {
+    lines
+        .iter()
+        .map(String::as_str)
+        .chain(stderr.lines())
+        .find_map(|l| l.strip_prefix(crate::process::CANNOT_CONFINE))
+        .map(str::to_string)
+}
+
+/// Quotes `path` as a Prolog atom.
+fn atom(path: &Path) -> String {
+    let mut q = String::from("'");
+    for c in path.display().to_string().chars() {
+        match c {
+            '\\' => q.push_str("\\\\"),
+            '\'' => q.push_str("''"),
+            c if c.is_control() => q.push_str(&format!("\\x{:x}\\", c as u32)),
+            c => q.push(c),
+        }
+    }
+    q.push('\'');
+    q
+}
+
+/// Parses `[[1,2],[2,1]]` (spaces allowed) as a grid.
+pub(crate) fn parse_grid(text: &str) -> Option<Grid> {
+    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let inner = t.strip_prefix('[')?.strip_suffix(']')?;
+    if inner.is_empty() {
+        return Some(Vec::new());
+    }
+    let inner = inner.strip_prefix('[')?.strip_suffix(']')?;
+    inner
+        .split("],[")
+        .map(|row| {
+            if row.is_empty() {
+                return Some(Vec::new());
+            }
+            row.split(',').map(|c| c.parse().ok()).collect()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids_and_atoms_are_written_and_read() {
+        assert_eq!(
+            parse_grid("[[1,2],[2,1]]"),
+            Some(vec![vec![1, 2], vec![2, 1]])
+        );
+        assert_eq!(parse_grid("[]"), Some(vec![]));
+        assert_eq!(parse_grid("[[1,_123],[2,1]]"), None);
+        assert_eq!(atom(Path::new("/a/o'b\\c\nd")), "'/a/o''b\\\\c\\xa\\d'");
+    }
+}
