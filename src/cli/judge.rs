@@ -12,8 +12,9 @@ use comfy_table::Table;
 
 use super::args::{at_least_one, dialect, predicate, seconds, system};
 use super::input::{read_input, Input};
+use super::untrusted::{csv_cell, shown, shown_lines};
 use super::{bad_input, exit_code, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_LIMIT};
-use kenken::judge::class::{files_of, judge_class, Row};
+use kenken::judge::class::{class_of, judge_class, Class, Row};
 use kenken::judge::{
     judge, size_text, CaseReport, Config, Dialect, JudgeError, Judgement, Suite, System,
 };
@@ -68,6 +69,10 @@ pub struct Args {
     /// with "memory limit reached".
     #[arg(long, default_value = "2G", value_parser = kenken::judge::parse_size)]
     memory: u64,
+    /// The space each Prolog process may write in its own scratch folder, all files together
+    /// (e.g. 64M); past it, its writes fail.
+    #[arg(long, default_value = "64M", value_parser = kenken::judge::parse_size)]
+    scratch: u64,
     /// Run the judged code with the user's full rights: it may then read, write and delete
     /// any of your files, start programs and use the network. Only for files you trust.
     #[arg(long)]
@@ -126,6 +131,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         timeout: Duration::from_secs_f64(args.timeout),
         jobs: args.jobs,
         memory: args.memory,
+        scratch: args.scratch,
         confine: !args.no_confine,
         read: args.read.clone(),
     };
@@ -135,19 +141,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
             p.display()
         )));
     }
-    let files = files_of(&args.files).map_err(|e| bad_input(e.to_string()))?;
-    let single = files.len() == 1 && !args.files[0].is_dir();
+    let class = class_of(&args.files).map_err(|e| bad_input(shown(&e.to_string())))?;
+    let single = class.files.len() == 1 && !args.files[0].is_dir();
     if !single || args.output == Output::Csv {
-        return run_class(&files, &config, &args);
+        return run_class(&class, &config, &args);
     }
-    let file = &files[0];
+    let file = &class.files[0];
     let json = args.output == Output::Json;
     let progress = !json && std::io::stderr().is_terminal();
     let mut done = 0usize;
     let result = judge(file, &config, |r: &CaseReport| {
         done += 1;
         if progress {
-            eprint!("\r\x1b[K[{done}] {} {}: {}", r.predicate, r.case, r.verdict);
+            let what = format!("{} {}: {}", r.predicate, r.case, r.verdict);
+            eprint!("\r\x1b[K[{done}] {}", shown(&what));
         }
     });
     if progress {
@@ -156,7 +163,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let judgement = match result {
         Ok(j) => j,
         Err(e @ (JudgeError::Syntax { .. } | JudgeError::Load { .. })) => {
-            eprintln!("kenken judge: {e}");
+            eprintln!("kenken judge: {}", shown(&e.to_string()));
             if json {
                 // (a run always ends with its summary)
                 let summary = serde_json::json!({"summary": {
@@ -166,7 +173,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
             return Ok(exit_code(EXIT_LOAD));
         }
-        Err(e) => return Err(bad_input(e.to_string())),
+        Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
     let mut out = std::io::stdout().lock();
     if json {
@@ -212,7 +219,7 @@ fn write_table(
     writeln!(
         out,
         "judging {} under {} ({} dialect, {}); {} suite{}, cases up to {}x{}; {}",
-        j.file,
+        shown(&j.file),
         j.system.name(),
         j.dialect.name(),
         if j.dialect_detected {
@@ -220,11 +227,11 @@ fn write_table(
         } else {
             "chosen"
         },
-        if j.suite == "puzzles" {
+        shown(if j.suite == "puzzles" {
             args_suite
         } else {
             &j.suite
-        },
+        }),
         seed_text(j.seed),
         j.max_size,
         j.max_size,
@@ -240,9 +247,9 @@ fn write_table(
             verdict = format!("{verdict}: {}", c.detail);
         }
         t.add_row(vec![
-            c.case.clone(),
+            shown(&c.case),
             format!("{}/3", c.predicate),
-            verdict,
+            shown(&verdict),
             format!("{}/{}", c.answers, c.expected),
             c.elapsed_ms
                 .map_or_else(|| "-".into(), |ms| format!("{ms:.1} ms")),
@@ -255,7 +262,7 @@ fn write_table(
             if form.passed {
                 "pass".into()
             } else {
-                format!("form: {}", form.detail)
+                shown(&format!("form: {}", form.detail))
             },
             "-".into(),
             "-".into(),
@@ -263,28 +270,33 @@ fn write_table(
     }
     writeln!(out, "{t}")?;
     for n in &j.notes {
-        writeln!(out, "note: {n}")?;
+        writeln!(out, "note: {}", shown(n))?;
     }
     if let Some(p) = j.plain_vs_fd() {
-        writeln!(out, "{p}")?;
+        writeln!(out, "{}", shown(&p))?;
     }
-    writeln!(out, "{}", j.summary())?;
+    writeln!(out, "{}", shown(&j.summary()))?;
     Ok(())
 }
 
 /// The most lines of a file's load warnings the table shows (all are in the JSON summary).
 const WARNING_LINES: usize = 12;
 
+/// What each line the file and its loader wrote while it loaded starts with in the table: no
+/// line the file printed can pass for a line of the report.
+const WARNING_PREFIX: &str = "  | ";
+
 /// What the file and its loader wrote while it loaded (singleton variables, a directive that
-/// failed or was refused), under the report's first line.
+/// failed or was refused), under the report's first line: each line prefixed, control
+/// characters written out.
 fn write_warnings(out: &mut impl Write, warnings: &str) -> Result<()> {
-    let lines: Vec<&str> = warnings.lines().filter(|l| !l.trim().is_empty()).collect();
+    let lines: Vec<String> = shown_lines(warnings, WARNING_PREFIX).collect();
     if lines.is_empty() {
         return Ok(());
     }
     writeln!(out, "while loading, the file and its loader said:")?;
     for l in lines.iter().take(WARNING_LINES) {
-        writeln!(out, "  {}", l.trim_end())?;
+        writeln!(out, "{l}")?;
     }
     if lines.len() > WARNING_LINES {
         writeln!(
@@ -296,8 +308,10 @@ fn write_warnings(out: &mut impl Write, warnings: &str) -> Result<()> {
     Ok(())
 }
 
-/// Judges a class: every file, `--jobs` at once, then one row per file.
-fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode> {
+/// Judges a class: every file, `--jobs` at once, then one row per file, and one per path not
+/// judged (a link out of the class folder, a second path to a file judged).
+fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
+    let files = &class.files;
     let progress = args.output == Output::Table && std::io::stderr().is_terminal();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let results = judge_class(files, config, args.jobs, |file, result| {
@@ -307,7 +321,7 @@ fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode
                 Ok(j) => j.summary(),
                 Err(e) => format!("{}: not judged: {e}", file.display()),
             };
-            eprint!("\r\x1b[K[{n}/{}] {what}", files.len());
+            eprint!("\r\x1b[K[{n}/{}] {}", files.len(), shown(&what));
         }
     });
     if progress {
@@ -315,9 +329,10 @@ fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode
     }
     let results = match results {
         Ok(r) => r,
-        Err(e) => return Err(bad_input(e.to_string())),
+        Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
-    let rows: Vec<Row> = files
+    let mut results = results;
+    let mut rows: Vec<Row> = files
         .iter()
         .zip(&results)
         .map(|(f, r)| {
@@ -331,6 +346,11 @@ fn run_class(files: &[PathBuf], config: &Config, args: &Args) -> Result<ExitCode
             row
         })
         .collect();
+    for (path, why) in &class.not_judged {
+        let result = Err(JudgeError::Failed(why.clone()));
+        rows.push(Row::of(path, &result, config));
+        results.push(result);
+    }
     let passed = rows.iter().filter(|r| r.ok).count();
     let code = if passed == rows.len() {
         0
@@ -432,8 +452,8 @@ fn class_table(out: &mut impl Write, rows: &[Row], config: &Config, args: &Args)
         out,
         "judging {} files ({}); {} suite{}",
         rows.len(),
-        confinement_text(config),
-        args.suite,
+        shown(&confinement_text(config)),
+        shown(&args.suite),
         seed_text(class_seed(config))
     )?;
     let mut t = Table::new();
@@ -443,9 +463,9 @@ fn class_table(out: &mut impl Write, rows: &[Row], config: &Config, args: &Args)
     header.extend(["first failing case", "kenken/3 time", "plain/fd"].map(String::from));
     t.set_header(header);
     for r in rows {
-        let mut cells = vec![r.file.clone()];
+        let mut cells = vec![shown(&r.file)];
         cells.extend(r.passed.iter().map(|(_, p, n)| format!("{p}/{n}")));
-        let mut failure = r.first_failure.clone().unwrap_or_else(|| "-".into());
+        let mut failure = shown(r.first_failure.as_deref().unwrap_or("-"));
         if failure.chars().count() > 70 {
             failure = failure.chars().take(69).collect::<String>() + "…";
         }
@@ -497,15 +517,6 @@ fn confinement_text(config: &Config) -> String {
         )
     } else {
         "NOT confined (--no-confine)".to_string()
-    }
-}
-
-/// A CSV cell: quoted when it holds a comma, a quote or a line break.
-fn csv_cell(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
     }
 }
 

@@ -24,6 +24,7 @@ mod repl;
 mod show;
 mod solve;
 mod toplevel;
+mod untrusted;
 
 /// Exit code: no solution (or a case failed).
 pub const EXIT_FAILED: i32 = 1;

@@ -92,6 +92,8 @@ impl GprologEngine {
             scratch: self.scratch.path().to_path_buf(),
             exec: vec![program.to_path_buf()],
             limits: Limits::default(),
+            // (pl2wam's byte code is read by the next process: the scratch folder is shared)
+            scratch_size: None,
         };
         Spawn::confined_exec(program, args, &confinement)?
             .stderr(Stderr::Capture)

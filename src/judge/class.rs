@@ -15,49 +15,153 @@ use crate::prolog::Predicate;
 /// How deep folders are searched for `.pl` files.
 const MAX_DEPTH: usize = 4;
 
-/// The files to judge: each file as given, and the `.pl` files below each folder (sorted,
-/// hidden ones left out). Fails on a path that does not exist, or a folder with none.
+/// What a list of files and folders holds: the files to judge, and the paths found in a
+/// folder that are not judged, each with why (`a link to a file outside the class folder`,
+/// `the same file as ann/kenken.pl`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Class {
+    /// The files to judge, in order: each file as given, then the `.pl` files of each folder
+    /// (sorted).
+    pub files: Vec<PathBuf>,
+    /// Paths found in a folder and not judged, and why.
+    pub not_judged: Vec<(PathBuf, String)>,
+}
+
+/// Why a link whose target leaves the class folder is not judged.
+pub const LINK_OUT: &str = "a link to a file outside the class folder";
+/// Why a link to a folder outside the class folder is not searched.
+pub const FOLDER_LINK_OUT: &str = "a link to a folder outside the class folder";
+
+/// The files to judge in `paths` (see [`class_of`]).
 pub fn files_of(paths: &[PathBuf]) -> Result<Vec<PathBuf>, JudgeError> {
-    let mut files = Vec::new();
+    Ok(class_of(paths)?.files)
+}
+
+/// The files to judge: each file as given, and the `.pl` files below each folder (sorted,
+/// hidden ones left out). In a folder, a link (to a file or a folder) whose target is outside
+/// that folder is not followed but reported, and a file reached by two paths (two links, or a
+/// link and the file) is judged once, by its own path when one is found, the others reported
+/// as the same file. Fails on a path that does not exist, or a folder with no `.pl` file.
+pub fn class_of(paths: &[PathBuf]) -> Result<Class, JudgeError> {
+    let mut class = Class::default();
     for p in paths {
         if p.is_dir() {
-            let before = files.len();
-            walk(p, 0, &mut files);
-            if files.len() == before {
+            let root = std::fs::canonicalize(p)
+                .with_context(|| format!("{}: cannot be read", p.display()))?;
+            let mut found = Vec::new();
+            let mut walk = Walk {
+                root: &root,
+                found: &mut found,
+                not_judged: &mut class.not_judged,
+            };
+            let before = walk.not_judged.len();
+            walk.folder(p, 0, false);
+            if found.is_empty() && class.not_judged.len() == before {
                 return Err(JudgeError::Failed(format!(
                     "{}: no .pl file in this folder",
                     p.display()
                 )));
             }
+            once_each(found, &mut class);
         } else {
             std::fs::metadata(p).with_context(|| format!("{}: cannot be read", p.display()))?;
-            files.push(p.clone());
+            class.files.push(p.clone());
         }
     }
-    Ok(files)
+    Ok(class)
 }
 
-fn walk(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| !n.starts_with('.'))
-        })
-        .collect();
-    paths.sort();
-    for p in paths {
-        if p.is_dir() {
-            if depth + 1 < MAX_DEPTH {
-                walk(&p, depth + 1, files);
+/// A `.pl` file found in a folder: the path it was found by, the file it is, and whether that
+/// path goes through a link.
+struct Found {
+    path: PathBuf,
+    real: PathBuf,
+    linked: bool,
+}
+
+/// The files found in a folder, each real file judged once: by a path with no link when there
+/// is one, else by the first; the other paths reported as the same file.
+fn once_each(found: Vec<Found>, class: &mut Class) {
+    let mut judged_by: Vec<(&Path, &Path)> = Vec::new();
+    for f in &found {
+        if judged_by.iter().any(|(real, _)| *real == f.real) {
+            continue;
+        }
+        let by = found
+            .iter()
+            .filter(|g| g.real == f.real)
+            .find(|g| !g.linked)
+            .unwrap_or(f);
+        judged_by.push((&f.real, &by.path));
+    }
+    for f in &found {
+        let Some((_, by)) = judged_by.iter().find(|(real, _)| *real == f.real) else {
+            continue;
+        };
+        if *by == f.path {
+            class.files.push(f.path.clone());
+        } else {
+            class.not_judged.push((
+                f.path.clone(),
+                format!("the same file as {} (judged there)", by.display()),
+            ));
+        }
+    }
+}
+
+/// A walk of one class folder.
+struct Walk<'a> {
+    /// The class folder, links resolved.
+    root: &'a Path,
+    found: &'a mut Vec<Found>,
+    not_judged: &'a mut Vec<(PathBuf, String)>,
+}
+
+impl Walk<'_> {
+    /// Walks `dir`, `depth` folders below the class folder; `linked`: reached through a link.
+    fn folder(&mut self, dir: &Path, depth: usize, linked: bool) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
+            .map(|e| e.path())
+            .collect();
+        paths.sort();
+        for p in paths {
+            let Ok(meta) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            let linked = linked || meta.file_type().is_symlink();
+            let prolog = p.extension().is_some_and(|e| e == "pl");
+            let Ok(real) = std::fs::canonicalize(&p) else {
+                if prolog {
+                    self.not_judged
+                        .push((p, "a link to nothing (a broken link)".into()));
+                }
+                continue;
+            };
+            let is_dir = real.is_dir();
+            if !real.starts_with(self.root) {
+                if is_dir {
+                    self.not_judged.push((p, FOLDER_LINK_OUT.into()));
+                } else if prolog {
+                    self.not_judged.push((p, LINK_OUT.into()));
+                }
+                continue;
             }
-        } else if p.extension().is_some_and(|e| e == "pl") {
-            files.push(p);
+            if is_dir {
+                if depth + 1 < MAX_DEPTH {
+                    self.folder(&p, depth + 1, linked);
+                }
+            } else if prolog && real.is_file() {
+                self.found.push(Found {
+                    path: p,
+                    real,
+                    linked,
+                });
+            }
         }
     }
 }
@@ -221,5 +325,98 @@ mod tests {
         assert!(files_of(&[d.join("missing.pl")]).is_err());
         let empty = tempfile::tempdir().unwrap();
         assert!(files_of(&[empty.path().to_path_buf()]).is_err());
+    }
+
+    /// The names of `paths` below `d`.
+    fn names(d: &Path, paths: &[PathBuf]) -> Vec<String> {
+        paths
+            .iter()
+            .map(|f| f.strip_prefix(d).unwrap().display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn links_out_of_the_folder_are_not_judged_but_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let (d, out) = (dir.path().join("class"), dir.path().join("elsewhere"));
+        for f in [d.join("ann"), d.join("carol"), out.join("sub")] {
+            std::fs::create_dir_all(f).unwrap();
+        }
+        std::fs::write(d.join("ann/kenken.pl"), "").unwrap();
+        std::fs::write(out.join("teacher.pl"), "").unwrap();
+        std::fs::write(out.join("sub/x.pl"), "").unwrap();
+        let link = |target: &Path, name: &str| std::os::unix::fs::symlink(target, d.join(name));
+        link(&out.join("teacher.pl"), "carol/kenken.pl").unwrap();
+        link(&out.join("sub"), "dave").unwrap();
+        link(&out.join("missing.pl"), "eve.pl").unwrap();
+        // a link that stays inside is followed
+        link(Path::new("ann"), "ann2").unwrap();
+        let class = class_of(std::slice::from_ref(&d)).unwrap();
+        assert_eq!(names(&d, &class.files), vec!["ann/kenken.pl"]);
+        let not_judged: Vec<(String, String)> = class
+            .not_judged
+            .iter()
+            .map(|(p, why)| (names(&d, std::slice::from_ref(p))[0].clone(), why.clone()))
+            .collect();
+        assert_eq!(
+            not_judged,
+            vec![
+                (
+                    "carol/kenken.pl".to_string(),
+                    "a link to a file outside the class folder".to_string()
+                ),
+                (
+                    "dave".to_string(),
+                    "a link to a folder outside the class folder".to_string()
+                ),
+                (
+                    "eve.pl".to_string(),
+                    "a link to nothing (a broken link)".to_string()
+                ),
+                (
+                    "ann2/kenken.pl".to_string(),
+                    format!(
+                        "the same file as {} (judged there)",
+                        d.join("ann/kenken.pl").display()
+                    )
+                ),
+            ]
+        );
+        // a folder of links out only: reported, no error
+        let only = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(out.join("teacher.pl"), only.path().join("a.pl")).unwrap();
+        let class = class_of(&[only.path().to_path_buf()]).unwrap();
+        assert!(class.files.is_empty());
+        assert_eq!(class.not_judged.len(), 1);
+    }
+
+    #[test]
+    fn a_file_reached_twice_is_judged_once_by_its_own_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("zed")).unwrap();
+        std::fs::write(d.join("zed/kenken.pl"), "").unwrap();
+        // two links, both before the file in order
+        std::os::unix::fs::symlink("zed/kenken.pl", d.join("a.pl")).unwrap();
+        std::os::unix::fs::symlink("zed/kenken.pl", d.join("b.pl")).unwrap();
+        // names with spaces, quotes and a line break are files like any other
+        let odd = "it's a \"file\"\nhere.pl";
+        std::fs::write(d.join(odd), "").unwrap();
+        let class = class_of(&[d.to_path_buf()]).unwrap();
+        assert_eq!(names(d, &class.files), vec![odd, "zed/kenken.pl"]);
+        let same = format!(
+            "the same file as {} (judged there)",
+            d.join("zed/kenken.pl").display()
+        );
+        assert_eq!(
+            class.not_judged,
+            vec![(d.join("a.pl"), same.clone()), (d.join("b.pl"), same)]
+        );
+        // files named one by one are judged as named
+        let f = d.join("a.pl");
+        assert_eq!(
+            class_of(&[f.clone(), f.clone()]).unwrap().files,
+            vec![f.clone(), f]
+        );
     }
 }

@@ -2,8 +2,9 @@
 //!
 //! A judged file runs confined ([`crate::process::confine`]): it reads itself (not its folder:
 //! a class's files often share one), what the judge was told it may read too, and the system's
-//! libraries, writes only in a fresh scratch directory of its own (removed afterwards), starts
-//! no program, opens no connection, and runs within limits of memory, CPU time and file size.
+//! libraries, writes only in a fresh scratch directory of its own (a private tmpfs bounding all
+//! it writes together, gone afterwards), sees no `/proc`, starts no program, opens no
+//! connection, and runs within limits of memory, CPU time and file size.
 //! The kernel refuses the rest; here the refusals and the limits become verdicts a person
 //! understands: `error: the file tried to write /home/ann/x: not allowed
 //! while judging`, `crashed: memory limit 2 GiB reached`.
@@ -27,7 +28,32 @@ pub(crate) struct Jail {
 impl Jail {
     /// The confinement of a process that judges a file in `scratch`, reading `read` (the
     /// judged file, the engine's own files) and executing `exec`.
+    ///
+    /// Its scratch directory is a private tmpfs of [`Limits::scratch`] bytes, starting with a
+    /// copy of the files `scratch` holds: what the process writes there is bounded in total,
+    /// and lost when it ends. A compiler whose output the judge reads next (GNU Prolog's
+    /// `pl2wam`, which runs none of the judged code) writes in `scratch` itself, as
+    /// [`Jail::confinement_keeping_writes`] gives.
     pub(crate) fn confinement(
+        &self,
+        scratch: &Path,
+        read: Vec<PathBuf>,
+        exec: Vec<PathBuf>,
+    ) -> Confinement {
+        let compiler = exec
+            .iter()
+            .any(|p| p.file_name().is_some_and(|n| n == "pl2wam"));
+        let mut c = self.confinement_keeping_writes(scratch, read, exec);
+        if !compiler {
+            c.scratch_size = Some(self.limits.scratch);
+        }
+        c
+    }
+
+    /// [`Jail::confinement`] for a process whose files the judge reads after it ended: it
+    /// writes in `scratch` itself (each file bounded by [`Limits::file_size`], not their
+    /// total).
+    pub(crate) fn confinement_keeping_writes(
         &self,
         scratch: &Path,
         read: Vec<PathBuf>,
@@ -42,6 +68,7 @@ impl Jail {
             scratch: scratch.to_path_buf(),
             exec,
             limits: self.limits,
+            scratch_size: None,
         }
     }
 
@@ -145,10 +172,33 @@ pub(crate) fn exception_end(
         readable.extend(crate::process::confine::system_paths());
         blocked_action(&exception, scratch, &readable)
     });
-    match blocked {
-        Some(what) => RunEnd::Blocked(what),
-        None => RunEnd::Exception(exception),
+    match (blocked, jail) {
+        (Some(what), _) => RunEnd::Blocked(what),
+        (None, Some(j)) => scratch_full(exception, &j.limits),
+        (None, None) => RunEnd::Exception(exception),
     }
+}
+
+/// How a case whose goal raised `exception` ends when the scratch space may explain it: a
+/// write refused for want of space is [`RunEnd::OverLimit`]; Scryer's word for any write that
+/// failed (`existence_error(stream, S)`) gets the hint that the space may be full.
+fn scratch_full(exception: String, limits: &Limits) -> RunEnd {
+    let lower = exception.to_ascii_lowercase();
+    let space = size_text(limits.scratch);
+    if ["no space left", "enospc", "disk full"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
+        return RunEnd::OverLimit(format!(
+            "scratch space limit {space} reached (the files it wrote, all together)"
+        ));
+    }
+    if lower.contains("existence_error(stream,") {
+        return RunEnd::Exception(format!(
+            "{exception} (a write that failed: was the scratch space of {space} full?)"
+        ));
+    }
+    RunEnd::Exception(exception)
 }
 
 /// How a case ends whose engine died (`status` as [`crate::process::status_text`] writes it,
@@ -293,6 +343,59 @@ mod tests {
             Some("file size limit 64 MiB reached")
         );
         assert_eq!(limit_reached("killed by SIGSEGV", "", &l), None);
+    }
+
+    #[test]
+    fn a_full_scratch_is_named() {
+        let l = Limits::default();
+        assert_eq!(
+            scratch_full(
+                "error(system_error('No space left on device'),write/2)".into(),
+                &l
+            ),
+            RunEnd::OverLimit(
+                "scratch space limit 64 MiB reached (the files it wrote, all together)".into()
+            )
+        );
+        assert_eq!(
+            scratch_full(
+                "error(existence_error(stream,'$stream'(0x1)),open/4)".into(),
+                &l
+            ),
+            RunEnd::Exception(
+                "error(existence_error(stream,'$stream'(0x1)),open/4) (a write that failed: \
+                 was the scratch space of 64 MiB full?)"
+                    .into()
+            )
+        );
+        assert_eq!(
+            scratch_full("error(type_error(integer,a),is/2)".into(), &l),
+            RunEnd::Exception("error(type_error(integer,a),is/2)".into())
+        );
+    }
+
+    #[test]
+    fn only_the_compiler_writes_in_the_shared_scratch() {
+        let jail = Jail {
+            limits: Limits::default(),
+            also_read: Vec::new(),
+        };
+        let scratch = Path::new("/tmp/kenken-judge-x");
+        let c = jail.confinement(scratch, Vec::new(), Vec::new());
+        assert_eq!(c.scratch_size, Some(64 << 20));
+        let gprolog = vec![PathBuf::from("/usr/bin/gprolog")];
+        let c = jail.confinement(scratch, Vec::new(), gprolog.clone());
+        assert_eq!(c.scratch_size, Some(64 << 20));
+        let pl2wam = vec![PathBuf::from("/usr/lib/gprolog/bin/pl2wam")];
+        assert_eq!(
+            jail.confinement(scratch, Vec::new(), pl2wam).scratch_size,
+            None
+        );
+        assert_eq!(
+            jail.confinement_keeping_writes(scratch, Vec::new(), gprolog)
+                .scratch_size,
+            None
+        );
     }
 
     #[test]

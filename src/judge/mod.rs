@@ -127,6 +127,9 @@ pub struct Config {
     pub jobs: usize,
     /// The memory (address space) each engine process may use, in bytes.
     pub memory: u64,
+    /// The space each engine process may write in its scratch folder, all files together, in
+    /// bytes (past it, writes fail: "no space left").
+    pub scratch: u64,
     /// Whether the judged code runs confined (see the crate's README, "Security"); `false`
     /// only for files you trust.
     pub confine: bool,
@@ -148,6 +151,7 @@ impl Default for Config {
             timeout: Duration::from_secs(30),
             jobs: 1,
             memory: Limits::default().memory,
+            scratch: Limits::default().scratch,
             confine: true,
             read: Vec::new(),
         }
@@ -399,6 +403,7 @@ pub fn judge(
         true => Some(Jail {
             limits: Limits {
                 memory: config.memory,
+                scratch: config.scratch,
                 cpu_seconds: budget.as_secs().max(1),
                 ..Limits::default()
             },

@@ -6,16 +6,21 @@
 //! see [`crate::worker::init`]) calls `apply_from_env` first thing, and only then loads the
 //! judged file or `exec`s GNU Prolog (which keeps every rule: Landlock domains, seccomp filters
 //! and resource limits are inherited across `exec`). What it enforces:
+//! - **a world of its own** (a user and a mount namespace): the scratch directory becomes a
+//!   size-limited tmpfs private to the child (so the total it writes is bounded, not only each
+//!   file), and `/proc` an empty read-only folder (so that no `/proc/self/fd/N` or `/dev/fd/N`
+//!   reaches the pipes the child talks to its parent on, which Landlock does not cover);
 //! - **files** (Landlock): read only the listed folders and files, write only in the scratch
 //!   directory, execute only the listed programs;
 //! - **programs and processes** (seccomp): no new process (threads only), no `exec` unless a
-//!   program is listed;
+//!   program is listed, no new namespace and no mount (nothing that would undo the above);
 //! - **network** (seccomp and Landlock): no socket of any kind, no TCP bind or connect, no
 //!   abstract UNIX socket or signal outside the sandbox;
 //! - **limits** (`setrlimit`): address space, CPU seconds, file size, open files; no core dumps.
 //!
-//! When the kernel cannot enforce the file rules (no Landlock) or the filters (no seccomp), the
-//! child refuses to go on and says why: the parent reports it, and `judge` refuses to run
+//! When the kernel cannot enforce the file rules (no Landlock), the filters (no seccomp) or
+//! give the child a namespace of its own (no unprivileged user namespaces), the child refuses
+//! to go on and says why: the parent reports it, and `judge` refuses to run
 //! unless told `--no-confine`.
 
 use std::collections::BTreeMap;
@@ -25,6 +30,8 @@ use landlock::{
     Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
     RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
+use nix::mount::{mount, MsFlags};
+use nix::sched::{unshare, CloneFlags};
 use nix::sys::resource::{setrlimit, Resource};
 use seccompiler::{
     SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
@@ -49,6 +56,9 @@ pub struct Limits {
     pub file_size: u64,
     /// Open files at once.
     pub open_files: u64,
+    /// The space of the scratch directory, all files together, in bytes (when it is a
+    /// filesystem of its own: see [`Confinement::scratch_size`]).
+    pub scratch: u64,
 }
 
 impl Default for Limits {
@@ -58,6 +68,7 @@ impl Default for Limits {
             cpu_seconds: 3600,
             file_size: 64 << 20,
             open_files: 256,
+            scratch: 64 << 20,
         }
     }
 }
@@ -73,6 +84,12 @@ pub struct Confinement {
     pub exec: Vec<PathBuf>,
     /// Its limits.
     pub limits: Limits,
+    /// The size in bytes of the private tmpfs mounted over the scratch directory (holding at
+    /// first a copy of the files the scratch directory held): whatever the child writes there
+    /// together fits in it, and is gone when the child ends. `None`: the child writes in the
+    /// scratch directory itself (each file bounded by [`Limits::file_size`] only), for a child
+    /// whose output the parent reads afterwards (a compiler's).
+    pub scratch_size: Option<u64>,
 }
 
 /// The system folders every confined program reads: shared libraries and the loader's cache.
@@ -115,6 +132,36 @@ pub(crate) fn interpreter(program: &Path) -> Option<PathBuf> {
     })
 }
 
+/// The most files and folders a scratch tmpfs holds (each costs kernel memory, not space).
+const SCRATCH_INODES: u64 = 4096;
+
+/// The regular files directly in `scratch` (links and folders left out), name and content, to
+/// be copied into the tmpfs mounted over it; fails when they hold over `size` bytes.
+fn scratch_files(scratch: &Path, size: u64) -> Result<Vec<(std::ffi::OsString, Vec<u8>)>, String> {
+    let fail = |e: std::io::Error| format!("namespace: reading {}: {e}", scratch.display());
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    for entry in std::fs::read_dir(scratch).map_err(fail)? {
+        let entry = entry.map_err(fail)?;
+        let meta = entry.metadata().map_err(fail)?;
+        if !meta.is_file() {
+            continue;
+        }
+        total = total.saturating_add(meta.len());
+        if total > size {
+            return Err(format!(
+                "the files of {} do not fit in its {size} bytes",
+                scratch.display()
+            ));
+        }
+        files.push((
+            entry.file_name(),
+            std::fs::read(entry.path()).map_err(fail)?,
+        ));
+    }
+    Ok(files)
+}
+
 /// Reads the confinement the parent set, if any, and applies it to this process. Call it
 /// before any other thread starts and before anything untrusted is read.
 pub(crate) fn apply_from_env() -> Result<bool, String> {
@@ -130,10 +177,83 @@ pub(crate) fn apply_from_env() -> Result<bool, String> {
 impl Confinement {
     /// Applies the limits, the file and network rules and the system-call filters to this
     /// thread and every thread and process it starts from now on.
+    ///
+    /// The namespaces come first: `unshare` wants a process of one thread (which it is, when
+    /// [`crate::worker::init`] calls this first thing), and Landlock's rule for the scratch
+    /// directory must be taken on the tmpfs mounted over it.
     pub(crate) fn apply(&self) -> Result<(), String> {
         self.apply_limits()?;
+        self.apply_namespaces()?;
         self.apply_landlock()?;
         self.apply_seccomp()
+    }
+
+    /// A user and a mount namespace of the child's own: the scratch directory a tmpfs of
+    /// [`Confinement::scratch_size`] bytes, `/proc` an empty read-only tmpfs.
+    fn apply_namespaces(&self) -> Result<(), String> {
+        self.enter_namespaces().map_err(|e| {
+            format!(
+                "this system does not let a program make a user and mount namespace of its \
+                 own ({e}; see the settings user.max_user_namespaces and \
+                 kernel.apparmor_restrict_unprivileged_userns), so /proc cannot be hidden from \
+                 judged code and its scratch space bounded"
+            )
+        })?;
+        self.mount_scratch_and_proc()
+    }
+
+    /// A user namespace mapping this process's user and group to themselves, and a mount
+    /// namespace whose mounts reach no other.
+    fn enter_namespaces(&self) -> Result<(), String> {
+        let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
+        unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
+            .map_err(|e| format!("unshare: {e}"))?;
+        let write = |file: &str, text: String| {
+            std::fs::write(file, text).map_err(|e| format!("writing {file}: {e}"))
+        };
+        write("/proc/self/setgroups", "deny".into())?;
+        write("/proc/self/uid_map", format!("{uid} {uid} 1\n"))?;
+        write("/proc/self/gid_map", format!("{gid} {gid} 1\n"))?;
+        let none = None::<&str>;
+        mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
+            .map_err(|e| format!("making / private: {e}"))
+    }
+
+    /// In the namespaces [`Confinement::enter_namespaces`] made: the scratch tmpfs (when
+    /// [`Confinement::scratch_size`] asks for one) and the empty `/proc`.
+    fn mount_scratch_and_proc(&self) -> Result<(), String> {
+        fn mounting(what: &str) -> impl Fn(nix::Error) -> String + '_ {
+            move |e| format!("namespace: mounting {what}: {e}")
+        }
+        let hidden = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+        if let Some(size) = self.scratch_size {
+            let kept = scratch_files(&self.scratch, size)?;
+            let options = format!("size={size},nr_inodes={SCRATCH_INODES},mode=0700");
+            mount(
+                Some("kenken-scratch"),
+                &self.scratch,
+                Some("tmpfs"),
+                hidden,
+                Some(options.as_str()),
+            )
+            .map_err(mounting("the scratch directory"))?;
+            for (name, bytes) in kept {
+                let path = self.scratch.join(name);
+                std::fs::write(&path, bytes)
+                    .map_err(|e| format!("namespace: copying {}: {e}", path.display()))?;
+            }
+            // (the working directory was the folder now under the tmpfs)
+            std::env::set_current_dir(&self.scratch)
+                .map_err(|e| format!("namespace: entering {}: {e}", self.scratch.display()))?;
+        }
+        mount(
+            Some("kenken-no-proc"),
+            "/proc",
+            Some("tmpfs"),
+            hidden | MsFlags::MS_RDONLY,
+            Some("size=4k,nr_inodes=2,mode=0555"),
+        )
+        .map_err(mounting("over /proc"))
     }
 
     fn apply_limits(&self) -> Result<(), String> {
@@ -247,11 +367,53 @@ impl Confinement {
             killed.insert(libc::SYS_execveat, vec![]);
         }
         filter(killed, SeccompAction::KillProcess)?;
-        // the network, and ways around these filters: refused
-        let refused = [libc::SYS_socket, libc::SYS_io_uring_setup, libc::SYS_ptrace]
-            .into_iter()
-            .map(|call| (call, vec![]))
-            .collect();
+        // the network, ways around these filters, and ways out of the namespaces (a mount
+        // undone, another namespace entered, /proc mounted again): refused
+        let mut refused: BTreeMap<i64, Vec<SeccompRule>> = [
+            libc::SYS_socket,
+            libc::SYS_io_uring_setup,
+            libc::SYS_ptrace,
+            libc::SYS_unshare,
+            libc::SYS_setns,
+            libc::SYS_mount,
+            libc::SYS_umount2,
+            libc::SYS_pivot_root,
+            libc::SYS_chroot,
+            libc::SYS_open_tree,
+            libc::SYS_move_mount,
+            libc::SYS_fsopen,
+            libc::SYS_fsconfig,
+            libc::SYS_fsmount,
+            libc::SYS_fspick,
+            libc::SYS_mount_setattr,
+        ]
+        .into_iter()
+        .map(|call| (call, vec![]))
+        .collect();
+        // (a thread in a namespace of its own)
+        let new_namespace = [
+            libc::CLONE_NEWNS,
+            libc::CLONE_NEWUSER,
+            libc::CLONE_NEWPID,
+            libc::CLONE_NEWNET,
+            libc::CLONE_NEWIPC,
+            libc::CLONE_NEWUTS,
+            libc::CLONE_NEWCGROUP,
+        ]
+        .into_iter()
+        .map(|flag| {
+            let flag = flag as u64;
+            SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Qword,
+                SeccompCmpOp::MaskedEq(flag),
+                flag,
+            )
+            .and_then(|c| SeccompRule::new(vec![c]))
+            .map_err(|e| format!("seccomp: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+        refused.insert(libc::SYS_clone, new_namespace);
         filter(refused, SeccompAction::Errno(libc::EACCES as u32))
     }
 }
