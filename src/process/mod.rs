@@ -629,6 +629,11 @@ pub struct Child {
 }
 
 impl Child {
+    /// The child's process id.
+    pub(crate) fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Writes `line` and a newline to the child's standard input.
     pub(crate) fn send(&mut self, line: &str) -> std::io::Result<()> {
         let stdin = self
@@ -968,6 +973,16 @@ impl Worker {
         self.running.is_some()
     }
 
+    /// Whether the reply to the last request has not been read to its end yet.
+    pub(crate) fn awaiting_reply(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// The process id of the running child, if one runs (started, or starting).
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.running.as_ref().map(Child::id)
+    }
+
     /// Stops the child (and its group), if one runs.
     pub(crate) fn stop(&mut self) {
         self.running = None;
@@ -1175,7 +1190,10 @@ mod tests {
             ),
             // the nonce with another id (a reply for another request)
             ("echo 'kenken-frame 6 $N done {}'; sleep 30", "another id"),
-            ("echo 'kenken-frame 7 $N later {}'; sleep 30", "unknown kind"),
+            (
+                "echo 'kenken-frame 7 $N later {}'; sleep 30",
+                "unknown kind",
+            ),
             ("printf 'kenken-frame 7 $N done {\"cut'", "cut short"),
         ] {
             let (mut c, t) = replying(script, FRAME_CAP);

@@ -26,7 +26,7 @@ use crate::format::prolog::cage_text;
 use crate::process::WorkerError;
 use crate::puzzle::{Grid, Puzzle};
 
-pub use query::{Answer, Answers, End, Query, QueryError, QueryWorker};
+pub use query::{Answer, Answers, End, Exception, Query, QueryError, QueryWorker};
 pub use session::{NoopSolutions, PrologSolutions, Session};
 pub use term::Term;
 pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};
@@ -49,6 +49,9 @@ pub(crate) const ALL_LIBRARIES: &str = "
 
 /// Default bound on inferences per answer.
 pub const DEFAULT_INFERENCE_LIMIT: u64 = 2_000_000_000;
+/// Default bound on the nodes of one answer's bindings ([`Query::answer_cap`]): a list of a
+/// million integers is two million nodes.
+pub const DEFAULT_ANSWER_CAP: usize = 10_000_000;
 
 /// What went wrong talking to the engine.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -24,6 +24,12 @@
 //! }
 //! assert_eq!(answers.end(), Some(&End::Stopped(kenken::Limit::Time)));
 //! ```
+//!
+//! One text is one goal: a text of several (`X = 1. Y = 2.`, cut where the command line cuts
+//! them, [`super::toplevel::split_goals`]) is refused ([`QueryError::SeveralGoals`]) rather
+//! than run in part. An answer of any depth comes back (the wrapper encodes it so that its
+//! conversion is linear in its size and never recursive: `prolog/host_query.pl`), up to
+//! [`Query::answer_cap`] nodes ([`QueryError::AnswerTooLarge`] past it).
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -31,8 +37,8 @@ use std::time::{Duration, Instant};
 use scryer_prolog::{LeafAnswer, QueryState, Term as ScryerTerm};
 use serde::{Deserialize, Serialize};
 
-use super::term::{chars_of, term_text, Term};
-use super::{PrologError, DEFAULT_INFERENCE_LIMIT};
+use super::term::{chars_of_owned, drop_scryer, term_text, Term};
+use super::{PrologError, DEFAULT_ANSWER_CAP, DEFAULT_INFERENCE_LIMIT};
 use crate::error::Context;
 use crate::process::{Reply, Worker, WorkerError};
 use crate::puzzle::Grid;
@@ -49,6 +55,9 @@ pub struct Query {
     pub inferences: u64,
     /// Wall-clock bound on the whole query (a [`QueryWorker`] only).
     pub timeout: Option<Duration>,
+    /// At most this many nodes (atomic terms, variables, compound terms, list cells) in the
+    /// bindings of one answer; past it the query ends with [`QueryError::AnswerTooLarge`].
+    pub answer_cap: usize,
 }
 
 impl Query {
@@ -60,7 +69,26 @@ impl Query {
             max_answers: None,
             inferences: DEFAULT_INFERENCE_LIMIT,
             timeout: None,
+            answer_cap: DEFAULT_ANSWER_CAP,
         }
+    }
+
+    /// This query, with at most `nodes` nodes in one answer's bindings.
+    pub fn answer_cap(self, nodes: usize) -> Query {
+        Query {
+            answer_cap: nodes,
+            ..self
+        }
+    }
+
+    /// Refuses a text of several goals: [`QueryError::SeveralGoals`].
+    pub(crate) fn check(&self) -> Result<(), QueryError> {
+        let goals = super::toplevel::split_goals(&self.goal);
+        let count = goals.complete.len() + usize::from(goals.rest.is_some());
+        if count > 1 {
+            return Err(QueryError::SeveralGoals { count });
+        }
+        Ok(())
     }
 
     /// This query, for at most `max` answers.
@@ -95,10 +123,11 @@ impl Query {
         }
         let max = self.max_answers.unwrap_or(usize::MAX / 2).max(1);
         format!(
-            "kk_host_stream({}, {}, {}, R, I).",
+            "kk_host_stream({}, {}, {}, {}, R, I).",
             super::quote(&text),
             self.inferences,
-            max
+            max,
+            self.answer_cap.clamp(1, usize::MAX / 2)
         )
     }
 }
@@ -142,7 +171,7 @@ impl Answer {
 }
 
 /// How a query ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum End {
     /// Every answer was given (possibly none: `false`).
     Complete,
@@ -150,8 +179,33 @@ pub enum End {
     AnswerLimit,
     /// A bound stopped the query: the timeout, or the inferences of one answer.
     Stopped(Limit),
-    /// The goal raised an exception, as Prolog writes it.
-    Exception(String),
+    /// An answer had more nodes than [`Query::answer_cap`] (the iterator gave
+    /// [`QueryError::AnswerTooLarge`] in its place).
+    AnswerTooLarge(usize),
+    /// The goal raised an exception.
+    Exception(Exception),
+    /// The goal called `halt/0` (code 0) or `halt/1`: the query ended there; the engine goes
+    /// on (a [`Session`](super::Session) keeps its state).
+    Halted(i64),
+    /// The engine failed on this goal (Scryer panicked on it, not a Prolog exception): the
+    /// engine was replaced, and what it held (asserted clauses, ...) is gone.
+    Crashed(String),
+}
+
+/// An exception a goal raised.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Exception {
+    /// As Prolog writes it (`writeq`).
+    pub text: String,
+    /// The term thrown, its variables named as in `text` (`None` when it is cyclic or has
+    /// more than a million nodes).
+    pub term: Option<Term>,
+}
+
+impl std::fmt::Display for Exception {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
 }
 
 /// Why a query gave no answers at all.
@@ -165,6 +219,19 @@ pub enum QueryError {
         /// The line (from 1) where the reader found it, when it says. (Scryer 0.10's reader
         /// knows the column too, but its error term carries only the line.)
         line: Option<usize>,
+    },
+    /// The text holds several goals (`X = 1. Y = 2.`): a query is one goal. (The command line
+    /// runs each in turn; here they would run in one engine with no answer telling them apart.)
+    #[error("the text holds {count} goals: a query is one goal (run each in a query of its own)")]
+    SeveralGoals {
+        /// How many goals the text holds (the last may be incomplete).
+        count: usize,
+    },
+    /// An answer has more nodes than [`Query::answer_cap`]: the query was stopped there.
+    #[error("an answer has more than {cap} nodes (Query::answer_cap): the query was stopped")]
+    AnswerTooLarge {
+        /// The cap.
+        cap: usize,
     },
     /// A timeout was asked of a query in this thread, which cannot be stopped by the clock.
     #[error(
@@ -189,6 +256,21 @@ pub(crate) enum Item {
     Syntax(String, Option<usize>),
     Answer(Answer),
     End(End),
+}
+
+/// At most this much of a reply is quoted in an error.
+const EXCERPT: usize = 200;
+
+/// The start of `text`, at most [`EXCERPT`] bytes, with `...` when it is longer.
+fn excerpt(text: &str) -> String {
+    if text.len() <= EXCERPT {
+        return text.to_string();
+    }
+    let mut end = EXCERPT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes)", &text[..end], text.len())
 }
 
 /// The answers of a query, as they are found ([`super::Session::query`], [`QueryWorker::query`]);
@@ -290,11 +372,11 @@ impl<'a> Answers<'a> {
             Source::Engine { state, broken } => {
                 let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.next()));
                 match got {
-                    Ok(Some(Ok(LeafAnswer::LeafAnswer { bindings, .. }))) => {
+                    Ok(Some(Ok(LeafAnswer::LeafAnswer { mut bindings, .. }))) => {
                         if let Some(ScryerTerm::Integer(i)) = bindings.get("I") {
                             self.inferences = i.to_string().parse().ok();
                         }
-                        let r = bindings.get("R").ok_or_else(|| {
+                        let r = bindings.remove("R").ok_or_else(|| {
                             PrologError::Protocol("the wrapper bound no R".into())
                         })?;
                         Ok(item(r)?)
@@ -305,13 +387,15 @@ impl<'a> Answers<'a> {
                     }
                     Ok(Some(Err(e))) => {
                         **broken = true;
-                        Err(PrologError::Protocol(term_text(&e)).into())
+                        let text = excerpt(&term_text(&e));
+                        drop_scryer(e);
+                        Err(PrologError::Protocol(text).into())
                     }
                     Err(panic) => {
                         // Scryer 0.10 panics on a few goals instead of raising an error (`-a:A`
                         // deep in a goal): the machine is no longer to be trusted.
                         **broken = true;
-                        Ok(Item::End(End::Exception(format!(
+                        Ok(Item::End(End::Crashed(format!(
                             "the Prolog engine failed on this goal (Scryer Prolog: {}); the \
                              session was restarted",
                             panic_text(&panic)
@@ -322,16 +406,16 @@ impl<'a> Answers<'a> {
             Source::Worker { worker, deadline } => match worker.next(*deadline)? {
                 Reply::Part(line) => {
                     let (item, inferences): (Item, Option<u64>) = serde_json::from_str(&line)
-                        .with_context(|| format!("reading the worker's answer {line:?}"))
+                        .with_context(|| format!("reading the worker's answer {}", excerpt(&line)))
                         .map_err(PrologError::from)?;
                     self.inferences = inferences.or(self.inferences);
                     Ok(item)
                 }
                 Reply::Done(line) => {
                     let got: Result<(), String> = serde_json::from_str(&line)
-                        .with_context(|| format!("reading the worker's reply {line:?}"))
+                        .with_context(|| format!("reading the worker's reply {}", excerpt(&line)))
                         .map_err(PrologError::from)?;
-                    got.map_err(PrologError::Protocol)?;
+                    got.map_err(|e| PrologError::Protocol(excerpt(&e)))?;
                     Err(PrologError::Protocol("the worker ended without end/1".into()).into())
                 }
                 Reply::Timeout => {
@@ -343,11 +427,26 @@ impl<'a> Answers<'a> {
         }
     }
 
-    /// Marks the query done; a worker's final reply is read (it follows the last item).
+    /// Marks the query done; a worker's final reply is read (it follows the last item). A
+    /// worker that was replaced (after a timeout) has no reply to read: the replacement is
+    /// kept, starting, for the next query.
     fn finish(&mut self) {
         if let Source::Worker { worker, deadline } = &mut self.source {
-            if worker.is_running() {
+            if worker.awaiting_reply() {
                 while let Ok(Reply::Part(_)) = worker.next(*deadline) {}
+            }
+        }
+        self.source = Source::Done;
+    }
+
+    /// Leaves the query after an error: a worker whose reply was not read to its end is
+    /// replaced at once (its next reply would be this query's), the replacement starting
+    /// while the caller goes on.
+    fn abandon(&mut self) {
+        if let Source::Worker { worker, .. } = &mut self.source {
+            if worker.awaiting_reply() {
+                worker.stop();
+                let _ = worker.prestart();
             }
         }
         self.source = Source::Done;
@@ -367,6 +466,11 @@ impl Iterator for Answers<'_> {
         };
         match item {
             Ok(Item::Answer(a)) => Some(Ok(a)),
+            Ok(Item::End(End::AnswerTooLarge(cap))) => {
+                self.end = Some(End::AnswerTooLarge(cap));
+                self.finish();
+                Some(Err(QueryError::AnswerTooLarge { cap }))
+            }
             Ok(Item::End(end)) => {
                 self.end = Some(end);
                 self.finish();
@@ -379,7 +483,7 @@ impl Iterator for Answers<'_> {
             }
             Err(e) => {
                 self.end = Some(End::Complete);
-                self.source = Source::Done;
+                self.abandon();
                 Some(Err(e))
             }
         }
@@ -394,8 +498,10 @@ impl Drop for Answers<'_> {
         }
         if let Source::Worker { worker, .. } = &mut self.source {
             // the worker is busy with the rest of the query: a fresh one serves the next
-            worker.stop();
-            let _ = worker.prestart();
+            if worker.awaiting_reply() {
+                worker.stop();
+                let _ = worker.prestart();
+            }
         }
     }
 }
@@ -413,55 +519,87 @@ pub(crate) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         .to_string()
 }
 
-/// The item the wrapper bound to `R`.
-fn item(r: &ScryerTerm) -> Result<Item, PrologError> {
-    let proto = || PrologError::Protocol(term_text(r));
-    match r {
-        ScryerTerm::Compound(f, args) if f == "syntax_error" && args.len() == 1 => {
-            let (message, line) = syntax_error(&args[0]);
+/// The item the wrapper bound to `R`, taken apart as it is read (an answer's values may be
+/// deep: they are never dropped recursively).
+fn item(r: ScryerTerm) -> Result<Item, PrologError> {
+    let proto = |what: &str| PrologError::Protocol(format!("the wrapper gave {what}"));
+    let ScryerTerm::Compound(f, args) = r else {
+        return Err(proto("no item"));
+    };
+    let [arg]: [ScryerTerm; 1] = args
+        .try_into()
+        .map_err(|_| proto("an item of several arguments"))?;
+    match (f.as_str(), arg) {
+        ("syntax_error", e) => {
+            let (message, line) = syntax_error(&e);
             Ok(Item::Syntax(message, line))
         }
-        ScryerTerm::Compound(f, args) if f == "answer" && args.len() == 1 => {
-            let ScryerTerm::Compound(a, parts) = &args[0] else {
-                return Err(proto());
+        ("answer", ScryerTerm::Compound(a, parts)) if a == "a" => {
+            let [bindings, text]: [ScryerTerm; 2] =
+                parts.try_into().map_err(|_| proto("a malformed answer"))?;
+            let items = match bindings {
+                ScryerTerm::List(items) => items,
+                ScryerTerm::Atom(n) if n == "[]" => Vec::new(),
+                _ => return Err(proto("malformed bindings")),
             };
-            if a != "a" || parts.len() != 2 {
-                return Err(proto());
-            }
-            let items = match &parts[0] {
-                ScryerTerm::List(items) => items.as_slice(),
-                ScryerTerm::Atom(n) if n == "[]" => &[],
-                _ => return Err(proto()),
-            };
-            let mut bindings = Vec::new();
+            let mut out = Vec::with_capacity(items.len());
             for b in items {
-                match b {
-                    ScryerTerm::Compound(eq, nv) if eq == "=" && nv.len() == 2 => {
-                        let name = match &nv[0] {
-                            ScryerTerm::Atom(n) | ScryerTerm::String(n) => n.clone(),
-                            _ => return Err(proto()),
-                        };
-                        bindings.push((name, Term::from_scryer(&nv[1])));
-                    }
-                    _ => return Err(proto()),
-                }
+                let ScryerTerm::Compound(eq, nv) = b else {
+                    return Err(proto("a malformed binding"));
+                };
+                let [name, value]: [ScryerTerm; 2] = match (eq.as_str(), nv.try_into()) {
+                    ("=", Ok(nv)) => nv,
+                    _ => return Err(proto("a malformed binding")),
+                };
+                let name = match name {
+                    ScryerTerm::Atom(n) | ScryerTerm::String(n) => n,
+                    _ => return Err(proto("a binding without a name")),
+                };
+                let value = Term::from_encoded(value).map_err(|e| proto(&e))?;
+                out.push((name, value));
             }
-            let text = chars_of(&parts[1]).ok_or_else(proto)?;
-            Ok(Item::Answer(Answer { bindings, text }))
+            let text = chars_of_owned(text).ok_or_else(|| proto("an answer without its text"))?;
+            Ok(Item::Answer(Answer {
+                bindings: out,
+                text,
+            }))
         }
-        ScryerTerm::Compound(f, args) if f == "end" && args.len() == 1 => {
-            let end = match &args[0] {
+        ("end", status) => {
+            let end = match status {
                 ScryerTerm::Atom(s) if s == "complete" => End::Complete,
                 ScryerTerm::Atom(s) if s == "answer_limit" => End::AnswerLimit,
                 ScryerTerm::Atom(s) if s == "inference_limit" => End::Stopped(Limit::Inferences),
-                ScryerTerm::Compound(f, e) if f == "exception" && e.len() == 1 => {
-                    End::Exception(chars_of(&e[0]).unwrap_or_else(|| term_text(&e[0])))
+                ScryerTerm::Compound(f, e) if f == "answer_too_large" && e.len() == 1 => {
+                    End::AnswerTooLarge(integer(&e[0]).unwrap_or(0).try_into().unwrap_or(0))
                 }
-                _ => return Err(proto()),
+                ScryerTerm::Compound(f, e) if f == "halted" && e.len() == 1 => {
+                    End::Halted(integer(&e[0]).unwrap_or(0))
+                }
+                ScryerTerm::Compound(f, e) if f == "exception" && e.len() == 2 => {
+                    let [text, term]: [ScryerTerm; 2] =
+                        e.try_into().map_err(|_| proto("a malformed exception"))?;
+                    let text = chars_of_owned(text).unwrap_or_else(|| "an exception".into());
+                    let term = match term {
+                        ScryerTerm::Compound(t, mut v) if t == "term" && v.len() == 1 => {
+                            v.pop().and_then(|v| Term::from_encoded(v).ok())
+                        }
+                        _ => None,
+                    };
+                    End::Exception(Exception { text, term })
+                }
+                _ => return Err(proto("an unknown end")),
             };
             Ok(Item::End(end))
         }
-        _ => Err(proto()),
+        _ => Err(proto("an unknown item")),
+    }
+}
+
+/// The integer a Scryer term is, when it fits in an `i64`.
+fn integer(t: &ScryerTerm) -> Option<i64> {
+    match t {
+        ScryerTerm::Integer(i) => i.to_string().parse().ok(),
+        _ => None,
     }
 }
 
@@ -507,7 +645,12 @@ impl QueryWorker {
     }
 
     /// Runs `query` in the worker: its answers as they come, until its end or its timeout.
+    ///
+    /// Each query gets its own answers, whatever happened to the one before: a reply left
+    /// unread (the [`Answers`] dropped early, or ended by an error) replaces the worker, and a
+    /// line of a reply that is not this query's stops it ([`crate::process`]).
     pub fn query(&mut self, query: &Query) -> Result<Answers<'_>, QueryError> {
+        query.check()?;
         let deadline = query.timeout.map(|t| Instant::now() + t);
         let line = serde_json::to_string(query)
             .context("encoding the query")
@@ -517,6 +660,12 @@ impl QueryWorker {
             return Ok(Answers::ended(End::Stopped(Limit::Time)));
         }
         Answers::worker(&mut self.worker, deadline)
+    }
+
+    /// The process id of the worker process, when one runs or starts (after a timeout, the
+    /// replacement starts at once and is kept for the next query).
+    pub fn pid(&self) -> Option<u32> {
+        self.worker.pid()
     }
 }
 
@@ -546,8 +695,12 @@ pub(crate) fn query_worker() -> crate::process::Handler {
                     other => other?,
                 };
                 while let Some(a) = answers.next() {
-                    let a = a?;
-                    send(Item::Answer(a), answers.inferences());
+                    match a {
+                        Ok(a) => send(Item::Answer(a), answers.inferences()),
+                        // (the end says it)
+                        Err(QueryError::AnswerTooLarge { .. }) => {}
+                        Err(e) => return Err(e),
+                    }
                 }
                 let end = answers.end().cloned().unwrap_or(End::Complete);
                 send(Item::End(end), answers.inferences());

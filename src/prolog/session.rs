@@ -64,6 +64,7 @@ impl Session {
         if query.timeout.is_some() {
             return Err(QueryError::NeedsWorker);
         }
+        query.check()?;
         if self.broken {
             self.machine = machine();
             self.broken = false;
@@ -177,14 +178,18 @@ impl Session {
         let mut answers = self.query(&query).map_err(|e| match e {
             QueryError::Syntax { message, .. } => PrologError::Syntax(message),
             QueryError::Engine(e) => e,
-            QueryError::NeedsWorker => PrologError::Protocol(e.to_string()),
+            e @ (QueryError::NeedsWorker
+            | QueryError::SeveralGoals { .. }
+            | QueryError::AnswerTooLarge { .. }) => PrologError::Protocol(e.to_string()),
         })?;
         while let Some(a) = answers.next() {
             let a = a.map_err(|e| PrologError::Protocol(e.to_string()))?;
             each(&a, answers.inferences())?;
         }
         match answers.end().cloned().unwrap_or(End::Complete) {
-            End::Exception(e) => Err(PrologError::Exception(e)),
+            End::Exception(e) => Err(PrologError::Exception(e.text)),
+            End::Crashed(e) => Err(PrologError::Failed(e)),
+            End::Halted(code) => Err(PrologError::Failed(format!("the goal halted ({code})"))),
             end => Ok((end, answers.inferences())),
         }
     }
