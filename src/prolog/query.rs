@@ -56,7 +56,9 @@ pub struct Query {
     /// Wall-clock bound on the whole query (a [`QueryWorker`] only).
     pub timeout: Option<Duration>,
     /// At most this many nodes (atomic terms, variables, compound terms, list cells) in the
-    /// bindings of one answer; past it the query ends with [`QueryError::AnswerTooLarge`].
+    /// bindings of one answer; past it the query ends with [`QueryError::AnswerTooLarge`]. A
+    /// compound term nested more than a million levels deep (list tails aside), or a cyclic
+    /// one, is too large whatever the cap.
     pub answer_cap: usize,
 }
 

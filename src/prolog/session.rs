@@ -58,8 +58,14 @@ impl Session {
 
     /// Runs `query` in this thread: its answers, lazily, as the engine finds them. A syntax
     /// error is an error here; an exception the goal raises is how the answers end
-    /// ([`End::Exception`]). A query with a timeout is refused ([`QueryError::NeedsWorker`]):
-    /// nothing can stop the engine in this thread by the clock.
+    /// ([`End::Exception`]), as `halt/0,1` is ([`End::Halted`]: the session goes on, its state
+    /// kept). A query with a timeout is refused ([`QueryError::NeedsWorker`]): nothing can
+    /// stop the engine in this thread by the clock; so is a text of several goals
+    /// ([`QueryError::SeveralGoals`]).
+    ///
+    /// Answers of any depth come back on any thread (a default `std::thread`'s 2 MiB stack
+    /// will do): the conversion from the engine's terms is iterative, and compound terms may
+    /// nest up to a million levels ([`QueryError::AnswerTooLarge`] past it).
     pub fn query(&mut self, query: &Query) -> Result<Answers<'_>, QueryError> {
         if query.timeout.is_some() {
             return Err(QueryError::NeedsWorker);
