@@ -26,7 +26,10 @@ use crate::format::prolog::cage_text;
 use crate::process::WorkerError;
 use crate::puzzle::{Grid, Puzzle};
 
-pub use query::{Answer, Answers, End, Exception, Query, QueryError, QueryWorker};
+pub use query::{
+    Answer, AnswerSource, Answers, End, Exception, InThread, InWorker, Query, QueryError,
+    QueryWorker,
+};
 pub use session::{NoopSolutions, PrologSolutions, Session};
 pub use term::Term;
 pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};

@@ -278,72 +278,239 @@ fn excerpt(text: &str) -> String {
 /// The answers of a query, as they are found ([`super::Session::query`], [`QueryWorker::query`]);
 /// after the last one, [`Answers::end`] says how the query ended.
 ///
+/// `S` is where they come from: [`InThread`] (a [`Session`](super::Session): not `Send`, as
+/// Scryer's machine is not) or [`InWorker`] (a [`QueryWorker`]: `Send`, so that answers can be
+/// held across an `.await` or read on another thread).
+///
 /// In this thread, an iterator dropped before its end leaves the session to be rebuilt on its
 /// next query (about 0.3 s): Scryer cannot leave a query half-run. Ask only for the answers you
-/// want with [`Query::max_answers`].
-pub struct Answers<'a> {
-    source: Source<'a>,
+/// want with [`Query::max_answers`]. A worker's answers dropped before their end replace the
+/// worker (the replacement starts at once).
+pub struct Answers<'a, S: AnswerSource = InThread<'a>> {
+    source: S,
     /// Items read ahead (the first one, to tell a syntax error).
     ahead: VecDeque<Item>,
     end: Option<End>,
     inferences: Option<u64>,
+    _source: std::marker::PhantomData<&'a ()>,
 }
 
-enum Source<'a> {
-    Engine {
-        state: QueryState<'a>,
-        /// Set when the query is left before its end, or the engine failed.
-        broken: &'a mut bool,
-    },
-    Worker {
-        worker: &'a mut Worker,
-        deadline: Option<Instant>,
-    },
-    Done,
+/// Where the [`Answers`] of a query come from: [`InThread`] or [`InWorker`] (sealed).
+pub trait AnswerSource: source::Read {}
+
+mod source {
+    use super::{Item, QueryError};
+
+    /// The next item a source gives (`None`: the source is done).
+    pub struct Next(pub(super) Option<Result<Item, QueryError>>);
+
+    /// What [`super::Answers`] asks of its source.
+    pub trait Read {
+        /// The next item; `inferences` is updated.
+        fn read(&mut self, inferences: &mut Option<u64>) -> Next;
+        /// The query is over: what is left of its reply is read.
+        fn finish(&mut self);
+        /// The query is left before its end (an error, or the answers dropped).
+        fn abandon(&mut self);
+    }
 }
 
-impl<'a> Answers<'a> {
+/// The source of answers in this thread (a [`Session`](super::Session)'s machine).
+pub struct InThread<'a> {
+    state: Option<QueryState<'a>>,
+    /// Set when the query is left before its end, or the engine failed.
+    broken: &'a mut bool,
+}
+
+/// The source of answers from a worker process (a [`QueryWorker`]).
+pub struct InWorker<'a> {
+    /// `None` once the reply is read (or there was none).
+    worker: Option<&'a mut Worker>,
+    deadline: Option<Instant>,
+}
+
+impl AnswerSource for InThread<'_> {}
+impl AnswerSource for InWorker<'_> {}
+
+impl source::Read for InThread<'_> {
+    fn read(&mut self, inferences: &mut Option<u64>) -> source::Next {
+        source::Next(self.next_item(inferences))
+    }
+
+    fn finish(&mut self) {
+        self.state = None;
+    }
+
+    fn abandon(&mut self) {
+        if self.state.take().is_some() {
+            // left before its end: the machine still holds the query
+            *self.broken = true;
+        }
+    }
+}
+
+impl InThread<'_> {
+    fn next_item(&mut self, inferences: &mut Option<u64>) -> Option<Result<Item, QueryError>> {
+        let state = self.state.as_mut()?;
+        let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.next()));
+        Some(match got {
+            Ok(Some(Ok(LeafAnswer::LeafAnswer { mut bindings, .. }))) => {
+                if let Some(ScryerTerm::Integer(i)) = bindings.get("I") {
+                    *inferences = i.to_string().parse().ok();
+                }
+                match bindings.remove("R") {
+                    Some(r) => item(r).map_err(QueryError::from),
+                    None => Err(PrologError::Protocol("the wrapper bound no R".into()).into()),
+                }
+            }
+            Ok(Some(Ok(_))) | Ok(None) => {
+                *self.broken = true;
+                Err(PrologError::Protocol("the wrapper ended without end/1".into()).into())
+            }
+            Ok(Some(Err(e))) => {
+                *self.broken = true;
+                let text = excerpt(&term_text(&e));
+                drop_scryer(e);
+                Err(PrologError::Protocol(text).into())
+            }
+            Err(panic) => {
+                // Scryer 0.10 panics on a few goals instead of raising an error (`-a:A`
+                // deep in a goal): the machine is no longer to be trusted.
+                *self.broken = true;
+                Ok(Item::End(End::Crashed(format!(
+                    "the Prolog engine failed on this goal (Scryer Prolog: {}); the session \
+                     was restarted",
+                    panic_text(&panic)
+                ))))
+            }
+        })
+    }
+}
+
+impl source::Read for InWorker<'_> {
+    fn read(&mut self, inferences: &mut Option<u64>) -> source::Next {
+        source::Next(self.next_item(inferences))
+    }
+
+    /// A worker's final reply is read (it follows the last item). A worker that was replaced
+    /// (after a timeout) has no reply to read: the replacement is kept, starting, for the next
+    /// query.
+    fn finish(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            if worker.awaiting_reply() {
+                while let Ok(Reply::Part(_)) = worker.next(self.deadline) {}
+            }
+        }
+    }
+
+    /// A worker whose reply was not read to its end is replaced at once (its next reply would
+    /// be this query's), the replacement starting while the caller goes on.
+    fn abandon(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            if worker.awaiting_reply() {
+                worker.stop();
+                let _ = worker.prestart();
+            }
+        }
+    }
+}
+
+impl InWorker<'_> {
+    fn next_item(&mut self, inferences: &mut Option<u64>) -> Option<Result<Item, QueryError>> {
+        let worker = self.worker.as_mut()?;
+        let got = match worker.next(self.deadline) {
+            Ok(r) => r,
+            Err(e) => return Some(Err(e.into())),
+        };
+        Some(match got {
+            Reply::Part(line) => serde_json::from_str::<(Item, Option<u64>)>(&line)
+                .with_context(|| format!("reading the worker's answer {}", excerpt(&line)))
+                .map_err(|e| PrologError::from(e).into())
+                .map(|(item, i)| {
+                    *inferences = i.or(*inferences);
+                    item
+                }),
+            Reply::Done(line) => {
+                let got = serde_json::from_str::<Result<(), String>>(&line)
+                    .with_context(|| format!("reading the worker's reply {}", excerpt(&line)))
+                    .map_err(PrologError::from);
+                let e = match got {
+                    Ok(Err(e)) => PrologError::Protocol(excerpt(&e)),
+                    Ok(Ok(())) => PrologError::Protocol("the worker ended without end/1".into()),
+                    Err(e) => e,
+                };
+                Err(e.into())
+            }
+            Reply::Timeout => {
+                // a fresh worker starts at once, while the caller goes on
+                let _ = worker.prestart();
+                Ok(Item::End(End::Stopped(Limit::Time)))
+            }
+        })
+    }
+}
+
+impl<'a> Answers<'a, InThread<'a>> {
     /// Answers read from a query running in a machine; `broken` is set when the machine must
     /// not be used again.
     pub(crate) fn engine(
         state: QueryState<'a>,
         broken: &'a mut bool,
-    ) -> Result<Answers<'a>, QueryError> {
-        Answers::started(Source::Engine { state, broken })
+    ) -> Result<Answers<'a, InThread<'a>>, QueryError> {
+        Answers::started(InThread {
+            state: Some(state),
+            broken,
+        })
     }
+}
 
+impl<'a> Answers<'a, InWorker<'a>> {
     /// Answers read from a worker that was sent a query; its reply ends at `deadline`.
     pub(crate) fn worker(
         worker: &'a mut Worker,
         deadline: Option<Instant>,
-    ) -> Result<Answers<'a>, QueryError> {
-        Answers::started(Source::Worker { worker, deadline })
+    ) -> Result<Answers<'a, InWorker<'a>>, QueryError> {
+        Answers::started(InWorker {
+            worker: Some(worker),
+            deadline,
+        })
     }
 
     /// An answer-less query that ended as said.
-    pub(crate) fn ended(end: End) -> Answers<'a> {
+    pub(crate) fn ended(end: End) -> Answers<'a, InWorker<'a>> {
         Answers {
-            source: Source::Done,
+            source: InWorker {
+                worker: None,
+                deadline: None,
+            },
             ahead: VecDeque::new(),
             end: Some(end),
             inferences: None,
+            _source: std::marker::PhantomData,
         }
     }
+}
 
+impl<'a, S: AnswerSource> Answers<'a, S> {
     /// Reads the first item: a syntax error is the query's error.
-    fn started(source: Source<'a>) -> Result<Answers<'a>, QueryError> {
+    fn started(source: S) -> Result<Answers<'a, S>, QueryError> {
         let mut answers = Answers {
             source,
             ahead: VecDeque::new(),
             end: None,
             inferences: None,
+            _source: std::marker::PhantomData,
         };
-        match answers.read()? {
-            Item::Syntax(message, line) => {
-                answers.finish();
+        match answers.read() {
+            Err(e) => {
+                answers.source.abandon();
+                Err(e)
+            }
+            Ok(Item::Syntax(message, line)) => {
+                answers.source.finish();
                 Err(QueryError::Syntax { message, line })
             }
-            item => {
+            Ok(item) => {
                 answers.ahead.push_back(item);
                 Ok(answers)
             }
@@ -369,93 +536,14 @@ impl<'a> Answers<'a> {
 
     /// The next item from the source.
     fn read(&mut self) -> Result<Item, QueryError> {
-        match &mut self.source {
-            Source::Done => Ok(Item::End(self.end.clone().unwrap_or(End::Complete))),
-            Source::Engine { state, broken } => {
-                let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.next()));
-                match got {
-                    Ok(Some(Ok(LeafAnswer::LeafAnswer { mut bindings, .. }))) => {
-                        if let Some(ScryerTerm::Integer(i)) = bindings.get("I") {
-                            self.inferences = i.to_string().parse().ok();
-                        }
-                        let r = bindings.remove("R").ok_or_else(|| {
-                            PrologError::Protocol("the wrapper bound no R".into())
-                        })?;
-                        Ok(item(r)?)
-                    }
-                    Ok(Some(Ok(_))) | Ok(None) => {
-                        **broken = true;
-                        Err(PrologError::Protocol("the wrapper ended without end/1".into()).into())
-                    }
-                    Ok(Some(Err(e))) => {
-                        **broken = true;
-                        let text = excerpt(&term_text(&e));
-                        drop_scryer(e);
-                        Err(PrologError::Protocol(text).into())
-                    }
-                    Err(panic) => {
-                        // Scryer 0.10 panics on a few goals instead of raising an error (`-a:A`
-                        // deep in a goal): the machine is no longer to be trusted.
-                        **broken = true;
-                        Ok(Item::End(End::Crashed(format!(
-                            "the Prolog engine failed on this goal (Scryer Prolog: {}); the \
-                             session was restarted",
-                            panic_text(&panic)
-                        ))))
-                    }
-                }
-            }
-            Source::Worker { worker, deadline } => match worker.next(*deadline)? {
-                Reply::Part(line) => {
-                    let (item, inferences): (Item, Option<u64>) = serde_json::from_str(&line)
-                        .with_context(|| format!("reading the worker's answer {}", excerpt(&line)))
-                        .map_err(PrologError::from)?;
-                    self.inferences = inferences.or(self.inferences);
-                    Ok(item)
-                }
-                Reply::Done(line) => {
-                    let got: Result<(), String> = serde_json::from_str(&line)
-                        .with_context(|| format!("reading the worker's reply {}", excerpt(&line)))
-                        .map_err(PrologError::from)?;
-                    got.map_err(|e| PrologError::Protocol(excerpt(&e)))?;
-                    Err(PrologError::Protocol("the worker ended without end/1".into()).into())
-                }
-                Reply::Timeout => {
-                    // a fresh worker starts at once, while the caller goes on
-                    let _ = worker.prestart();
-                    Ok(Item::End(End::Stopped(Limit::Time)))
-                }
-            },
+        match self.source.read(&mut self.inferences).0 {
+            Some(got) => got,
+            None => Ok(Item::End(self.end.clone().unwrap_or(End::Complete))),
         }
-    }
-
-    /// Marks the query done; a worker's final reply is read (it follows the last item). A
-    /// worker that was replaced (after a timeout) has no reply to read: the replacement is
-    /// kept, starting, for the next query.
-    fn finish(&mut self) {
-        if let Source::Worker { worker, deadline } = &mut self.source {
-            if worker.awaiting_reply() {
-                while let Ok(Reply::Part(_)) = worker.next(*deadline) {}
-            }
-        }
-        self.source = Source::Done;
-    }
-
-    /// Leaves the query after an error: a worker whose reply was not read to its end is
-    /// replaced at once (its next reply would be this query's), the replacement starting
-    /// while the caller goes on.
-    fn abandon(&mut self) {
-        if let Source::Worker { worker, .. } = &mut self.source {
-            if worker.awaiting_reply() {
-                worker.stop();
-                let _ = worker.prestart();
-            }
-        }
-        self.source = Source::Done;
     }
 }
 
-impl Iterator for Answers<'_> {
+impl<S: AnswerSource> Iterator for Answers<'_, S> {
     type Item = Result<Answer, QueryError>;
 
     fn next(&mut self) -> Option<Result<Answer, QueryError>> {
@@ -470,41 +558,32 @@ impl Iterator for Answers<'_> {
             Ok(Item::Answer(a)) => Some(Ok(a)),
             Ok(Item::End(End::AnswerTooLarge(cap))) => {
                 self.end = Some(End::AnswerTooLarge(cap));
-                self.finish();
+                self.source.finish();
                 Some(Err(QueryError::AnswerTooLarge { cap }))
             }
             Ok(Item::End(end)) => {
                 self.end = Some(end);
-                self.finish();
+                self.source.finish();
                 None
             }
             Ok(Item::Syntax(message, line)) => {
                 self.end = Some(End::Complete);
-                self.finish();
+                self.source.finish();
                 Some(Err(QueryError::Syntax { message, line }))
             }
             Err(e) => {
                 self.end = Some(End::Complete);
-                self.abandon();
+                self.source.abandon();
                 Some(Err(e))
             }
         }
     }
 }
 
-impl Drop for Answers<'_> {
+impl<S: AnswerSource> Drop for Answers<'_, S> {
     fn drop(&mut self) {
-        if let Source::Engine { broken, .. } = &mut self.source {
-            // left before its end: the machine still holds the query
-            **broken = true;
-        }
-        if let Source::Worker { worker, .. } = &mut self.source {
-            // the worker is busy with the rest of the query: a fresh one serves the next
-            if worker.awaiting_reply() {
-                worker.stop();
-                let _ = worker.prestart();
-            }
-        }
+        // (nothing left once the query is over: a source forgets it at its end)
+        self.source.abandon();
     }
 }
 
@@ -651,7 +730,7 @@ impl QueryWorker {
     /// Each query gets its own answers, whatever happened to the one before: a reply left
     /// unread (the [`Answers`] dropped early, or ended by an error) replaces the worker, and a
     /// line of a reply that is not this query's stops it ([`crate::process`]).
-    pub fn query(&mut self, query: &Query) -> Result<Answers<'_>, QueryError> {
+    pub fn query(&mut self, query: &Query) -> Result<Answers<'_, InWorker<'_>>, QueryError> {
         query.check()?;
         let deadline = query.timeout.map(|t| Instant::now() + t);
         let line = serde_json::to_string(query)

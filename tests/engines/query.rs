@@ -322,3 +322,22 @@ fn a_text_of_several_goals_is_refused_whole() {
         QueryError::SeveralGoals { count: 2 }
     );
 }
+
+#[test]
+fn a_workers_answers_can_be_read_on_another_thread() {
+    // Answers from a worker are Send (they were not: one type held the in-thread engine too),
+    // so they can be held across an `.await` or read elsewhere.
+    fn sendable<T: Send>(_: &T) {}
+    let (_program, mut w) = query_worker();
+    let answers = w.query(&Query::new("X = 1 ; X = 2")).unwrap();
+    sendable(&answers);
+    let (a, end) = std::thread::scope(|s| {
+        s.spawn(move || answers.collect_all().unwrap())
+            .join()
+            .unwrap()
+    });
+    assert_eq!(
+        (values(&a, "X"), end),
+        (vec![Term::Integer(1), Term::Integer(2)], End::Complete)
+    );
+}
