@@ -46,6 +46,7 @@ use crate::prolog::Predicate;
 /// skipped when it times out.
 const SKIP_AFTER_ANSWERS: usize = 100;
 
+
 /// The Prolog system a judged file runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

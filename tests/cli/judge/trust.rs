@@ -23,14 +23,7 @@ fn assert_nothing_passes(j: &Judged) {
     assert_eq!(j.code, 1, "{:?}", j.details);
 }
 
-const SPEC_KENKEN: &[&str] = &[
-    "--suite",
-    "spec",
-    "--predicates",
-    "kenken",
-    "--timeout",
-    "20",
-];
+const SPEC_KENKEN: &[&str] = &["--suite", "spec", "--predicates", "kenken", "--timeout", "20"];
 
 /// A correct Scryer `kenken/3` whose answers come twice each, largest first, and clauses for
 /// every helper the judge's Prolog side ever had (and a library's), which would sort and
