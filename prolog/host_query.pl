@@ -6,8 +6,7 @@
       Parses Chars as a goal (read_term_from_chars/3 inside catch/3) and runs it with at most
       InferenceLimit inferences per answer; halt/0,1 in its control constructs end the query
       (they do not stop the engine: kk_halts/2 of host.pl, as at the top level). Each solution
-      of kk_host_stream/5 is one Item, in order, as soon as it is found (the host reads them
-      lazily, one by one):
+      is one Item, in order, as soon as it is found (the host reads them lazily, one by one):
         syntax_error(E)        Chars is not a goal (the only item then);
         answer(a(Bindings, Text))
                                one answer, at most MaxAnswers of them: Bindings a list of

@@ -114,7 +114,7 @@ impl Query {
         }
     }
 
-    /// The goal the engine runs: the wrapper `kk_host_stream/5` of `prolog/host_query.pl`,
+    /// The goal the engine runs: the wrapper `kk_host_stream/6` of `prolog/host_query.pl`,
     /// the user's text passed as an escaped string, so that it always parses.
     pub(crate) fn wrapped(&self) -> String {
         let mut text = self.goal.trim_end().to_string();
