@@ -27,6 +27,7 @@ use crate::format::prolog::cage_text;
 use crate::process::WorkerError;
 use crate::puzzle::{Grid, Puzzle};
 
+pub(crate) use query::excerpt;
 pub use query::{
     Answer, AnswerSource, Answers, End, Exception, InThread, InWorker, Query, QueryError,
     QueryWorker,

@@ -263,8 +263,9 @@ pub(crate) enum Item {
 /// At most this much of a reply is quoted in an error.
 const EXCERPT: usize = 200;
 
-/// The start of `text`, at most [`EXCERPT`] bytes, with `...` when it is longer.
-fn excerpt(text: &str) -> String {
+/// The start of `text`, at most [`EXCERPT`] bytes, with `...` and its length when it is
+/// longer: what an error quotes of a reply (a reply may be megabytes).
+pub(crate) fn excerpt(text: &str) -> String {
     if text.len() <= EXCERPT {
         return text.to_string();
     }
@@ -790,4 +791,19 @@ pub(crate) fn query_worker() -> crate::process::Handler {
         let got: Result<(), String> = got.map_err(|e| e.to_string());
         serde_json::to_string(&got).unwrap_or_else(|_| r#"{"Ok":null}"#.into())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_quotes_a_reply_by_an_excerpt() {
+        // Regression (#36): the error carried the whole reply (3.6 MB at depth 100,000).
+        assert_eq!(excerpt("short"), "short");
+        let long = "é".repeat(1_000_000);
+        let e = excerpt(&long);
+        assert!(e.len() < 250, "{}", e.len());
+        assert!(e.ends_with("... (2000000 bytes)"), "{e}");
+    }
 }
