@@ -2,34 +2,45 @@
     loaded after host.pl (whose predicates it uses) by the engines that answer the host's
     queries (src/prolog/session.rs, Session), not by the top level.
 
-    kk_host_stream(+Chars, +InferenceLimit, +MaxAnswers, -Item, -Inferences)
+    kk_host_stream(+Chars, +InferenceLimit, +MaxAnswers, +Cap, -Item, -Inferences)
       Parses Chars as a goal (read_term_from_chars/3 inside catch/3) and runs it with at most
-      InferenceLimit inferences per answer. Each solution of kk_host_stream/4 is one Item, in
-      order, as soon as it is found (the host reads them lazily, one by one):
+      InferenceLimit inferences per answer; halt/0,1 in its control constructs end the query
+      (they do not stop the engine: kk_halts/2 of host.pl, as at the top level). Each solution
+      is one Item, in order, as soon as it is found (the host reads them lazily, one by one):
         syntax_error(E)        Chars is not a goal (the only item then);
         answer(a(Bindings, Text))
                                one answer, at most MaxAnswers of them: Bindings a list of
-                               Name=Value (residual constraints in Text, recovered with
-                               copy_term/3), Text the answer as a top level prints it (chars);
+                               Name=Value, Value encoded (kk_enc/5, below), Text the answer as
+                               a top level prints it (chars), residual constraints included
+                               (recovered with copy_term/3);
         end(Status)            the last item: Status is complete, answer_limit (a further
-                               answer exists), inference_limit or exception(Text), Text the
-                               exception as Prolog writes it (chars).
-      The goal is never left with a choice point: after MaxAnswers + 1 answers, an exception
-      or the inference limit, it is cut, and end/1 follows. Inferences counts the inferences
-      from the start of the query to the item.
+                               answer exists), inference_limit, answer_too_large(Cap) (an
+                               answer has more than Cap nodes), halted(Code), or
+                               exception(Text, Value), Text the exception as Prolog writes it
+                               (chars) and Value the exception term encoded.
+      The goal is never left with a choice point: after MaxAnswers + 1 answers, an exception,
+      the inference limit or an answer too large, it is cut, and end/1 follows. Inferences
+      counts the inferences from the start of the query to the item.
+
+    The encoding of a value makes its conversion by the Rust host linear in its size, and flat
+    for any depth (Scryer's own conversion of a list prepends to a vector at each cell, and
+    names each anonymous variable by sorting every name it knows): a list cell [H|T] is
+    '$kk'(l, H, T), a variable '$kk'(v, Name) (named as in Text), a compound term whose name
+    is '$kk' gets c as its first argument, anything else is itself.
 */
 
-kk_host_stream(Chars, Limit, Max, Item, Inferences) :-
+kk_host_stream(Chars, Limit, Max, Cap, Item, Inferences) :-
     '$inference_count'(I0),
-    kk_host_stream(Chars, Limit, Max, Item),
+    kk_host_stream(Chars, Limit, Max, Cap, Item),
     '$inference_count'(I1),
     Inferences is I1 - I0.
 
-kk_host_stream(Chars, Limit, Max, Item) :-
-    catch(kk_read_goal(Chars, Goal, VNs), E, true),
+kk_host_stream(Chars, Limit, Max, Cap, Item) :-
+    catch(kk_read_goal(Chars, Goal0, VNs), E, true),
     (   nonvar(E) -> Item = syntax_error(E)
-    ;   var(Goal) -> Item = syntax_error(goal_is_a_variable)
-    ;   kk_stream(kk_qualified(Goal), VNs, Limit, Max, Item)
+    ;   var(Goal0) -> Item = syntax_error(goal_is_a_variable)
+    ;   kk_halts(Goal0, Goal),
+        kk_stream(kk_qualified(Goal), VNs, Limit, Max, Cap, Item)
     ).
 
 % kk_qualified(+Goal): calls Goal; a module qualification M:G whose M is bound but not an atom
@@ -43,10 +54,10 @@ kk_qualified(Goal) :-
 % kk_stream(+Goal, +VNs, +Limit, +Max, -Item): each answer of Goal (at most Max) as it is found,
 % then end(Status). How the enumeration stopped is kept in a global variable (it survives the
 % backtracking into the last branch).
-kk_stream(Goal, VNs, Limit, Max, Item) :-
+kk_stream(Goal, VNs, Limit, Max, Cap, Item) :-
     Max1 is Max + 1,
     bb_put(kk_stream_end, complete),
-    (   catch(kk_nth(Goal, VNs, Limit, Max1, A, R), E, R = exception(E)),
+    (   catch(kk_nth(Goal, VNs, Limit, Max1, Cap, A, R), E, R = exception(E)),
         kk_item(R, A, Item)
     ;   bb_get(kk_stream_end, Status),
         Item = end(Status)
@@ -59,32 +70,122 @@ kk_item(answer_limit, _, _) :-
 kk_item(inference_limit_exceeded, _, _) :-
     bb_put(kk_stream_end, inference_limit),
     fail.
+kk_item(answer_too_large(Cap), _, _) :-
+    bb_put(kk_stream_end, answer_too_large(Cap)),
+    fail.
+kk_item(exception(kk_halt(Code)), _, _) :-
+    !,
+    bb_put(kk_stream_end, halted(Code)),
+    fail.
 kk_item(exception(E), _, _) :-
-    kk_text(E, [], T),
-    bb_put(kk_stream_end, exception(T)),
+    term_variables(E, Vs),
+    kk_fresh_names(Vs, [], 0, VNs),
+    kk_text(E, VNs, T),
+    (   catch(kk_enc(E, Enc0, 0, _, 1000000), kk_answer_too_large, fail)
+    ->  copy_term(Enc0-VNs, Enc1-VNs1, _),
+        kk_name_vars(VNs1),
+        Enc = term(Enc1)
+    ;   Enc = none
+    ),
+    bb_put(kk_stream_end, exception(T, Enc)),
     fail.
 
-% kk_nth(+Goal, +VNs, +Limit, +Max1, -A, -R): the answers of Goal, R = answer and A the answer
-% for each of the first Max1 - 1; the Max1-th is R = answer_limit. An exception or the inference
-% limit is the last solution (R says which).
-kk_nth(Goal, VNs, Limit, Max1, A, R) :-
+% kk_nth(+Goal, +VNs, +Limit, +Max1, +Cap, -A, -R): the answers of Goal, R = answer and A the
+% answer for each of the first Max1 - 1; the Max1-th is R = answer_limit. An exception, the
+% inference limit or an answer of more than Cap nodes is the last solution (R says which).
+kk_nth(Goal, VNs, Limit, Max1, Cap, A, R) :-
     call_nth(call_with_inference_limit(catch(Goal, E, true), Limit, R0), K),
     (   nonvar(E) -> R = exception(E), A = none, !
     ;   R0 == inference_limit_exceeded -> R = R0, A = none, !
     ;   K >= Max1 -> R = answer_limit, A = none, !
-    ;   R = answer, kk_answer(VNs, A)
+    ;   catch(kk_answer(VNs, Cap, A0), kk_answer_too_large, A0 = too_large),
+        (   A0 == too_large -> R = answer_too_large(Cap), A = none, !
+        ;   R = answer, A = A0
+        )
     ).
 
-kk_answer(VNs, a(Bindings, Text)) :-
+kk_answer(VNs, Cap, a(Bindings, Text)) :-
+    kk_bindings(VNs, Bindings0),
+    % the values encoded first: one too large (or cyclic) costs no text
+    kk_enc_bindings(Bindings0, Bindings1, 0, Cap),
     term_variables(VNs, Vs),
     copy_term(Vs, Vs, Gs),          % residual goals, over the query's own variables
-    kk_bindings(VNs, Bindings0),
-    copy_term(Bindings0, Bindings, _),
     term_variables(Bindings0-Gs, All),
     kk_fresh_names(All, VNs, 0, Names),
     reverse(VNs, RVNs),             % X = Y is shown as X = Y: a variable takes its last name
     append(RVNs, Names, AllVNs),
-    kk_answer_text(Bindings0, Gs, AllVNs, Text).
+    kk_answer_text(Bindings0, Gs, AllVNs, Text),
+    % the encoded values' variables named as in Text (attributes dropped; the copy is of the
+    % encoded values, which hold no partial string for Scryer 0.10 to garble)
+    kk_var_vns(AllVNs, VarVNs),
+    copy_term(Bindings1-VarVNs, Bindings-VarVNs1, _),
+    kk_name_vars(VarVNs1).
+
+kk_enc_bindings([], [], _, _).
+kk_enc_bindings([N=V | Bs], [N=E | Es], K0, Cap) :-
+    kk_enc(V, E, K0, K, Cap),
+    kk_enc_bindings(Bs, Es, K, Cap).
+
+% kk_var_vns(+VNs, -VarVNs): the Name=Var of VNs whose Var is a variable.
+kk_var_vns([], []).
+kk_var_vns([N=V | VNs], Vs) :-
+    (   var(V) -> Vs = [N=V | Vs1] ; Vs = Vs1 ),
+    kk_var_vns(VNs, Vs1).
+
+% kk_name_vars(+VNs): binds the variables of VNs (Name=Var) to their names (a variable with
+% several names takes the first).
+kk_name_vars([]).
+kk_name_vars([N=V | VNs]) :-
+    (   var(V) -> V = N ; true ),
+    kk_name_vars(VNs).
+
+% kk_enc(+T, -E, +N0, -N, +Cap): E is T encoded (see the head of this file), N - N0 the nodes of
+% T (atomic terms, variables, compound terms, list cells); kk_answer_too_large is thrown past
+% Cap nodes, for a compound term nested more than a million levels deep (not counting list
+% tails), and for a cyclic term. (Not acyclic_term/1: in Scryer 0.10 it garbles a partial
+% string inside a compound term, "ab" in f("ab").) Last call over list tails and last
+% arguments: the engine's own stacks hold the rest, at any depth.
+kk_enc(T, E, N0, N, Cap) :-
+    kk_enc(T, E, N0, N, Cap, 0).
+
+kk_enc(T, E, N0, N, Cap, D) :-
+    (   var(T) -> kk_count(N0, N, Cap), E = '$kk'(v, T)
+    ;   T = [_ | _]
+    ->  '$skip_max_list'(_, _, T, Rest),
+        (   nonvar(Rest), Rest = [_ | _] -> throw(kk_answer_too_large) ; true ),    % cyclic
+        kk_enc_list(T, E, N0, N, Cap, D)
+    ;   atomic(T) -> kk_count(N0, N, Cap), E = T
+    ;   D1 is D + 1,
+        (   D1 > 1000000 -> throw(kk_answer_too_large) ; true ),
+        kk_count(N0, N1, Cap),
+        functor(T, F, Ar),
+        (   F == '$kk'
+        ->  Ar1 is Ar + 1, functor(E, F, Ar1), arg(1, E, c), Off = 1
+        ;   functor(E, F, Ar), Off = 0
+        ),
+        kk_enc_args(1, Ar, Off, T, E, N1, N, Cap, D1)
+    ).
+
+kk_count(N0, N, Cap) :-
+    N is N0 + 1,
+    (   N > Cap -> throw(kk_answer_too_large) ; true ).
+
+kk_enc_list(T, E, N0, N, Cap, D) :-
+    (   nonvar(T), T = [H | Tl]
+    ->  kk_count(N0, N1, Cap),
+        E = '$kk'(l, EH, ET),
+        kk_enc(H, EH, N1, N2, Cap, D),
+        kk_enc_list(Tl, ET, N2, N, Cap, D)
+    ;   kk_enc(T, E, N0, N, Cap, D)
+    ).
+
+kk_enc_args(I, Ar, Off, T, E, N0, N, Cap, D) :-
+    (   I > Ar -> N = N0
+    ;   arg(I, T, X), J is I + Off, arg(J, E, Y),
+        kk_enc(X, Y, N0, N1, Cap, D),
+        I1 is I + 1,
+        kk_enc_args(I1, Ar, Off, T, E, N1, N, Cap, D)
+    ).
 
 kk_answer_text(Bindings, Gs, VNs, Text) :-
     % (not findall/3: it would copy the variables and lose their names)
@@ -102,9 +203,11 @@ kk_item_text(VNs, binding(N, V), T) :-
     append(NC, [' ', '=', ' ' | VT], T).
 kk_item_text(VNs, goal(G), T) :- kk_text(G, VNs, T).
 
+% kk_text(+Term, +VNs, -Chars): write_term_to_chars(Term, [quoted(true), variable_names(VNs)],
+% Chars) of library(charsio), without its search of VNs for each variable of Term (quadratic:
+% 16 s for a list of 10,000 variables); a variable without a name in VNs is written _G123.
 kk_text(Term, VNs, Chars) :-
-    kk_need_library(charsio),
-    write_term_to_chars(Term, [quoted(true), variable_names(VNs)], Chars).
+    '$write_term_to_chars'(Chars, Term, false, false, true, VNs, 0, false).
 
 kk_join([T], T).
 kk_join([T1, T2 | Ts], T) :-

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::{spec_order, Engine, EngineError, EngineKind, Report, Request, Stats, Status};
 use crate::error::Context;
 use crate::process::{Handler, Reply, Worker};
-use crate::prolog::{solve_goal, Predicate, Session, DEFAULT_INFERENCE_LIMIT};
+use crate::prolog::{excerpt, solve_goal, Predicate, Session, DEFAULT_INFERENCE_LIMIT};
 use crate::puzzle::{Grid, Puzzle};
 
 /// The stack of the thread an in-process engine runs on: Scryer recurses deeply on big terms.
@@ -263,13 +263,13 @@ impl WorkerEngine {
             match self.worker.next(deadline)? {
                 Reply::Part(p) => {
                     let found: Found = serde_json::from_str(&p)
-                        .with_context(|| format!("reading the worker's answer {p:?}"))?;
+                        .with_context(|| format!("reading the worker's answer {}", excerpt(&p)))?;
                     partial.found(found, request);
                 }
                 Reply::Done(d) => {
                     return serde_json::from_str(&d)
                         .map(Some)
-                        .with_context(|| format!("reading the worker's reply {d:?}"))
+                        .with_context(|| format!("reading the worker's reply {}", excerpt(&d)))
                         .map_err(EngineError::from)
                 }
                 Reply::Timeout => {

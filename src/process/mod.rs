@@ -639,6 +639,11 @@ pub struct Child {
 }
 
 impl Child {
+    /// The child's process id.
+    pub(crate) fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Writes `line` and a newline to the child's standard input.
     pub(crate) fn send(&mut self, line: &str) -> std::io::Result<()> {
         let stdin = self
@@ -1000,6 +1005,16 @@ impl Worker {
     /// Whether a child runs (it stops after a timeout or a crash).
     pub(crate) fn is_running(&self) -> bool {
         self.running.is_some()
+    }
+
+    /// Whether the reply to the last request has not been read to its end yet.
+    pub(crate) fn awaiting_reply(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// The process id of the running child, if one runs (started, or starting).
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.running.as_ref().map(Child::id)
     }
 
     /// Stops the child (and its group), if one runs.

@@ -7,12 +7,13 @@
 //!   (`term.rs`).
 //! - [`toplevel`]: the top level behind `kenken query` and `kenken repl`.
 //!
-//! Every query goes through the Prolog-side wrapper `kk_host_stream/5` (`prolog/host_query.pl`):
+//! Every query goes through the Prolog-side wrapper `kk_host_stream/6` (`prolog/host_query.pl`):
 //! the goal travels as an escaped string, so `Machine::run_query` always receives text that
 //! parses; the wrapper parses it with `read_term_from_chars/3` inside `catch/3`, bounds each
 //! answer with `call_with_inference_limit/3`, and gives the answers one by one, then how the
 //! query ended, never leaving the goal with a choice point. Nothing a user types can panic the
-//! process or leave the machine broken.
+//! process or leave the machine broken. Each answer's values come encoded so that their
+//! conversion into [`Term`]s is linear and never recursive, whatever their depth.
 //!
 //! A `Session` holds a Scryer `Machine`, which is not `Send`: it stays on the thread that made
 //! it (a [`QueryWorker`] or a worker engine can be sent anywhere).
@@ -26,7 +27,11 @@ use crate::format::prolog::cage_text;
 use crate::process::WorkerError;
 use crate::puzzle::{Grid, Puzzle};
 
-pub use query::{Answer, Answers, End, Query, QueryError, QueryWorker};
+pub(crate) use query::excerpt;
+pub use query::{
+    Answer, AnswerSource, Answers, End, Exception, InThread, InWorker, Query, QueryError,
+    QueryWorker,
+};
 pub use session::{NoopSolutions, PrologSolutions, Session};
 pub use term::Term;
 pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};
@@ -35,7 +40,7 @@ pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};
 pub(crate) const KENKEN_PL: &str = include_str!("../../prolog/kenken.pl");
 /// The host's Prolog side: the top level and what the query wrapper shares with it.
 pub(crate) const HOST_PL: &str = include_str!("../../prolog/host.pl");
-/// The host's query wrapper (`kk_host_stream/5`), loaded after [`HOST_PL`] by a [`Session`].
+/// The host's query wrapper (`kk_host_stream/6`), loaded after [`HOST_PL`] by a [`Session`].
 pub(crate) const HOST_QUERY_PL: &str = include_str!("../../prolog/host_query.pl");
 /// What follows `host.pl` when `kenken.pl` is loaded too: the libraries `host.pl` otherwise
 /// loads only when a goal needs them (`kk_need_libraries/1`), imported at once as before
@@ -49,6 +54,9 @@ pub(crate) const ALL_LIBRARIES: &str = "
 
 /// Default bound on inferences per answer.
 pub const DEFAULT_INFERENCE_LIMIT: u64 = 2_000_000_000;
+/// Default bound on the nodes of one answer's bindings ([`Query::answer_cap`]): a list of a
+/// million integers is two million nodes.
+pub const DEFAULT_ANSWER_CAP: usize = 10_000_000;
 
 /// What went wrong talking to the engine.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

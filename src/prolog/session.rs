@@ -58,12 +58,19 @@ impl Session {
 
     /// Runs `query` in this thread: its answers, lazily, as the engine finds them. A syntax
     /// error is an error here; an exception the goal raises is how the answers end
-    /// ([`End::Exception`]). A query with a timeout is refused ([`QueryError::NeedsWorker`]):
-    /// nothing can stop the engine in this thread by the clock.
+    /// ([`End::Exception`]), as `halt/0,1` is ([`End::Halted`]: the session goes on, its state
+    /// kept). A query with a timeout is refused ([`QueryError::NeedsWorker`]): nothing can
+    /// stop the engine in this thread by the clock; so is a text of several goals
+    /// ([`QueryError::SeveralGoals`]).
+    ///
+    /// Answers of any depth come back on any thread (a default `std::thread`'s 2 MiB stack
+    /// will do): the conversion from the engine's terms is iterative, and compound terms may
+    /// nest up to a million levels ([`QueryError::AnswerTooLarge`] past it).
     pub fn query(&mut self, query: &Query) -> Result<Answers<'_>, QueryError> {
         if query.timeout.is_some() {
             return Err(QueryError::NeedsWorker);
         }
+        query.check()?;
         if self.broken {
             self.machine = machine();
             self.broken = false;
@@ -177,14 +184,18 @@ impl Session {
         let mut answers = self.query(&query).map_err(|e| match e {
             QueryError::Syntax { message, .. } => PrologError::Syntax(message),
             QueryError::Engine(e) => e,
-            QueryError::NeedsWorker => PrologError::Protocol(e.to_string()),
+            e @ (QueryError::NeedsWorker
+            | QueryError::SeveralGoals { .. }
+            | QueryError::AnswerTooLarge { .. }) => PrologError::Protocol(e.to_string()),
         })?;
         while let Some(a) = answers.next() {
             let a = a.map_err(|e| PrologError::Protocol(e.to_string()))?;
             each(&a, answers.inferences())?;
         }
         match answers.end().cloned().unwrap_or(End::Complete) {
-            End::Exception(e) => Err(PrologError::Exception(e)),
+            End::Exception(e) => Err(PrologError::Exception(e.text)),
+            End::Crashed(e) => Err(PrologError::Failed(e)),
+            End::Halted(code) => Err(PrologError::Failed(format!("the goal halted ({code})"))),
             end => Ok((end, answers.inferences())),
         }
     }

@@ -1,6 +1,12 @@
 //! Prolog terms as the host sees them: the crate's own [`Term`] (what a query's bindings hold,
 //! with helpers to read a grid, an integer or a text from one), and the conversions from the
 //! terms the Scryer engine hands back.
+//!
+//! A term may be nested to any depth (a list of 100,000 elements is a chain of 100,000 cells in
+//! Prolog; `f(f(f(...)))` as deep as the engine built it): nothing here recurses on a term's
+//! structure. Dropping, cloning, comparing, writing and (de)serialising walk it with an explicit
+//! stack, and a term travels between a worker and its parent as a flat list of tokens in
+//! post-order (`serde`), so no depth limit of a decoder applies.
 
 use std::fmt;
 
@@ -15,7 +21,10 @@ use crate::puzzle::Grid;
 /// Lists come back as [`Term::List`], except a list of one-character atoms (Prolog's text
 /// under `double_quotes` `chars`), which comes back as [`Term::Chars`]; a partial list
 /// `[H|T]` comes back as `Compound(".", [H, T])`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// `Term` has its own `Drop` (iterative, so that a deep term does not overflow the stack):
+/// take a compound term's arguments by reference or with [`std::mem::take`], not by moving
+/// them out of a pattern.
 pub enum Term {
     /// An integer that fits in 64 bits.
     Integer(i64),
@@ -39,7 +48,7 @@ pub enum Term {
 
 impl Term {
     /// The integer, when the term is one that fits in an `i64`.
-    pub(crate) fn as_i64(&self) -> Option<i64> {
+    pub fn as_i64(&self) -> Option<i64> {
         match self {
             Term::Integer(i) => Some(*i),
             _ => None,
@@ -77,7 +86,7 @@ impl Term {
     }
 
     /// The term as an `n` x `n` grid of positive integers (the `T` of `kenken(N, C, T)`).
-    pub(crate) fn as_grid(&self, n: usize) -> Result<Grid, PrologError> {
+    pub fn as_grid(&self, n: usize) -> Result<Grid, PrologError> {
         let bad = || PrologError::BadGrid(n, self.to_string());
         let rows = self.as_list().ok_or_else(bad)?;
         if rows.len() != n {
@@ -101,23 +110,379 @@ impl Term {
             .collect()
     }
 
-    /// The crate's term for a term Scryer answered with.
+    /// The crate's term for a term Scryer answered with (iterative: any depth).
     pub(crate) fn from_scryer(t: &ScryerTerm) -> Term {
-        match t {
-            ScryerTerm::Integer(i) => {
-                let text = i.to_string();
-                text.parse().map_or(Term::BigInteger(text), Term::Integer)
+        let mut out: Vec<Term> = Vec::new();
+        // (a term, and whether its arguments are on `out` already)
+        let mut stack: Vec<(&ScryerTerm, bool)> = vec![(t, false)];
+        while let Some((t, built)) = stack.pop() {
+            match t {
+                ScryerTerm::List(items) | ScryerTerm::Compound(_, items) if !built => {
+                    stack.push((t, true));
+                    stack.extend(items.iter().rev().map(|i| (i, false)));
+                }
+                ScryerTerm::List(items) => {
+                    let args = out.split_off(out.len() - items.len());
+                    out.push(Term::List(args));
+                }
+                ScryerTerm::Compound(f, items) => {
+                    let args = out.split_off(out.len() - items.len());
+                    out.push(Term::Compound(f.clone(), args));
+                }
+                leaf => out.push(scryer_leaf(leaf)),
             }
-            ScryerTerm::Rational(r) => Term::Rational(r.to_string()),
-            ScryerTerm::Float(f) => Term::Float(*f),
-            ScryerTerm::Atom(a) => Term::Atom(a.clone()),
-            ScryerTerm::String(s) => Term::Chars(s.clone()),
-            ScryerTerm::List(items) => Term::List(items.iter().map(Term::from_scryer).collect()),
-            ScryerTerm::Compound(f, args) => {
-                Term::Compound(f.clone(), args.iter().map(Term::from_scryer).collect())
+        }
+        out.pop().unwrap_or_else(|| Term::Atom("[]".into()))
+    }
+
+    /// The crate's term for a value the query wrapper encoded (`kk_enc/5` of
+    /// `prolog/host_query.pl`), taken apart as it is read: linear in its size, iterative (the
+    /// Scryer term, however deep, is never dropped recursively).
+    pub(crate) fn from_encoded(t: ScryerTerm) -> Result<Term, String> {
+        enum Step {
+            Read(ScryerTerm),
+            /// A list of this many items, its tail after them on `out`.
+            List(usize),
+            Compound(String, usize),
+        }
+        let mut out: Vec<Term> = Vec::new();
+        let mut stack = vec![Step::Read(t)];
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Read(ScryerTerm::Compound(f, args)) if f == KK => {
+                    let mut args = args.into_iter();
+                    match args.next() {
+                        Some(ScryerTerm::Atom(tag)) if tag == "v" => {
+                            match (args.next(), args.next()) {
+                                (Some(ScryerTerm::Atom(name)), None) => out.push(Term::Var(name)),
+                                _ => return Err("a malformed variable".into()),
+                            }
+                        }
+                        Some(ScryerTerm::Atom(tag)) if tag == "l" => {
+                            // the whole chain of cells at once: a list is built once, in order
+                            let mut items = Vec::new();
+                            let mut cell: Vec<ScryerTerm> = args.collect();
+                            let tail = loop {
+                                if cell.len() != 2 {
+                                    return Err("a malformed list cell".into());
+                                }
+                                let tail =
+                                    cell.pop().unwrap_or_else(|| ScryerTerm::Atom("[]".into()));
+                                let head =
+                                    cell.pop().unwrap_or_else(|| ScryerTerm::Atom("[]".into()));
+                                items.push(head);
+                                match tail {
+                                    ScryerTerm::Compound(f, next)
+                                        if f == KK
+                                            && next.len() == 3
+                                            && matches!(&next[0], ScryerTerm::Atom(t) if t == "l") =>
+                                    {
+                                        cell = next.into_iter().skip(1).collect();
+                                    }
+                                    tail => break tail,
+                                }
+                            };
+                            stack.push(Step::List(items.len()));
+                            stack.push(Step::Read(tail));
+                            stack.extend(items.into_iter().rev().map(Step::Read));
+                        }
+                        Some(ScryerTerm::Atom(tag)) if tag == "c" => {
+                            let args: Vec<ScryerTerm> = args.collect();
+                            stack.push(Step::Compound(f, args.len()));
+                            stack.extend(args.into_iter().rev().map(Step::Read));
+                        }
+                        _ => return Err("a malformed encoded term".into()),
+                    }
+                }
+                Step::Read(ScryerTerm::Compound(f, args)) => {
+                    stack.push(Step::Compound(f, args.len()));
+                    stack.extend(args.into_iter().rev().map(Step::Read));
+                }
+                Step::Read(ScryerTerm::List(items)) if items.is_empty() => {
+                    // (Scryer gives `[]` as an empty list, as `from_scryer` keeps it)
+                    out.push(Term::List(Vec::new()));
+                }
+                Step::Read(ScryerTerm::List(items)) => {
+                    // (longer lists come encoded, but a list is a list)
+                    stack.push(Step::List(items.len()));
+                    stack.push(Step::Read(ScryerTerm::Atom("[]".into())));
+                    stack.extend(items.into_iter().rev().map(Step::Read));
+                }
+                Step::Read(leaf) => out.push(scryer_leaf(&leaf)),
+                Step::Compound(f, n) => {
+                    let args = out.split_off(out.len().saturating_sub(n));
+                    out.push(Term::Compound(f, args));
+                }
+                Step::List(n) => {
+                    let tail = out.pop().ok_or("a list without its tail")?;
+                    let items = out.split_off(out.len().saturating_sub(n));
+                    out.push(list_of(items, tail));
+                }
             }
-            ScryerTerm::Var(v) => Term::Var(v.clone()),
-            other => Term::Atom(format!("{other:?}")),
+        }
+        match (out.pop(), out.is_empty()) {
+            (Some(t), true) => Ok(t),
+            _ => Err("a malformed encoded term".into()),
+        }
+    }
+}
+
+/// The name of the wrapper's encoding's nodes (`prolog/host_query.pl`).
+const KK: &str = "$kk";
+
+/// The crate's term for a Scryer term without arguments.
+fn scryer_leaf(t: &ScryerTerm) -> Term {
+    match t {
+        ScryerTerm::Integer(i) => {
+            let text = i.to_string();
+            text.parse().map_or(Term::BigInteger(text), Term::Integer)
+        }
+        ScryerTerm::Rational(r) => Term::Rational(r.to_string()),
+        ScryerTerm::Float(f) => Term::Float(*f),
+        ScryerTerm::Atom(a) => Term::Atom(a.clone()),
+        ScryerTerm::String(s) => Term::Chars(s.clone()),
+        ScryerTerm::List(items) if items.is_empty() => Term::List(Vec::new()),
+        ScryerTerm::Var(v) => Term::Var(v.clone()),
+        other => Term::Atom(format!("{other:?}")),
+    }
+}
+
+/// The list of `items` ending in `tail`: a proper list (of characters: [`Term::Chars`]) when the
+/// tail is `[]`, else cells `.(H, T)` (built from the end: no recursion).
+fn list_of(items: Vec<Term>, tail: Term) -> Term {
+    let proper = matches!(&tail, Term::List(l) if l.is_empty())
+        || matches!(&tail, Term::Atom(a) if a == "[]");
+    if proper {
+        if items.is_empty() {
+            return tail;
+        }
+        let chars: Option<String> = items
+            .iter()
+            .map(|i| match i {
+                Term::Atom(a) if a.chars().count() == 1 => Some(a.as_str()),
+                _ => None,
+            })
+            .collect();
+        return match chars {
+            Some(s) => Term::Chars(s),
+            None => Term::List(items),
+        };
+    }
+    items
+        .into_iter()
+        .rev()
+        .fold(tail, |t, h| Term::Compound(".".into(), vec![h, t]))
+}
+
+/// One step of a walk through a term ([`walk`]).
+enum Step<'a> {
+    /// A term is reached (a leaf, or before its arguments); its parent, if any.
+    Enter(&'a Term, Option<&'a Term>),
+    /// Between two arguments of a term.
+    Between(&'a Term),
+    /// A term is left (after its arguments); its parent, if any.
+    Leave(&'a Term, Option<&'a Term>),
+}
+
+/// The arguments of a term (the items of a list), none for the others.
+fn children(t: &Term) -> &[Term] {
+    match t {
+        Term::List(items) | Term::Compound(_, items) => items,
+        _ => &[],
+    }
+}
+
+/// Walks `root` depth first with an explicit stack; stops when `visit` returns false.
+fn walk<'a>(root: &'a Term, visit: &mut dyn FnMut(Step<'a>) -> bool) {
+    if !visit(Step::Enter(root, None)) {
+        return;
+    }
+    let mut stack: Vec<(&'a Term, usize)> = vec![(root, 0)];
+    while let Some(&(node, i)) = stack.last() {
+        let kids = children(node);
+        if i < kids.len() {
+            if let Some(top) = stack.last_mut() {
+                top.1 += 1;
+            }
+            if i > 0 && !visit(Step::Between(node)) {
+                return;
+            }
+            if !visit(Step::Enter(&kids[i], Some(node))) {
+                return;
+            }
+            stack.push((&kids[i], 0));
+        } else {
+            stack.pop();
+            let parent = stack.last().map(|&(p, _)| p);
+            if !visit(Step::Leave(node, parent)) {
+                return;
+            }
+        }
+    }
+}
+
+impl Drop for Term {
+    /// Iterative: the arguments of arguments are taken out onto a stack, so that no drop
+    /// recurses (a deep term would overflow the stack).
+    fn drop(&mut self) {
+        let items = match self {
+            Term::List(items) | Term::Compound(_, items) => items,
+            _ => return,
+        };
+        if items.iter().all(|i| children(i).is_empty()) {
+            return;
+        }
+        let mut stack = std::mem::take(items);
+        while let Some(mut t) = stack.pop() {
+            if let Term::List(items) | Term::Compound(_, items) = &mut t {
+                stack.append(items);
+            }
+        }
+    }
+}
+
+impl Clone for Term {
+    fn clone(&self) -> Term {
+        let mut out: Vec<Term> = Vec::new();
+        walk(self, &mut |step| {
+            if let Step::Leave(t, _) = step {
+                let n = children(t).len();
+                let made = match t {
+                    Term::Integer(i) => Term::Integer(*i),
+                    Term::BigInteger(s) => Term::BigInteger(s.clone()),
+                    Term::Rational(s) => Term::Rational(s.clone()),
+                    Term::Float(x) => Term::Float(*x),
+                    Term::Atom(s) => Term::Atom(s.clone()),
+                    Term::Chars(s) => Term::Chars(s.clone()),
+                    Term::Var(s) => Term::Var(s.clone()),
+                    Term::List(_) => Term::List(out.split_off(out.len() - n)),
+                    Term::Compound(f, _) => Term::Compound(f.clone(), out.split_off(out.len() - n)),
+                };
+                out.push(made);
+            }
+            true
+        });
+        out.pop().unwrap_or(Term::Integer(0))
+    }
+}
+
+impl PartialEq for Term {
+    fn eq(&self, other: &Term) -> bool {
+        let mut stack = vec![(self, other)];
+        while let Some((a, b)) = stack.pop() {
+            let same = match (a, b) {
+                (Term::Integer(x), Term::Integer(y)) => x == y,
+                (Term::Float(x), Term::Float(y)) => x == y,
+                (Term::BigInteger(x), Term::BigInteger(y))
+                | (Term::Rational(x), Term::Rational(y))
+                | (Term::Atom(x), Term::Atom(y))
+                | (Term::Chars(x), Term::Chars(y))
+                | (Term::Var(x), Term::Var(y)) => x == y,
+                (Term::List(x), Term::List(y)) => x.len() == y.len(),
+                (Term::Compound(f, x), Term::Compound(g, y)) => f == g && x.len() == y.len(),
+                _ => false,
+            };
+            if !same {
+                return false;
+            }
+            stack.extend(children(a).iter().zip(children(b)));
+        }
+        true
+    }
+}
+
+impl fmt::Debug for Term {
+    /// As `#[derive(Debug)]` would write it (`Compound("f", [Integer(1)])`), iteratively.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut got = Ok(());
+        walk(self, &mut |step| {
+            got = match step {
+                Step::Enter(t, _) => match t {
+                    Term::Integer(i) => write!(f, "Integer({i})"),
+                    Term::BigInteger(s) => write!(f, "BigInteger({s:?})"),
+                    Term::Rational(s) => write!(f, "Rational({s:?})"),
+                    Term::Float(x) => write!(f, "Float({x:?})"),
+                    Term::Atom(s) => write!(f, "Atom({s:?})"),
+                    Term::Chars(s) => write!(f, "Chars({s:?})"),
+                    Term::Var(s) => write!(f, "Var({s:?})"),
+                    Term::List(_) => f.write_str("List(["),
+                    Term::Compound(name, _) => write!(f, "Compound({name:?}, ["),
+                },
+                Step::Between(_) => f.write_str(", "),
+                Step::Leave(Term::List(_) | Term::Compound(..), _) => f.write_str("])"),
+                Step::Leave(..) => Ok(()),
+            };
+            got.is_ok()
+        });
+        got
+    }
+}
+
+/// A term's node in the flat form a term travels in between processes: the nodes in
+/// post-order, each compound term or list after its arguments (with their count).
+#[derive(Serialize, Deserialize)]
+enum Token<S> {
+    I(i64),
+    B(S),
+    R(S),
+    F(f64),
+    A(S),
+    S(S),
+    V(S),
+    L(usize),
+    C(S, usize),
+}
+
+impl Serialize for Term {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        let mut tokens: Vec<Token<&str>> = Vec::new();
+        walk(self, &mut |step| {
+            if let Step::Leave(t, _) = step {
+                tokens.push(match t {
+                    Term::Integer(i) => Token::I(*i),
+                    Term::BigInteger(s) => Token::B(s),
+                    Term::Rational(s) => Token::R(s),
+                    Term::Float(x) => Token::F(*x),
+                    Term::Atom(s) => Token::A(s),
+                    Term::Chars(s) => Token::S(s),
+                    Term::Var(s) => Token::V(s),
+                    Term::List(items) => Token::L(items.len()),
+                    Term::Compound(f, items) => Token::C(f, items.len()),
+                });
+            }
+            true
+        });
+        tokens.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Term {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Term, D::Error> {
+        let tokens: Vec<Token<String>> = Vec::deserialize(deserializer)?;
+        let mut out: Vec<Term> = Vec::new();
+        let args = |out: &mut Vec<Term>, n: usize| {
+            out.len()
+                .checked_sub(n)
+                .map(|at| out.split_off(at))
+                .ok_or_else(|| serde::de::Error::custom("a term with fewer arguments than it says"))
+        };
+        for token in tokens {
+            let t = match token {
+                Token::I(i) => Term::Integer(i),
+                Token::B(s) => Term::BigInteger(s),
+                Token::R(s) => Term::Rational(s),
+                Token::F(x) => Term::Float(x),
+                Token::A(s) => Term::Atom(s),
+                Token::S(s) => Term::Chars(s),
+                Token::V(s) => Term::Var(s),
+                Token::L(n) => Term::List(args(&mut out, n)?),
+                Token::C(f, n) => Term::Compound(f, args(&mut out, n)?),
+            };
+            out.push(t);
+        }
+        match (out.pop(), out.is_empty()) {
+            (Some(t), true) => Ok(t),
+            _ => Err(serde::de::Error::custom("not one term")),
         }
     }
 }
@@ -125,37 +490,41 @@ impl Term {
 impl fmt::Display for Term {
     /// The term roughly as Prolog writes it (for messages: atoms are not quoted).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let join = |f: &mut fmt::Formatter<'_>, items: &[Term]| -> fmt::Result {
-            for (i, t) in items.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(",")?;
-                }
-                write!(f, "{t}")?;
-            }
-            Ok(())
-        };
-        match self {
-            Term::Integer(i) => write!(f, "{i}"),
-            Term::BigInteger(s) | Term::Rational(s) | Term::Atom(s) | Term::Var(s) => {
-                f.write_str(s)
-            }
-            Term::Float(x) => write!(f, "{x:?}"),
-            Term::Chars(s) => write!(f, "{s:?}"),
-            Term::List(items) => {
-                f.write_str("[")?;
-                join(f, items)?;
-                f.write_str("]")
-            }
-            Term::Compound(name, args) if name == "." && args.len() == 2 => {
-                write!(f, "[{}|{}]", args[0], args[1])
-            }
-            Term::Compound(name, args) => {
-                write!(f, "{name}(")?;
-                join(f, args)?;
-                f.write_str(")")
-            }
-        }
+        let mut got = Ok(());
+        walk(self, &mut |step| {
+            got = match step {
+                Step::Enter(t, _) => match t {
+                    Term::Integer(i) => write!(f, "{i}"),
+                    Term::BigInteger(s) | Term::Rational(s) | Term::Atom(s) | Term::Var(s) => {
+                        f.write_str(s)
+                    }
+                    Term::Float(x) => write!(f, "{x:?}"),
+                    Term::Chars(s) => write!(f, "{s:?}"),
+                    Term::List(_) => f.write_str("["),
+                    t if is_cell(t) => f.write_str("["),
+                    Term::Compound(name, _) => write!(f, "{name}("),
+                },
+                Step::Between(t) if is_cell(t) => f.write_str("|"),
+                Step::Between(_) => f.write_str(","),
+                Step::Leave(t, _) if is_cell(t) => f.write_str("]"),
+                Step::Leave(Term::List(_), _) => f.write_str("]"),
+                Step::Leave(Term::Compound(..), _) => f.write_str(")"),
+                Step::Leave(..) => Ok(()),
+            };
+            got.is_ok()
+        });
+        got
     }
+}
+
+/// Whether `t` is a list cell `.(H, T)`.
+fn is_cell(t: &Term) -> bool {
+    matches!(t, Term::Compound(name, args) if name == "." && args.len() == 2)
+}
+
+/// Whether `t` is written between its arguments by [`Term::quoted`].
+fn is_infix(t: &Term) -> bool {
+    matches!(t, Term::Compound(n, xs) if xs.len() == 2 && INFIX.contains(&n.as_str()))
 }
 
 /// The infix operators [`Term::quoted`] writes between their arguments.
@@ -183,73 +552,63 @@ impl Term {
     }
 
     fn write_quoted(&self, out: &mut String, max: usize) {
-        if out.len() > max {
-            return;
-        }
-        let list = |out: &mut String, items: &mut dyn Iterator<Item = &Term>| {
-            out.push('[');
-            for (i, t) in items.enumerate() {
-                if out.len() > max {
-                    break;
-                }
-                if i > 0 {
-                    out.push(',');
-                }
-                t.write_quoted(out, max);
-            }
-            out.push(']');
-        };
-        match self {
-            Term::Atom(a) => out.push_str(&quote_atom(a)),
-            Term::Chars(s) => {
-                let chars: Vec<Term> = s.chars().map(|c| Term::Atom(c.to_string())).collect();
-                list(out, &mut chars.iter());
-            }
-            Term::List(items) => list(out, &mut items.iter()),
-            Term::Compound(name, args) if name == "." && args.len() == 2 => {
-                out.push('[');
-                args[0].write_quoted(out, max);
-                out.push('|');
-                args[1].write_quoted(out, max);
-                out.push(']');
-            }
-            Term::Compound(name, args) if args.len() == 2 && INFIX.contains(&name.as_str()) => {
-                for (i, a) in args.iter().enumerate() {
-                    let bracket = matches!(a, Term::Compound(n, xs)
-                        if xs.len() == 2 && INFIX.contains(&n.as_str()));
-                    if i == 1 {
-                        let word = name.chars().all(char::is_alphabetic);
-                        out.push_str(&if word {
-                            format!(" {name} ")
-                        } else {
-                            name.clone()
-                        });
-                    }
-                    if bracket {
+        walk(self, &mut |step| {
+            match step {
+                Step::Enter(t, parent) => {
+                    if is_infix(t) && parent.is_some_and(is_infix) {
                         out.push('(');
                     }
-                    a.write_quoted(out, max);
-                    if bracket {
+                    match t {
+                        Term::Atom(a) => out.push_str(&quote_atom(a)),
+                        Term::Chars(s) => {
+                            out.push('[');
+                            for (i, c) in s.chars().enumerate() {
+                                if out.len() > max {
+                                    break;
+                                }
+                                if i > 0 {
+                                    out.push(',');
+                                }
+                                out.push_str(&quote_atom(&c.to_string()));
+                            }
+                            out.push(']');
+                        }
+                        Term::List(_) => out.push('['),
+                        t if is_cell(t) => out.push('['),
+                        t if is_infix(t) => {}
+                        Term::Compound(name, _) => {
+                            out.push_str(&quote_atom(name));
+                            out.push('(');
+                        }
+                        other => out.push_str(&other.to_string()),
+                    }
+                }
+                Step::Between(t) if is_cell(t) => out.push('|'),
+                Step::Between(t @ Term::Compound(name, _)) if is_infix(t) => {
+                    if name.chars().all(char::is_alphabetic) {
+                        out.push(' ');
+                        out.push_str(name);
+                        out.push(' ');
+                    } else {
+                        out.push_str(name);
+                    }
+                }
+                Step::Between(_) => out.push(','),
+                Step::Leave(t, parent) => {
+                    match t {
+                        Term::List(_) => out.push(']'),
+                        t if is_cell(t) => out.push(']'),
+                        t if is_infix(t) => {}
+                        Term::Compound(..) => out.push(')'),
+                        _ => {}
+                    }
+                    if is_infix(t) && parent.is_some_and(is_infix) {
                         out.push(')');
                     }
                 }
             }
-            Term::Compound(name, args) => {
-                out.push_str(&quote_atom(name));
-                out.push('(');
-                for (i, a) in args.iter().enumerate() {
-                    if out.len() > max {
-                        break;
-                    }
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    a.write_quoted(out, max);
-                }
-                out.push(')');
-            }
-            other => out.push_str(&other.to_string()),
-        }
+            out.len() <= max
+        });
     }
 }
 
@@ -315,6 +674,60 @@ pub(crate) fn chars_of(t: &ScryerTerm) -> Option<String> {
     }
 }
 
+/// [`chars_of`] for a term taken apart as it is read: Scryer gives a long text in pieces, each
+/// piece's characters as cells `.(C, Rest)` nested as deep as the text is long, which must not
+/// be dropped recursively.
+pub(crate) fn chars_of_owned(t: ScryerTerm) -> Option<String> {
+    let mut out = String::new();
+    let mut cur = t;
+    loop {
+        match cur {
+            ScryerTerm::String(s) => {
+                out.push_str(&s);
+                return Some(out);
+            }
+            ScryerTerm::Atom(a) if a == "[]" => return Some(out),
+            ScryerTerm::List(items) => {
+                let mut text = Some(out);
+                for i in items {
+                    if let (Some(t), Some(c)) = (text.as_mut(), chars_of_atom(&i)) {
+                        t.push_str(&c);
+                    } else {
+                        text = None;
+                    }
+                    drop_scryer(i);
+                }
+                return text;
+            }
+            ScryerTerm::Compound(f, args) if f == "." && args.len() == 2 => {
+                let mut args = args.into_iter();
+                let (head, tail) = (args.next()?, args.next()?);
+                let Some(c) = chars_of_atom(&head) else {
+                    drop_scryer(tail);
+                    return None;
+                };
+                out.push_str(&c);
+                cur = tail;
+            }
+            other => {
+                drop_scryer(other);
+                return None;
+            }
+        }
+    }
+}
+
+/// Drops a term Scryer answered with, however deep, without recursion (its own `Drop`
+/// recurses: a deep answer would overflow the stack).
+pub(crate) fn drop_scryer(t: ScryerTerm) {
+    let mut stack = vec![t];
+    while let Some(t) = stack.pop() {
+        if let ScryerTerm::List(items) | ScryerTerm::Compound(_, items) = t {
+            stack.extend(items);
+        }
+    }
+}
+
 fn chars_of_atom(t: &ScryerTerm) -> Option<String> {
     match t {
         ScryerTerm::Atom(a) | ScryerTerm::String(a) => Some(a.clone()),
@@ -365,6 +778,63 @@ mod tests {
         let long = Term::List((0..1000).map(Term::Integer).collect());
         assert!(long.quoted(20).ends_with("..."));
         assert!(long.quoted(20).len() < 40);
+    }
+
+    #[test]
+    fn deep_terms_are_dropped_cloned_compared_written_and_sent_without_recursion() {
+        // Regression (#36): every one of these recursed on the term's depth (a deep answer
+        // overflowed the stack: SIGABRT), and serde_json refused more than 128 levels. A
+        // thread with a small stack: any recursion over a million levels overflows it.
+        std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(|| {
+                const N: usize = 1_000_000;
+                let f = |t: Term| Term::Compound("f".into(), vec![t]);
+                let deep = (0..N).fold(Term::Atom("z".into()), |t, _| f(t));
+                let copy = deep.clone();
+                assert!(copy == deep);
+                assert!(f(Term::Atom("z".into())) != f(Term::Atom("y".into())));
+                let text = deep.to_string();
+                assert_eq!(text.len(), 2 * N + 1 + N);
+                assert!(text.starts_with("f(f(") && text.contains("(f(z))"));
+                assert!(format!("{deep:?}").starts_with("Compound(\"f\", [Compound(\"f\""));
+                assert!(deep.quoted(50).ends_with("..."));
+                let json = serde_json::to_string(&deep).unwrap();
+                let back: Term = serde_json::from_str(&json).unwrap();
+                assert!(back == deep);
+                let list = Term::List((0..N as i64).map(Term::Integer).collect());
+                let json = serde_json::to_string(&list).unwrap();
+                assert!(serde_json::from_str::<Term>(&json).unwrap() == list);
+                drop((deep, copy, back, list));
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn terms_travel_as_flat_tokens_and_read_as_derive_would_write_them() {
+        let t = Term::Compound(
+            "f".into(),
+            vec![
+                Term::List(vec![Term::Integer(1), Term::Float(2.5)]),
+                Term::Chars("ab".into()),
+                Term::Var("X".into()),
+            ],
+        );
+        let json = serde_json::to_string(&t).unwrap();
+        assert_eq!(
+            json,
+            r#"[{"I":1},{"F":2.5},{"L":2},{"S":"ab"},{"V":"X"},{"C":["f",3]}]"#
+        );
+        assert_eq!(serde_json::from_str::<Term>(&json).unwrap(), t);
+        assert_eq!(
+            format!("{t:?}"),
+            r#"Compound("f", [List([Integer(1), Float(2.5)]), Chars("ab"), Var("X")])"#
+        );
+        for bad in [r#"[{"L":2}]"#, "[]", r#"[{"I":1},{"I":2}]"#] {
+            assert!(serde_json::from_str::<Term>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod common;
 
 mod engine;
 mod prolog;
+mod query;
 
 use std::sync::{Mutex, MutexGuard};
 
