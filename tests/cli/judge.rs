@@ -422,7 +422,6 @@ fn usage_errors_exit_2() {
         ));
 }
 
-
 #[test]
 fn under_gnu_prolog_the_same_verdicts() {
     if !gprolog() {
