@@ -255,56 +255,64 @@ pub(crate) fn verify(
     Ok(())
 }
 
-/// What two engines must agree on: the complete set of grids, or the number found when the
-/// limit stopped them (their orders differ, so the grids themselves may too).
-fn answer_key(r: &Record) -> (bool, usize, Vec<Grid>) {
-    let mut grids = if r.complete {
-        r.grids.clone()
-    } else {
-        Vec::new()
+/// Whether two engines' answers are consistent: both complete, the same set of grids; both
+/// stopped by the limit, the same number found; one complete and one stopped, the stopped
+/// one found no more grids than the complete one has, every one among them (a search that
+/// stopped at two grids agrees with one that proved there are exactly two).
+fn agree(a: &Record, b: &Record) -> bool {
+    let sorted = |r: &Record| {
+        let mut g = r.grids.clone();
+        g.sort();
+        g
     };
-    grids.sort();
-    (r.complete, r.solutions, grids)
+    match (a.complete, b.complete) {
+        (true, true) => a.solutions == b.solutions && sorted(a) == sorted(b),
+        (false, false) => a.solutions == b.solutions,
+        (true, false) => b.solutions <= a.solutions && b.grids.iter().all(|g| a.grids.contains(g)),
+        (false, true) => agree(b, a),
+    }
 }
 
-/// Marks as wrong the engines that disagree with the majority (ties: the earliest engine).
+/// Marks as wrong the engines that disagree with the one most others agree with (ties: the
+/// earliest engine).
 fn cross_check(records: &mut [Record]) {
-    let keys: Vec<Option<(bool, usize, Vec<Grid>)>> = records
-        .iter()
-        .map(|r| {
-            matches!(r.status, RunStatus::Solved | RunStatus::NoSolution).then(|| answer_key(r))
-        })
+    let answered: Vec<usize> = (0..records.len())
+        .filter(|&i| matches!(records[i].status, RunStatus::Solved | RunStatus::NoSolution))
         .collect();
-    let votes = |k: &(bool, usize, Vec<Grid>)| keys.iter().flatten().filter(|x| *x == k).count();
-    let Some(best) = keys
+    let votes = |i: usize| {
+        answered
+            .iter()
+            .filter(|&&j| agree(&records[i], &records[j]))
+            .count()
+    };
+    let Some(best) = answered
         .iter()
-        .flatten()
-        .fold(None::<&(bool, usize, Vec<Grid>)>, |best, k| match best {
-            Some(b) if votes(b) >= votes(k) => Some(b),
-            _ => Some(k),
+        .copied()
+        .fold(None::<usize>, |best, i| match best {
+            Some(b) if votes(b) >= votes(i) => Some(b),
+            _ => Some(i),
         })
-        .cloned()
     else {
         return;
     };
-    let reference = records
-        .iter()
-        .zip(&keys)
-        .find(|(_, k)| k.as_ref() == Some(&best))
-        .map(|(r, _)| (r.engine, r.solutions, r.complete));
-    let Some((ref_engine, ref_count, ref_complete)) = reference else {
-        return;
+    let (ref_engine, ref_count, ref_complete) = {
+        let r = &records[best];
+        (r.engine, r.solutions, r.complete)
     };
-    for (r, k) in records.iter_mut().zip(&keys) {
-        if k.as_ref().is_some_and(|k| *k != best) {
-            let how = |n: usize, c: bool| format!("{n}{} solution(s)", if c { "" } else { "+" });
-            r.message = Some(format!(
-                "disagrees with {ref_engine}: {} against {}",
-                how(r.solutions, r.complete),
-                how(ref_count, ref_complete)
-            ));
-            r.status = RunStatus::Wrong;
-        }
+    let wrong: Vec<usize> = answered
+        .iter()
+        .copied()
+        .filter(|&i| !agree(&records[i], &records[best]))
+        .collect();
+    for i in wrong {
+        let r = &mut records[i];
+        let how = |n: usize, c: bool| format!("{n}{} solution(s)", if c { "" } else { "+" });
+        r.message = Some(format!(
+            "disagrees with {ref_engine}: {} against {}",
+            how(r.solutions, r.complete),
+            how(ref_count, ref_complete)
+        ));
+        r.status = RunStatus::Wrong;
     }
 }
 
@@ -400,6 +408,29 @@ mod tests {
         assert_eq!(solution_limit(&e), 2);
         e.count = Some(12);
         assert_eq!(solution_limit(&e), 13);
+    }
+
+    #[test]
+    fn a_search_stopped_at_the_limit_agrees_with_one_that_proved_the_count() {
+        let a = vec![vec![1, 2], vec![2, 1]];
+        let b = vec![vec![2, 1], vec![1, 2]];
+        let mut stopped = record(EngineKind::Native, vec![a.clone(), b.clone()], false);
+        stopped.solutions = 2;
+        let mut proved = record(EngineKind::Fd, vec![b.clone(), a.clone()], true);
+        proved.solutions = 2;
+        let mut rs = vec![stopped, proved];
+        cross_check(&mut rs);
+        assert!(
+            rs.iter().all(|r| r.status == RunStatus::Solved),
+            "{:?}",
+            rs[0].message
+        );
+        // a stopped search with a grid the complete one lacks does not agree
+        let c = vec![vec![9, 9], vec![9, 9]];
+        let mut odd = record(EngineKind::Plain, vec![c], false);
+        odd.solutions = 1;
+        assert!(!agree(&odd, &rs[1]));
+        assert!(agree(&rs[0], &rs[1]));
     }
 
     #[test]
