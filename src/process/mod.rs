@@ -938,6 +938,12 @@ impl Worker {
         }
     }
 
+    /// Starts the child unless it runs, and waits until it is ready or `deadline` passes:
+    /// whether it is ready (a child not ready goes on starting).
+    pub(crate) fn start_within(&mut self, deadline: Instant) -> Result<bool, WorkerError> {
+        Ok(self.start_by(Some(deadline))?.is_some())
+    }
+
     /// Spawns the child, without waiting for it to be ready, unless one runs: the next request
     /// finds it starting, or ready.
     pub(crate) fn prestart(&mut self) -> Result<(), WorkerError> {

@@ -235,6 +235,11 @@ pub enum QueryError {
         /// The cap.
         cap: usize,
     },
+    /// A worker did not get ready within the time it was given
+    /// ([`QueryWorker::start_within`]); it goes on starting in the background, killed when the
+    /// error is dropped with nothing else holding it.
+    #[error("the Prolog worker did not start within {0:?}")]
+    StartTimeout(Duration),
     /// A timeout was asked of a query in this thread, which cannot be stopped by the clock.
     #[error(
         "a query in this thread cannot be stopped by the clock: run it in a QueryWorker for a \
@@ -723,6 +728,18 @@ impl QueryWorker {
     pub fn new() -> Result<QueryWorker, QueryError> {
         let mut worker = Worker::new(ROLE);
         worker.start()?;
+        Ok(QueryWorker { worker })
+    }
+
+    /// Starts a worker and waits until it is ready, for `timeout` at most:
+    /// [`QueryError::StartTimeout`] then (the child is stopped). [`QueryWorker::new`] waits up
+    /// to a minute.
+    pub fn start_within(timeout: Duration) -> Result<QueryWorker, QueryError> {
+        let mut worker = Worker::new(ROLE);
+        if !worker.start_within(Instant::now() + timeout)? {
+            worker.stop();
+            return Err(QueryError::StartTimeout(timeout));
+        }
         Ok(QueryWorker { worker })
     }
 

@@ -186,7 +186,8 @@ impl Session {
             QueryError::Engine(e) => e,
             e @ (QueryError::NeedsWorker
             | QueryError::SeveralGoals { .. }
-            | QueryError::AnswerTooLarge { .. }) => PrologError::Protocol(e.to_string()),
+            | QueryError::AnswerTooLarge { .. }
+            | QueryError::StartTimeout(_)) => PrologError::Protocol(e.to_string()),
         })?;
         while let Some(a) = answers.next() {
             let a = a.map_err(|e| PrologError::Protocol(e.to_string()))?;

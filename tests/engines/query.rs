@@ -341,3 +341,19 @@ fn a_workers_answers_can_be_read_on_another_thread() {
         (vec![Term::Integer(1), Term::Integer(2)], End::Complete)
     );
 }
+
+#[test]
+fn a_worker_start_is_bounded_by_its_deadline() {
+    // Regression (#36): a worker's start blocked up to a minute with no way to bound it.
+    let _program = crate::use_the_kenken_binary();
+    // (no engine is ready a microsecond after it is started)
+    match QueryWorker::start_within(std::time::Duration::from_micros(1)) {
+        Err(QueryError::StartTimeout(t)) => assert_eq!(t, std::time::Duration::from_micros(1)),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("a worker was ready at once"),
+    }
+    let mut w = QueryWorker::start_within(std::time::Duration::from_secs(60)).unwrap();
+    let (answers, end) = all(&mut w, "X = 1");
+    assert_eq!(answers.len(), 1);
+    assert_eq!(end, End::Complete);
+}
