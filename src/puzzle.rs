@@ -43,8 +43,13 @@ impl Cell {
 }
 
 impl fmt::Display for Cell {
-    /// The line-notation name, e.g. `C1` for row 3, column 1 (width and alignment apply).
+    /// The line-notation name, e.g. `C1` for row 3, column 1 (width and alignment apply); a
+    /// square outside every grid (row or column 0) in the spec's notation, `[0|1]`, since it
+    /// has no such name.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.row == 0 || self.col == 0 {
+            return f.pad(&format!("[{}|{}]", self.row, self.col));
+        }
         f.pad(&format!("{}{}", Cell::row_name(self.row), self.col))
     }
 }
@@ -635,6 +640,9 @@ mod tests {
         assert_eq!(Cell::row_name(27), "AA");
         assert_eq!(Cell::row_name(64), "BL");
         assert_eq!(c(3, 1).to_string(), "C1");
+        // (row 0 has no name: it once printed as "1")
+        assert_eq!(c(0, 1).to_string(), "[0|1]");
+        assert_eq!(c(2, 0).to_string(), "[2|0]");
     }
 
     #[test]

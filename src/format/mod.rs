@@ -97,6 +97,10 @@ pub enum FormatError {
     /// The text holds several puzzles where one was expected ([`Puzzle::from_str`]).
     #[error("{0} puzzles found in the input where one was expected")]
     Several(usize),
+    /// The text reads as a puzzle that does not validate ([`Puzzle::from_str`]): every problem
+    /// found, each naming its cage and cell.
+    #[error(transparent)]
+    Invalid(#[from] crate::puzzle::InvalidPuzzle),
 }
 
 impl FormatError {
@@ -212,15 +216,25 @@ pub fn read_auto(text: &str) -> Result<Vec<Puzzle>, FormatError> {
 impl FromStr for Puzzle {
     type Err = FormatError;
 
-    /// The one puzzle in `text`, in any notation ([`read_auto`]):
-    /// `"kenken(2, [+(3, [[1|1], [1|2]])], T).".parse::<Puzzle>()`.
+    /// The one puzzle in `text`, in any notation ([`read_auto`]), and only when it is valid
+    /// ([`Puzzle::check`]): `"kenken(2, [+(3, [[1|1], [1|2]])], T).".parse::<Puzzle>()`.
+    ///
+    /// One story for every check: the notation's syntax (and sizes past
+    /// [`crate::puzzle::MAX_SIZE`], refused as they are read) is a [`FormatError::Syntax`]
+    /// naming the line; a grid of size 0, a square outside the grid, two cages on one square
+    /// or a target no values can meet is a [`FormatError::Invalid`] naming the cage and the
+    /// square. (The `format::read*` functions read the syntax only, and leave validation to
+    /// [`Puzzle::validate`], so that a file's invalid puzzle can be reported beside the
+    /// others.)
     fn from_str(text: &str) -> Result<Puzzle, FormatError> {
         let mut puzzles = read_auto(text)?;
-        match puzzles.len() {
-            1 => Ok(puzzles.remove(0)),
-            0 => Err(FormatError::Empty),
-            n => Err(FormatError::Several(n)),
-        }
+        let puzzle = match puzzles.len() {
+            1 => puzzles.remove(0),
+            0 => return Err(FormatError::Empty),
+            n => return Err(FormatError::Several(n)),
+        };
+        puzzle.check()?;
+        Ok(puzzle)
     }
 }
 

@@ -278,3 +278,29 @@ fn examples_agree_across_notations() {
         }
     }
 }
+
+/// `str::parse::<Puzzle>()` tells one story: syntax (and sizes past the limit) as a syntax
+/// error with its line, everything else that makes a puzzle invalid as `Invalid`, naming the
+/// cage and square; only a valid puzzle comes back.
+#[test]
+fn parse_gives_only_valid_puzzles_and_says_why_not() {
+    use kenken::format::FormatError;
+    use kenken::Puzzle;
+    let invalid = |text: &str| match text.parse::<Puzzle>() {
+        Err(FormatError::Invalid(e)) => e.to_string(),
+        other => panic!("{text}: {other:?}"),
+    };
+    assert!(invalid("kenken(0, [], T).").contains("grid size 0"));
+    let outside = invalid("kenken(2, [+(3, [[0|1], [1|2]])], T).");
+    assert!(outside.contains("[0|1]"), "{outside}");
+    let overlap = invalid("kenken(2, [+(3, [[1|1], [1|2]]), +(3, [[1|1], [2|1]])], T).");
+    assert!(overlap.contains("cage 2"), "{overlap}");
+    match "kenken(100, [], T).".parse::<Puzzle>() {
+        Err(FormatError::Syntax { line: 1, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    let p: Puzzle = "kenken(2, [+(3, [[1|1], [1|2]]), +(3, [[2|1], [2|2]])], T)."
+        .parse()
+        .unwrap();
+    assert_eq!(p.size, 2);
+}
