@@ -166,18 +166,23 @@ fn what_a_file_prints_reaches_the_report_escaped() {
             eprintln!("gprolog is not installed: skipped");
             continue;
         }
-        let out = kenken()
-            .args(["judge", file.to_str().unwrap(), "--prolog", system])
-            .args([
-                "--suite",
-                "spec",
-                "--predicates",
-                "kenken",
-                "--max-size",
-                "2",
-            ])
-            .output()
-            .unwrap();
+        // the table, then CSV
+        let judged = |extra: &[&str]| {
+            kenken()
+                .args(["judge", file.to_str().unwrap(), "--prolog", system])
+                .args([
+                    "--suite",
+                    "spec",
+                    "--predicates",
+                    "kenken",
+                    "--max-size",
+                    "2",
+                ])
+                .args(extra)
+                .output()
+                .unwrap()
+        };
+        let out = judged(&[]);
         let table = String::from_utf8(out.stdout).unwrap();
         assert!(!table.contains('\x1b'), "{system}: {table:?}");
         assert!(table.contains("  | \\e[2J\n"), "{system}: {table}");
@@ -189,19 +194,7 @@ fn what_a_file_prints_reaches_the_report_escaped() {
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert!(!stderr.contains('\x1b'), "{system}: {stderr:?}");
 
-        let out = kenken()
-            .args(["judge", file.to_str().unwrap(), "--prolog", system])
-            .args([
-                "--suite",
-                "spec",
-                "--predicates",
-                "kenken",
-                "--max-size",
-                "2",
-            ])
-            .args(["--output", "csv"])
-            .output()
-            .unwrap();
+        let out = judged(&["--output", "csv"]);
         let csv = String::from_utf8(out.stdout).unwrap();
         assert!(
             !csv.chars().any(|c| c.is_control() && c != '\n'),
