@@ -567,16 +567,40 @@ fn words(goal: &str) -> std::collections::HashSet<&str> {
         .collect()
 }
 
+/// The words that call a goal they are given (`call(F, ...)`, `maplist(F, ...)`...): a goal
+/// holding one may call a predicate whose name it builds (`atom_concat(for, mat, F), call(F,
+/// "~w", [x])`), which no word of its text names.
+const META_CALLS: &[&str] = &[
+    "call",
+    "apply",
+    "maplist",
+    "foldl",
+    "findall",
+    "forall",
+    "bagof",
+    "setof",
+    "once",
+    "ignore",
+    "catch",
+    "call_cleanup",
+    "setup_call_cleanup",
+    "assertz",
+    "asserta",
+    "assert",
+];
+
 /// The lazy libraries whose predicates `goal` names: a word of its text (letters, digits and
 /// `_`, quoted or not, in a comment or a string too: loading one library too many does no
-/// harm) that one of them exports. A goal that builds a predicate's name (`atom_concat(for,
-/// mat, F), call(F, ...)`) is not seen: calling the predicate is an existence error until a
-/// goal names it or a file is consulted (which loads them all).
+/// harm) that one of them exports; all of them when it calls a goal it is given (`=..`, or a
+/// word of [`META_CALLS`]), since that goal's name may be built as it runs. (A goal made of a
+/// bare variable is not seen: calling such a predicate is an existence error until a goal
+/// names it or a file is consulted, which loads them all.)
 fn lazy_libraries(goal: &str) -> Vec<&'static str> {
     let words = words(goal);
+    let meta = goal.contains("=..") || META_CALLS.iter().any(|m| words.contains(m));
     LAZY_LIBRARIES
         .iter()
-        .filter(|(_, names)| names.iter().any(|n| words.contains(n)))
+        .filter(|(_, names)| meta || names.iter().any(|n| words.contains(n)))
         .map(|(lib, _)| *lib)
         .collect()
 }
@@ -1329,6 +1353,19 @@ pub fn split_goals(text: &str) -> Goals {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_goal_that_calls_a_built_name_loads_every_lazy_library() {
+        assert_eq!(lazy_libraries("format(\"~w\", [x])"), vec!["format"]);
+        assert!(lazy_libraries("X = 1").is_empty());
+        for goal in ["call(F, 1)", "G =.. [f], G", "maplist(P, L)"] {
+            assert_eq!(
+                lazy_libraries(goal),
+                vec!["charsio", "format", "time", "between"],
+                "{goal}"
+            );
+        }
+    }
 
     fn split(text: &str) -> (Vec<String>, Option<String>) {
         let g = split_goals(text);

@@ -1345,3 +1345,18 @@ fn repl_statistics_keep_growing_across_a_restart() {
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
+
+#[test]
+fn query_a_library_predicate_reached_by_a_built_name_is_there() {
+    // Regression (#37 item 11): libraries were loaded only for the predicates a goal names, so
+    // one reached through call/N or =.. with a built name was an existence error.
+    let nk = &["--no-kenken"];
+    assert_eq!(
+        query_with(nk, "atom_concat(for, mat, F), call(F, \"~w~n\", [x])."),
+        ("x\nF = format.\n".into(), 0)
+    );
+    assert_eq!(
+        query_with(nk, "G =.. [numlist, 1, 3, L], G."),
+        ("G = numlist(1,3,[1,2,3]),\nL = [1,2,3].\n".into(), 0)
+    );
+}
