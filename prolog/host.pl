@@ -155,7 +155,7 @@ kk_write_error(Ball) :-
 % so that the host ends the session (after saving what it must) instead of the engine. The
 % goals that set up the session are recorded when they succeed, to be replayed in a fresh
 % engine after an interrupt (kk_state/1): use_module/1,2 and the keys of bb_put/2 (those set
-% by the clauses of a consulted file too: see goal_expansion/2 at the end). A goal
+% by the clauses of a consulted file too: see goal_expansion/2 in host_expand.pl). A goal
 % Scryer 0.10 would panic on is an error instead: M:G with M bound but not an atom, and
 % asserting a cyclic term.
 kk_halts(G, G) :- var(G), !.
@@ -205,7 +205,7 @@ kk_assert(How, C0) :-
     ).
 
 % kk_clause_reads(+C0, -C): C0 as an asserted or [user] clause is kept, as a consulted one is
-% expanded (goal_expansion/2 at the end): its read/1,2 and read_term/2,3 goals give
+% expanded (goal_expansion/2 in host_expand.pl): its read/1,2 and read_term/2,3 goals give
 % end_of_file at the end of the input, a goal of it that reads marks the session's code as
 % reading, and the modules it imports are recorded for the replay.
 kk_clause_reads(C0, C) :-
@@ -569,7 +569,7 @@ kk_top_input :-
     (   nonvar(S) -> catch(set_input(S), _, true) ; true ).
 
 % kk_reader_start: for a goal that reads (bb kk_top_reads, or any goal once a consulted file's
-% code reads: bb kk_code_reads, see goal_expansion/2), the current input is a pipe from a
+% code reads: bb kk_code_reads, see goal_expansion/2 in host_expand.pl), the current input is a pipe from a
 % relay (this program again, as kk_top_start/1 named it) that copies the process's standard
 % input, the terminal or what is piped to query: a pipe reads as it should, where the
 % terminal opened as a file (kk_top_input/0) ends after one get_char/1. The relay runs only
@@ -713,7 +713,7 @@ kk_restore_(N/A-Cs) :-
 
 kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).
 
-% kk_loading(+G): G loads a file: goal_expansion/2 (at the end) then notes the clauses that
+% kk_loading(+G): G loads a file: goal_expansion/2 (host_expand.pl) then notes the clauses that
 % read the input.
 kk_loading(G) :-
     setup_call_cleanup(bb_put(kk_loading, true), G, bb_put(kk_loading, false)).
@@ -932,32 +932,3 @@ kk_input_goal(G) :-
     functor(G, N, _),
     memberchk(N, [read, read_term, get_char, get_code, get_byte, peek_char, peek_code,
                   peek_byte, get_single_char, get_line_to_chars, get_n_chars]).
-
-% The files consulted later (and the goals typed) are expanded, last in this file, which itself
-% is not: the keys bb_put/2 sets are recorded too (kk_state/1); read/1,2 and read_term/2,3
-% give end_of_file at the end of the input (kk_read_term/3); and a consulted clause that reads
-% the input marks the session's code as reading (kk_code_reads, kk_reader_start/0), so that a
-% goal calling it reads through the relay whatever it names (user: the clauses of a module
-% file are expanded too); use_module/1,2 in a clause of user
-% (not a directive, nor a module's clause) is recorded when it runs, so that the module is
-% imported again in a fresh engine (kk_state/1). (Clauses asserted or typed after [user] get
-% the same from kk_clause_reads/2.)
-goal_expansion(G, _) :-
-    bb_get(kk_loading, true),
-    kk_input_goal(G),
-    bb_put(kk_code_reads, true),
-    fail.
-goal_expansion(bb_put(K, V), user:kk_bb_put(K, V)).
-% (halt/0,1 in the code of a consulted file, its directives and initialization/1 goals: the
-% top level ends the session with its code, as kk_halts/2 does for the goals typed; the
-% engine's own halt would only fail. Only in a top level's engine: kk_top_start/1 ran.)
-goal_expansion(halt, user:throw(kk_halt(0))) :- bb_get(kk_relay, _).
-goal_expansion(halt(C), user:kk_halt_(C)) :- bb_get(kk_relay, _).
-goal_expansion(G, user:kk_recorded(G)) :-
-    kk_import_goal(G),
-    bb_get(kk_loading, true),
-    \+ bb_get(kk_recording, true),
-    prolog_load_context(module, user).
-goal_expansion(G0, user:G) :-
-    kk_read_goal(G0, G),
-    G \== G0.

@@ -113,17 +113,34 @@ pub(crate) fn solution_limit(expected: &Expected) -> usize {
     known.saturating_add(1).max(2)
 }
 
+/// An engine opened for a benchmark, or why it could not be.
+type Opened = Result<Box<dyn Engine>, String>;
+
 /// Runs every engine of `config` on every entry; `progress` is called before each solve.
 pub fn run(
     entries: &[BenchEntry],
     config: &Config,
     mut progress: impl FnMut(&BenchEntry, EngineKind),
 ) -> Vec<Record> {
-    let mut engines: Vec<(EngineKind, Result<Box<dyn Engine>, _>)> = config
-        .engines
-        .iter()
-        .map(|&k| (k, k.open(Isolation::Worker).map_err(|e| e.to_string())))
-        .collect();
+    // (the engines start at once, each on a thread of its own: a worker's start is mostly
+    // waiting for its child)
+    let mut engines: Vec<(EngineKind, Opened)> = std::thread::scope(|s| {
+        let starts: Vec<_> = config
+            .engines
+            .iter()
+            .map(|&k| (k, s.spawn(move || k.open(Isolation::Worker))))
+            .collect();
+        starts
+            .into_iter()
+            .map(|(k, start)| {
+                let engine = match start.join() {
+                    Ok(opened) => opened.map_err(|e| e.to_string()),
+                    Err(_) => Err(format!("the {k} engine's start failed")),
+                };
+                (k, engine)
+            })
+            .collect()
+    });
     let mut records = Vec::new();
     for entry in entries {
         let first = records.len();
@@ -168,6 +185,8 @@ fn run_one(entry: &BenchEntry, engine: &mut dyn Engine, config: &Config) -> Reco
     let mut record = record(entry, engine.kind());
     let mut first: Option<Report> = None;
     for _ in 0..config.repeat.max(1) {
+        // (a spare worker starting after a timeout would slow the solve timed next)
+        engine.settle();
         let report = engine.solve(p, &request);
         match report.status {
             Status::Timeout | Status::Limit => {

@@ -425,6 +425,11 @@ pub trait Engine: Send {
     /// Solves `puzzle` as `request` asks. Never panics: failures come back as a report with
     /// [`Status::Error`].
     fn solve(&mut self, puzzle: &Puzzle, request: &Request) -> Report;
+
+    /// Waits until every process the engine keeps in reserve (a worker engine's warm spare)
+    /// has started, so that its start does not slow the solves that follow; a benchmark calls
+    /// it before each timed solve. Nothing to wait for by default.
+    fn settle(&mut self) {}
 }
 
 /// Puts the solutions of a complete enumeration in the spec's order (row by row,

@@ -874,6 +874,10 @@ pub(crate) fn status_text(s: ExitStatus) -> String {
 
 /// The parent's side of one worker of a given role: started on the first request, killed at a
 /// deadline and started again for the next request.
+///
+/// A worker may keep a warm spare ([`Worker::with_spare`]): a second child, started as soon as
+/// the first is ready, that takes over at once when the running one is killed (a new spare then
+/// starts at once too). The request after a timeout then waits for no start.
 pub(crate) struct Worker {
     role: String,
     confinement: Option<Confinement>,
@@ -890,6 +894,10 @@ pub(crate) struct Worker {
     current: Option<Ticket>,
     /// Environment variables the child gets.
     env: Vec<(String, String)>,
+    /// Whether a spare is kept ([`Worker::with_spare`]).
+    keep_spare: bool,
+    /// The spare child (started, ready or not), and whether it said it is ready.
+    spare: Option<(Child, bool)>,
 }
 
 impl Worker {
@@ -905,6 +913,8 @@ impl Worker {
             last_id: 0,
             current: None,
             env: Vec::new(),
+            keep_spare: false,
+            spare: None,
         }
     }
 
@@ -921,6 +931,23 @@ impl Worker {
             last_id: 0,
             current: None,
             env: Vec::new(),
+            keep_spare: false,
+            spare: None,
+        }
+    }
+
+    /// This worker, keeping a warm spare child: started as soon as the running child is ready,
+    /// it takes over when that one is killed (a deadline, a crash, a reply left unread).
+    pub(crate) fn with_spare(mut self) -> Worker {
+        self.keep_spare(true);
+        self
+    }
+
+    /// Keeps a warm spare from now on, or stops the one there is.
+    pub(crate) fn keep_spare(&mut self, keep: bool) {
+        self.keep_spare = keep;
+        if !keep {
+            self.spare = None;
         }
     }
 
@@ -945,23 +972,70 @@ impl Worker {
     }
 
     /// Spawns the child, without waiting for it to be ready, unless one runs: the next request
-    /// finds it starting, or ready.
+    /// finds it starting, or ready. With a spare, the spare takes over (and a new spare is
+    /// started once the new child is ready).
     pub(crate) fn prestart(&mut self) -> Result<(), WorkerError> {
         if self.running.is_none() {
-            let mut spawn = Spawn::worker(&self.role)?.stderr(self.stderr);
-            for (k, v) in &self.env {
-                spawn = spawn.env(k, v);
+            let spare = self.spare.take();
+            if let Some((child, ready)) =
+                spare.and_then(|(mut c, r)| (!c.has_ended()).then_some((c, r)))
+            {
+                self.running = Some(child);
+                self.ready = ready;
+                self.start_spare()?;
+            } else {
+                self.running = Some(self.spawn()?);
+                self.ready = false;
             }
-            if let Some(dir) = &self.dir {
-                spawn = spawn.current_dir(dir);
-            }
-            if let Some(c) = &self.confinement {
-                spawn = spawn.confine(c)?;
-            }
-            self.running = Some(spawn.spawn()?);
-            self.ready = false;
         }
         Ok(())
+    }
+
+    /// A new child of this worker's role, not waited for.
+    fn spawn(&self) -> Result<Child, WorkerError> {
+        let mut spawn = Spawn::worker(&self.role)?.stderr(self.stderr);
+        for (k, v) in &self.env {
+            spawn = spawn.env(k, v);
+        }
+        if let Some(dir) = &self.dir {
+            spawn = spawn.current_dir(dir);
+        }
+        if let Some(c) = &self.confinement {
+            spawn = spawn.confine(c)?;
+        }
+        spawn.spawn()
+    }
+
+    /// Starts the spare, when one is kept, none runs, and the running child is ready (two
+    /// starts at once would only slow each other).
+    fn start_spare(&mut self) -> Result<(), WorkerError> {
+        if self.keep_spare && self.spare.is_none() && self.running.is_some() && self.ready {
+            self.spare = Some((self.spawn()?, false));
+        }
+        Ok(())
+    }
+
+    /// Waits until the spare (when one is kept) is ready, or `deadline` passes: whether it is.
+    /// A spare that died or cannot start is dropped (the next one is started in its place).
+    pub(crate) fn spare_ready(&mut self, deadline: Instant) -> bool {
+        if self.start_spare().is_err() {
+            return false;
+        }
+        let Some((child, ready)) = self.spare.as_mut() else {
+            return !self.keep_spare;
+        };
+        while !*ready {
+            match child.recv(Some(deadline)) {
+                Recv::Line(l) if l == READY => *ready = true,
+                Recv::Line(_) | Recv::Cut(_) => {}
+                Recv::Timeout => return false,
+                _ => {
+                    self.spare = None;
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Starts the child unless it runs, and waits until it is ready, or until `deadline`:
@@ -1004,6 +1078,7 @@ impl Worker {
                 }
             }
             self.ready = true;
+            self.start_spare()?;
         }
         Ok(self.running.as_mut())
     }

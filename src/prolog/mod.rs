@@ -20,6 +20,7 @@
 
 pub(crate) mod query;
 mod session;
+mod start;
 mod term;
 pub mod toplevel;
 
@@ -33,6 +34,7 @@ pub use query::{
     QueryWorker,
 };
 pub use session::{NoopSolutions, PrologSolutions, Session};
+pub use start::{start_phases, StartPhase};
 pub use term::Term;
 pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};
 
@@ -40,6 +42,10 @@ pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};
 pub(crate) const KENKEN_PL: &str = include_str!("../../prolog/kenken.pl");
 /// The host's Prolog side: the top level and what the query wrapper shares with it.
 pub(crate) const HOST_PL: &str = include_str!("../../prolog/host.pl");
+/// The goal expansions of the host's Prolog side, loaded right after [`HOST_PL`] by the engines
+/// that answer a person's goals (the top level, a query [`Session`]), not by those that only
+/// solve puzzles: Scryer runs them on every meta-call it cannot make directly.
+pub(crate) const HOST_EXPAND_PL: &str = include_str!("../../prolog/host_expand.pl");
 /// The host's query wrapper (`kk_host_stream/6`), loaded after [`HOST_PL`] by a [`Session`].
 pub(crate) const HOST_QUERY_PL: &str = include_str!("../../prolog/host_query.pl");
 /// What follows `host.pl` when `kenken.pl` is loaded too: the libraries `host.pl` otherwise

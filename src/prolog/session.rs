@@ -1,11 +1,12 @@
 //! A [`Session`]: one Scryer engine in this thread with `kenken.pl` loaded, answering queries
 //! ([`Session::query`]) and running the homework's solvers with their answers as grids.
 
-use scryer_prolog::{Machine, MachineBuilder};
+use scryer_prolog::Machine;
+
+use super::start::Purpose;
 
 use super::query::{Answers, End, Query, QueryError};
 use super::{noop_goal, solve_goal, Predicate, PrologError};
-use super::{ALL_LIBRARIES, HOST_PL, HOST_QUERY_PL, KENKEN_PL};
 use crate::puzzle::{Grid, Op, Puzzle};
 use crate::Limit;
 
@@ -42,6 +43,8 @@ pub struct NoopSolutions {
 /// use a [`super::QueryWorker`] or a worker engine, which run it in a child process.
 pub struct Session {
     machine: Machine,
+    /// What the machine was built for (a replacement is built alike).
+    purpose: Purpose,
     /// The machine must be replaced before the next query (a query was left half-run, or the
     /// engine failed).
     broken: bool,
@@ -50,8 +53,19 @@ pub struct Session {
 impl Session {
     /// Starts a machine and consults `kenken.pl` and the host wrapper (about 0.3 s).
     pub fn new() -> Session {
+        Session::for_purpose(Purpose::Queries)
+    }
+
+    /// A session that only runs the homework's solvers for the host (worker engines): built
+    /// without the host's goal expansions, which Scryer would run on the solvers' meta-calls.
+    pub(crate) fn for_solving() -> Session {
+        Session::for_purpose(Purpose::Solving)
+    }
+
+    fn for_purpose(purpose: Purpose) -> Session {
         Session {
-            machine: machine(),
+            machine: machine(purpose),
+            purpose,
             broken: false,
         }
     }
@@ -72,10 +86,12 @@ impl Session {
         }
         query.check()?;
         if self.broken {
-            self.machine = machine();
+            self.machine = machine(self.purpose);
             self.broken = false;
         }
-        let Session { machine, broken } = self;
+        let Session {
+            machine, broken, ..
+        } = self;
         Answers::engine(machine.run_query(query.wrapped()), broken)
     }
 
@@ -209,11 +225,6 @@ impl Default for Session {
 }
 
 /// A machine with `kenken.pl`, the host's wrapper and the libraries every goal finds.
-fn machine() -> Machine {
-    let mut machine = MachineBuilder::default().build();
-    machine.consult_module_string(
-        "user",
-        format!("{KENKEN_PL}\n{HOST_PL}\n{HOST_QUERY_PL}{ALL_LIBRARIES}"),
-    );
-    machine
+fn machine(purpose: Purpose) -> Machine {
+    super::start::machine(purpose, &mut |_| {})
 }

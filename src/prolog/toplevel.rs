@@ -46,7 +46,7 @@ use scryer_prolog::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::{quote, PrologError, ALL_LIBRARIES, HOST_PL, KENKEN_PL};
+use super::{quote, PrologError, ALL_LIBRARIES, HOST_EXPAND_PL, HOST_PL, KENKEN_PL};
 
 /// The `$toplevel` module the engine is built with, instead of Scryer's own `toplevel.pl`
 /// (whose REPL is not used here): building an engine then skips compiling the libraries that
@@ -333,9 +333,9 @@ impl Toplevel {
             .with_toplevel(TOPLEVEL_MODULE)
             .build();
         let program = if no_kenken {
-            HOST_PL.to_string()
+            format!("{HOST_PL}\n{HOST_EXPAND_PL}")
         } else {
-            format!("{KENKEN_PL}\n{HOST_PL}{ALL_LIBRARIES}")
+            format!("{KENKEN_PL}\n{HOST_PL}\n{HOST_EXPAND_PL}{ALL_LIBRARIES}")
         };
         machine.consult_module_string("user", program);
         machine.consult_module_string("user", TOP_PREDICATES.to_string());

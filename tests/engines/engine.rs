@@ -5,7 +5,7 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use kenken::engine::{solve_all, EngineKind, Isolation, Request, Status};
+use kenken::engine::{solve_all, Engine, EngineKind, Isolation, Request, Status, WorkerEngine};
 use kenken::format;
 
 use crate::use_the_kenken_binary;
@@ -235,6 +235,49 @@ fn a_deadline_right_after_a_kill_counts_the_restart() {
     assert!(start.elapsed() < Duration::from_secs(5));
     let r = engine.solve(&spec_4x4(), &Request::all());
     assert_eq!((r.status, r.count), (Status::Solved, 6));
+}
+
+/// The process ids of this process's children now.
+fn children() -> Vec<u32> {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| {
+            let pid: u32 = e.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // (the fields after the command's closing parenthesis: state, then the parent)
+            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?;
+            (ppid == me).then_some(pid)
+        })
+        .collect()
+}
+
+/// A worker engine keeps a warm spare: the call after a timeout is answered by a worker that
+/// was already running before it (no start to wait for); without the spare, by a fresh one.
+#[test]
+fn the_call_after_a_timeout_is_answered_by_the_warm_spare() {
+    let _program = use_the_kenken_binary();
+    let hard = &common::file("keen/keen-9du.jsonl")[1].puzzle;
+    for keep in [true, false] {
+        let mut engine = WorkerEngine::new(EngineKind::Plain).unwrap().spare(keep);
+        engine.settle();
+        let running = engine.pid();
+        let before = children();
+        let r = engine.solve(
+            hard,
+            &Request::all().with_timeout(Duration::from_millis(300)),
+        );
+        assert_eq!(r.status, Status::Timeout);
+        let after = engine.solve(&spec_4x4(), &Request::all());
+        assert_eq!((after.status, after.count), (Status::Solved, 6));
+        let now = engine.pid();
+        assert_ne!(now, running, "the worker that timed out was not replaced");
+        assert_eq!(
+            before.contains(&now.unwrap()),
+            keep,
+            "keep a spare: {keep}; children before the timeout: {before:?}, now {now:?}"
+        );
+    }
 }
 
 /// Deadlines shorter than a worker's start, one call after another, after a kill: the

@@ -1,0 +1,117 @@
+//! How a Prolog engine is built, and where its start goes.
+//!
+//! Every engine that answers the host's queries ([`super::Session`], and so every worker
+//! engine and [`super::QueryWorker`]) is built here, in the same stages that
+//! [`start_phases`] times: Scryer's machine, the libraries `kenken.pl` loads (`clpz` is most of
+//! the start), `kenken.pl` itself, the host's wrapper (`host.pl`, `host_query.pl`) and the
+//! libraries every goal finds. An engine that answers a person's goals also gets the host's
+//! goal expansions (`host_expand.pl`); one that only solves puzzles does not, since Scryer
+//! runs them at run time too (see [`Purpose`]).
+
+use std::time::{Duration, Instant};
+
+use scryer_prolog::{Machine, MachineBuilder};
+
+use super::{ALL_LIBRARIES, HOST_EXPAND_PL, HOST_PL, HOST_QUERY_PL, KENKEN_PL};
+
+/// The libraries `kenken.pl` loads first, consulted as a stage of their own so that their
+/// time shows apart (consulting them again from `kenken.pl` costs nothing).
+const KENKEN_LIBRARIES: &str = "
+:- use_module(library(clpz)).
+:- use_module(library(lists)).
+:- use_module(library(between)).
+:- use_module(library(format)).
+:- use_module(library(iso_ext)).
+";
+
+/// What an engine is for, which decides what it loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// Any goal a person gives: with the host's goal expansions (`host_expand.pl`: bb_put/2
+    /// keys recorded, read/1 at the end of the input, imports replayed).
+    Queries,
+    /// Only the homework's solvers, run by the host: without them (Scryer runs
+    /// user:goal_expansion/2 on every meta-call it cannot make directly, and with them
+    /// `kenken/3` took some 3 % more instructions).
+    Solving,
+}
+
+/// One stage of an engine's start and the time it took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StartPhase {
+    /// What the stage does.
+    pub name: &'static str,
+    /// The wall-clock time it took, in this thread.
+    pub time: Duration,
+}
+
+/// Builds an engine as a worker engine's solving session does, timing each stage (in this
+/// thread; a worker process adds its own process start, which this does not see).
+pub fn start_phases() -> Vec<StartPhase> {
+    let mut phases = Vec::new();
+    let mut last = Instant::now();
+    let _machine = machine(Purpose::Solving, &mut |name| {
+        let now = Instant::now();
+        phases.push(StartPhase {
+            name,
+            time: now - last,
+        });
+        last = now;
+    });
+    phases
+}
+
+/// A machine with `kenken.pl`, the host's wrapper and the libraries every goal finds, for
+/// `purpose`; `stage` is called with each stage's name as it ends.
+pub(crate) fn machine(purpose: Purpose, stage: &mut dyn FnMut(&'static str)) -> Machine {
+    let mut machine = MachineBuilder::default().build();
+    stage("Scryer's machine");
+    machine.consult_module_string("user", KENKEN_LIBRARIES.to_string());
+    stage("the libraries kenken.pl loads (clpz, lists...)");
+    machine.consult_module_string("user", KENKEN_PL.to_string());
+    stage("kenken.pl");
+    let expand = match purpose {
+        Purpose::Queries => HOST_EXPAND_PL,
+        Purpose::Solving => "",
+    };
+    machine.consult_module_string(
+        "user",
+        format!("{HOST_PL}\n{expand}\n{HOST_QUERY_PL}{ALL_LIBRARIES}"),
+    );
+    stage("the host's wrapper (host.pl, host_query.pl) and libraries");
+    machine
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_staged_engine_answers_as_the_homework_says() {
+        let phases = start_phases();
+        assert_eq!(phases.len(), 4);
+        assert!(phases[1].name.contains("clpz"));
+        let mut session = super::super::Session::for_solving();
+        let p = crate::format::read_auto(include_str!("../../examples/spec-6x6.pl")).unwrap();
+        let s = session
+            .solve(&p[0], super::super::Predicate::Fd, None, u64::MAX)
+            .unwrap();
+        assert_eq!(s.grids.len(), 1);
+        assert!(s.complete);
+    }
+
+    /// Scryer runs user:goal_expansion/2 at run time, on every meta-call it cannot make
+    /// directly: an engine that only solves must not carry the host's expansions (regression:
+    /// they made kenken/3 3 % slower, 48 % under the earlier query wrapper), and one that
+    /// answers a person's goals needs them. The probe: a key set by bb_put/2 through a
+    /// meta-call is recorded for a restart (`kk_bb_keys`) only where they are loaded.
+    #[test]
+    fn only_the_engines_for_queries_carry_the_host_goal_expansions() {
+        use super::super::{Query, Session};
+        let goal =
+            Query::new("G = bb_put(k, v), call(G), bb_get(kk_bb_keys, Ks), memberchk(k, Ks).");
+        let count = |mut s: Session| s.query(&goal).unwrap().collect_all().unwrap().0.len();
+        assert_eq!(count(Session::for_solving()), 0);
+        assert_eq!(count(Session::new()), 1);
+    }
+}
