@@ -269,9 +269,9 @@ kk_user_clause((:- G)) :- !, ( catch(G, E, (kk_unless_halt(E, (kk_top_ball(E, _)
 kk_user_clause(C) :- kk_assert(assertz, C).
 
 % kk_consult(+Files): consults each file and remembers it for make/0 and for the replay after
-% an interrupt. A file that does not load is reported on one line (its name, the line of its
-% first syntax error) and the session goes on; it is remembered all the same, so that make/0
-% loads it once it is fixed.
+% an interrupt. A file that does not load is reported (every syntax error with its line, and
+% what was not loaded: kk_syntax_report/1) and the session goes on; it is remembered all the
+% same, so that make/0 loads it once it is fixed.
 kk_consult(Fs) :-
     (   Fs = [_ | _] -> true ; Fs = [] -> true ; Fs1 = [Fs] ),
     (   var(Fs1) -> Fs1 = Fs ; true ),
@@ -293,15 +293,31 @@ kk_consult_one(F) :-
     kk_all_libraries,
     kk_loader_throws,
     catch(( kk_loading(consult(F)) -> R = true ; R = false ), E, R = error(E)),
-    (   R == true -> kk_remember(F)
-    ;   R = error(kk_halt(C)) -> kk_remember(F), throw(kk_halt(C))
+    (   R == true -> kk_remember(F), kk_broken(F, false)
+    ;   R = error(kk_halt(C)) -> kk_remember(F), kk_broken(F, false), throw(kk_halt(C))
     ;   R = error(error(existence_error(source_sink, _), _))
     ->  write('% '), write(F), write(': no such file'), nl,
         fail
     ;   R = error(E), kk_unopened(E) -> throw(E)
     ;   kk_remember(F),
-        (   R = error(E) -> kk_consult_error(F, E) ; write('% '), write(F), write(' was not loaded'), nl ),
+        kk_broken(F, true),
+        kk_not_loaded(F, R),
         fail
+    ).
+
+% kk_broken(+F, +Broken): whether F's last load failed (bb kk_broken_files), so that a restart
+% tells of a file that loaded before and no longer does (kk_restore_file/2).
+kk_broken(F, Broken) :-
+    (   bb_get(kk_broken_files, Fs0) -> true ; Fs0 = [] ),
+    (   select(F, Fs0, Fs1) -> true ; Fs1 = Fs0 ),
+    (   Broken == true -> Fs = [F | Fs1] ; Fs = Fs1 ),
+    bb_put(kk_broken_files, Fs).
+
+% kk_not_loaded(+F, +R): says why F did not load (wholly), R being false (consult/1 failed) or
+% error(E).
+kk_not_loaded(F, R) :-
+    (   R = error(E) -> kk_consult_error(F, E)
+    ;   write('% '), write(F), write(' was not loaded'), nl
     ).
 
 kk_remember(F) :-
@@ -347,6 +363,12 @@ kk_unopened(error(permission_error(_, source_sink, _), _)).
 kk_unopened(error(type_error(_, _), _)).
 kk_unopened(error(instantiation_error, _)).
 
+% kk_consult_error(+F, +E): says what E, thrown by consulting F, means. For a syntax error,
+% every one of the file is reported, and what was not loaded (kk_syntax_report/1).
+kk_consult_error(F, E) :-
+    E = error(syntax_error(_), _),
+    kk_syntax_report(F),
+    !.
 kk_consult_error(F, E) :-
     kk_source_name(F, Name),
     write('% '), write(Name),
@@ -357,6 +379,170 @@ kk_consult_error(F, E) :-
     ;   write(' was not loaded: '), write_term(E, [quoted(true), max_depth(20)])
     ),
     nl.
+
+/*  kk_syntax_report(+F): the syntax errors of the file F, every one with its line, and what was
+    not loaded: Scryer's consult/1 stops at the first syntax error, dropping the clauses of the
+    predicate it was reading then (it adds a predicate's clauses once it has read them all) and
+    every clause and directive after it. Fails if reading F finds no syntax error.
+
+    The file is read term by term, reading on after each error (as kk_judge_read_all/3 of
+    judge.pl does for the judge); its op/3, use_module/1,2 and ensure_loaded/1 directives are
+    run, so that the terms after them read as they would in a load (running them again costs
+    nothing when the load ran them already).
+*/
+kk_syntax_report(F) :-
+    kk_source_name(F, Name),
+    catch(setup_call_cleanup(open(Name, read, S), kk_read_items(S, Items0), close(S)), _, fail),
+    catch(setup_call_cleanup(open(Name, read, S2), kk_rest_chars(S2, Cs), close(S2)), _, fail),
+    kk_without_trailing_comment(Cs, Items0, Items),
+    findall(L-W, ( member(error(L0, W, P), Items), kk_error_line(Cs, L0, P, L) ), Errors),
+    Errors = [L1-_ | _],
+    length(Errors, N),
+    kk_max_reported(Max),
+    forall(( nth1(I, Errors, L-W), I =< Max ), kk_syntax_line(Name, L, W)),
+    (   N > Max
+    ->  More is N - Max,
+        write('% '), write(Name), write(': '), write(More), write(' more syntax errors'), nl
+    ;   true
+    ),
+    once(append(Before, [error(L1, _, _) | After], Items)),
+    (   append(_, [clause(Last)], Before) -> Reading = [Last] ; Reading = [] ),
+    findall(PI, member(clause(PI), After), PIs0),
+    kk_first_each(PIs0, PIs1),
+    findall(PI, ( member(PI, PIs1), \+ memberchk(PI, Reading) ), PIs),
+    findall(d, member(directive, After), Ds),
+    length(Ds, NDs),
+    (   Reading == [], PIs == [], NDs =:= 0 -> true
+    ;   write('% '), write(Name), write(': loading stopped at the first syntax error (line '),
+        write(L1), write('); not loaded: '),
+        kk_not_loaded_items(Reading, L1, PIs, NDs),
+        nl
+    ).
+
+% At most this many syntax errors of a file are written, one a line.
+kk_max_reported(20).
+
+kk_syntax_line(Name, L, What) :-
+    write('% '), write(Name),
+    (   integer(L) -> write(':'), write(L) ; true ),
+    write(': syntax error: '), writeq(What), nl.
+
+% kk_not_loaded_items(+Reading, +L, +PIs, +NDs): the predicate being read at line L (if any),
+% then the predicates and the number of directives after it.
+kk_not_loaded_items(Reading, L, PIs, NDs) :-
+    (   Reading = [PI] -> writeq(PI), write(' (all its clauses: it was being read then)')
+    ;   true
+    ),
+    (   PIs == [], NDs =:= 0 -> true
+    ;   (   Reading == [] -> true ; write('; ') ),
+        write('after line '), write(L), write(': '),
+        (   PIs == [] -> true ; kk_write_list(PIs) ),
+        (   NDs =:= 0 -> true
+        ;   (   PIs == [] -> true ; write(' and ') ),
+            write(NDs), ( NDs =:= 1 -> write(' directive') ; write(' directives') )
+        )
+    ).
+
+kk_write_list([X | Xs]) :-
+    writeq(X),
+    (   Xs == [] -> true ; write(', '), kk_write_list(Xs) ).
+
+% kk_first_each(+Xs, -Ys): Xs, each element at its first place only.
+kk_first_each(Xs, Ys) :- kk_first_each(Xs, [], Ys).
+
+kk_first_each([], _, []).
+kk_first_each([X | Xs], Seen, Ys) :-
+    (   memberchk(X, Seen) -> Ys = Ys1 ; Ys = [X | Ys1] ),
+    kk_first_each(Xs, [X | Seen], Ys1).
+
+% kk_read_items(+S, -Items): what the stream S holds, term by term to its end: clause(N/A) for a
+% clause or grammar rule of N/A, directive, or error(Line, What, Pos) for a term the reader
+% refused (Line from the error; Pos, the stream's position before that term).
+kk_read_items(S, Items) :-
+    stream_property(S, position(P0)),
+    catch(read_term(S, T, []), E, true),
+    (   nonvar(E)
+    ->  (   E = error(syntax_error(W), _:L) -> true
+        ;   E = error(W, _), L = none
+        ),
+        Items = [error(L, W, P0) | Items1],
+        stream_property(S, position(P1)),
+        % (an error that reads nothing more ends the reading)
+        (   P1 == P0 -> Items1 = [] ; kk_read_items(S, Items1) )
+    ;   ( var(T) ; T == end_of_file )
+    ->  Items = []
+    ;   kk_term_item(T, Item),
+        Items = [Item | Items1],
+        kk_read_items(S, Items1)
+    ).
+
+kk_term_item((:- D), directive) :- !, kk_reading_directive(D).
+kk_term_item((?- D), directive) :- !, kk_reading_directive(D).
+kk_term_item(T, Item) :-
+    (   kk_term_head(T, H), callable(H)
+    ->  functor(H, N, A0),
+        (   nonvar(T), T = (_ --> _) -> A is A0 + 2 ; A = A0 ),
+        Item = clause(N/A)
+    ;   Item = directive
+    ).
+
+kk_term_head(T, H) :-
+    (   T = (H0 --> _) -> true
+    ;   T = (H0 :- _) -> true
+    ;   H0 = T
+    ),
+    (   nonvar(H0), H0 = _:H1 -> H = H1 ; H = H0 ),
+    nonvar(H).
+
+% kk_reading_directive(+D): D is run when it changes how the rest of a file reads.
+kk_reading_directive(D) :-
+    (   nonvar(D), memberchk(D, [op(_, _, _), use_module(_), use_module(_, _), ensure_loaded(_)])
+    ->  catch(kk_restore_goal(D), _, true)
+    ;   true
+    ).
+
+% kk_without_trailing_comment(+Cs, +Items0, -Items): Items0 (read from the text Cs) without a
+% last error that only a comment (or layout) follows: Scryer 0.10's reader reports one at a
+% block comment ending a file, where consult/1 loads the file.
+kk_without_trailing_comment(Cs, Items0, Items) :-
+    (   append(Items, [error(_, _, position_and_lines_read(P, _))], Items0),
+        integer(P),
+        length(Before, P),
+        append(Before, Rest, Cs),
+        kk_blank(Rest)
+    ->  true
+    ;   Items = Items0
+    ).
+
+% kk_error_line(+Cs, +L0, +Pos, -L): the line of a syntax error that Scryer 0.10 reports as L0,
+% the term having started at Pos of the text Cs. After an error its line count falls behind (the
+% lines of the term it refused are not counted): the lines before Pos are counted here.
+kk_error_line(Cs, L0, position_and_lines_read(P, Read), L) :-
+    integer(L0),
+    integer(P),
+    length(Before, P),
+    append(Before, _, Cs),
+    !,
+    findall(x, member('\n', Before), Ns),
+    length(Ns, N),
+    L is L0 + N - Read.
+kk_error_line(_, L, _, L).
+
+kk_rest_chars(S, Cs) :-
+    get_char(S, C),
+    (   C == end_of_file -> Cs = [] ; Cs = [C | Cs1], kk_rest_chars(S, Cs1) ).
+
+% kk_blank(+Cs): Cs is layout and comments only.
+% (Scryer 0.10 does not read C == '/', ...)
+kk_blank([]).
+kk_blank([C | Cs]) :-
+    memberchk(C, [' ', '\t', '\n', '\r', '\f', '\v']),
+    kk_blank(Cs).
+kk_blank(['%' | Cs]) :-
+    (   once(append(_, ['\n' | Rest], Cs)) -> kk_blank(Rest) ; true ).
+kk_blank(['/', '*' | Cs]) :-
+    once(append(_, ['*', '/' | Rest], Cs)),
+    kk_blank(Rest).
 
 % (not library(files): loading it would slow every start)
 kk_readable(F) :-
@@ -634,7 +820,8 @@ kk_state(Chars) :-
     maplist(kk_file_flags, Files, FileFlags),
     catch(findall(P-Cs, kk_dynamic(P, Cs), Dyn), _, Dyn = []),
     kk_globals(Keys, Globals, Lost),
-    write_term_to_chars(kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost),
+    (   bb_get(kk_broken_files, Broken) -> true ; Broken = [] ),
+    write_term_to_chars(kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost, Broken),
                         [quoted(true), ignore_ops(true)], Chars).
 
 kk_file_flags(F, F-Flags) :-
@@ -678,11 +865,12 @@ kk_top_restore(Text, R) :-
     !.
 kk_top_restore(_, false).
 
-kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost) :-
+kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost, Broken) :-
     maplist(kk_restore_goal, Setup),
     bb_put(kk_setup, Setup),
+    bb_put(kk_broken_files, Broken),
     maplist(kk_restore_goal, Ops),
-    maplist(kk_restore_file, FileFlags),
+    maplist(kk_restore_file(Broken), FileFlags),
     maplist(kk_restore_, Dyn),
     maplist(kk_restore_flag, Flags),
     maplist(kk_restore_global, Globals),
@@ -698,13 +886,27 @@ kk_report_lost(K-Why) :-
     write('% lost in the restart: the value of '), writeq(K), write(' (bb_put/2; '),
     write(Why), write(')'), nl.
 
-% (quietly: a file that did not load said so when it was consulted)
-kk_restore_file(F-Flags) :-
+% kk_restore_file(+Broken, +F-Flags): F loaded again, with the flags of its time. Quietly,
+% unless it loaded when it was consulted (it is not one of Broken, whose failure was told
+% then) and no longer does: it was changed since, and what it defined (what answered before the
+% restart) is gone or partial, which is said.
+kk_restore_file(Broken, F-Flags) :-
     kk_all_libraries,
     maplist(kk_restore_flag, Flags),
     kk_remember(F),
     kk_loader_throws,
-    (   catch(kk_loading(consult(F)), _, fail) -> true ; true ).
+    (   catch(kk_loading(consult(F)), E, true)
+    ->  (   var(E) -> R = true ; E = kk_halt(_) -> R = true ; R = error(E) )
+    ;   R = false
+    ),
+    (   R == true -> true
+    ;   kk_broken(F, true),
+        (   memberchk(F, Broken) -> true
+        ;   write('% in the restart, '), write(F),
+            write(' (changed since it was loaded) did not load as before:'), nl,
+            kk_not_loaded(F, R)
+        )
+    ).
 
 kk_restore_(N/A-Cs) :-
     functor(H, N, A),

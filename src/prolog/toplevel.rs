@@ -453,7 +453,8 @@ impl Toplevel {
         super::chars_of(&t).ok_or_else(|| PrologError::Protocol(super::term_text(&t)))
     }
 
-    /// Runs a state goal made by [`Toplevel::state`] (quietly: nothing is printed).
+    /// Runs a state goal made by [`Toplevel::state`] (quietly, but for what the restart lost:
+    /// a value of `bb_put/2`, a file that loaded before and no longer does).
     fn restore(&mut self, state: &str) -> Result<(), PrologError> {
         self.one(
             &format!("kk_top_restore({}, R).", quote(&format!("{state} ."))),

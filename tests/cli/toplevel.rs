@@ -443,7 +443,14 @@ fn query_consult_syntax_error_names_the_file_and_line() {
     let f = file.to_str().unwrap();
     assert_eq!(
         query_with(&["--no-kenken", "--consult", f], "true."),
-        (format!("% {f}:2: syntax error: incomplete_reduction\n"), 2)
+        (
+            format!(
+                "% {f}:2: syntax error: incomplete_reduction\n\
+                 % {f}: loading stopped at the first syntax error (line 2); not loaded: foo/1 \
+                 (all its clauses: it was being read then)\n"
+            ),
+            2
+        )
     );
     // The file is named as consult/1 finds it (bad for bad.pl); the session goes on, and later
     // consults and goals work.
@@ -460,7 +467,11 @@ fn query_consult_syntax_error_names_the_file_and_line() {
     );
     assert_eq!(
         out,
-        format!("% {f}:2: syntax error: incomplete_reduction\nX = 1,\nY = 2.\n")
+        format!(
+            "% {f}:2: syntax error: incomplete_reduction\n\
+             % {f}: loading stopped at the first syntax error (line 2); not loaded: foo/1 \
+             (all its clauses: it was being read then)\nX = 1,\nY = 2.\n"
+        )
     );
     assert_eq!(code, 0);
 }
@@ -1359,4 +1370,103 @@ fn query_a_library_predicate_reached_by_a_built_name_is_there() {
         query_with(nk, "G =.. [numlist, 1, 3, L], G."),
         ("G = numlist(1,3,[1,2,3]),\nL = [1,2,3].\n".into(), 0)
     );
+}
+
+/// Issue 37 item 6: a file with syntax errors. Scryer's consult/1 stops at the first one,
+/// dropping the predicate it was reading and everything after it: every error is reported
+/// with its line (also after a multi-line term that did not read, and not the false one
+/// Scryer's reader finds at a block comment ending the file), and what was not loaded is named.
+#[test]
+fn query_consult_reports_every_syntax_error_and_what_was_not_loaded() {
+    let dir = tempdir();
+    let file = dir.join("two.pl");
+    std::fs::write(
+        &file,
+        "a(1).\nb(1) :- foo(.\na(2).\nc(1) :-\n    ) .\nc(2).\nd(1).\n/* the end */\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let report = format!(
+        "% {f}:2: syntax error: incomplete_reduction\n\
+         % {f}:5: syntax error: incomplete_reduction\n\
+         % {f}: loading stopped at the first syntax error (line 2); not loaded: a/1 (all its \
+         clauses: it was being read then); after line 2: c/1, d/1\n"
+    );
+    assert_eq!(
+        query_with(&["--no-kenken", "--consult", f], "true."),
+        (report.clone(), 2)
+    );
+    // consult/1 in a goal: the same report, and what it names is indeed not there.
+    let (out, code) = query_with(
+        &["--no-kenken"],
+        &format!("(consult('{f}') -> true ; true), catch(d(_), E, true)."),
+    );
+    assert_eq!(
+        out,
+        format!("{report}E = error(existence_error(procedure,d/1),d/1).\n")
+    );
+    assert_eq!(code, 0);
+    // The directives after the error are counted, a grammar rule named by its predicate, and a
+    // file's operators are known to the reading of what follows them.
+    let ops = dir.join("ops.pl");
+    std::fs::write(
+        &ops,
+        ":- op(700, xfx, ===>).\nok(1).\n:- dynamic(q/1).\nb(X) :- X ===> (.\nc(1) ===> 2.\n\
+         :- dynamic(r/1).\nd --> [x].\n",
+    )
+    .unwrap();
+    let o = ops.to_str().unwrap();
+    assert_eq!(
+        query_with(&["--no-kenken", "--consult", o], "true."),
+        (
+            format!(
+                "% {o}:4: syntax error: incomplete_reduction\n\
+                 % {o}: loading stopped at the first syntax error (line 4); not loaded: after \
+                 line 4: (===>)/2, d/2 and 1 directive\n"
+            ),
+            2
+        )
+    );
+}
+
+/// Item 6 in the repl: consult/1 and make/0 report every error; after a restart (here a
+/// timeout), a file that loaded before and was broken since says what it no longer defines,
+/// where its predicates would have vanished unannounced.
+#[test]
+fn repl_broken_edit_is_reported_by_make_and_after_a_restart() {
+    let data = tempdir();
+    let dir = tempdir();
+    let file = dir.join("edit.pl");
+    std::fs::write(&file, "p(1).\nq(1).\n").unwrap();
+    let f = file.to_str().unwrap();
+    let mut p = repl(&data, &["--no-kenken", "--timeout", "1"]);
+    p.send_line(&format!("consult('{f}').")).unwrap();
+    p.exp_string("true.").unwrap();
+    p.send_line("q(X).").unwrap();
+    p.exp_string("X = 1.").unwrap();
+    // Broken behind the session's back, then a restart.
+    std::fs::write(&file, "p(1).\nq(1).\nr(1) :- (.\ns(1).\nt(1) :- ).\n").unwrap();
+    p.send_line("length(L, N), fail.").unwrap();
+    p.exp_string("% timed out").unwrap();
+    p.send_line("q(X).").unwrap();
+    p.exp_string(&format!(
+        "% in the restart, {f} (changed since it was loaded) did not load as before:\r\n\
+         % {f}:3: syntax error: incomplete_reduction\r\n\
+         % {f}:5: syntax error: incomplete_reduction\r\n\
+         % {f}: loading stopped at the first syntax error (line 3); not loaded: q/1 (all its \
+         clauses: it was being read then); after line 3: s/1\r\n"
+    ))
+    .unwrap();
+    p.exp_string("existence_error(procedure,q/1)").unwrap();
+    // make/0 says it again; once fixed, make/0 loads it.
+    p.send_line("make.").unwrap();
+    p.exp_string(&format!("% {f}:5: syntax error")).unwrap();
+    p.exp_string("not loaded: q/1").unwrap();
+    std::fs::write(&file, "p(1).\nq(2).\n").unwrap();
+    p.send_line("make.").unwrap();
+    p.exp_string("true.").unwrap();
+    p.send_line("q(X).").unwrap();
+    p.exp_string("X = 2.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
 }
