@@ -119,11 +119,22 @@ kk_flush :-
 
 kk_top_(Chars, Mode, Result) :-
     kk_top_input,
-    catch(kk_read_goal(Chars, Goal0, VNs), E, true),
-    (   nonvar(E) -> kk_top_ball(E, Result)
+    catch(kk_read_goal(Chars, Goal0, VNs), E0, true),
+    (   nonvar(E0) -> kk_typed_error(E0, E), kk_top_ball(E, Result)
     ;   var(Goal0) -> kk_top_ball(error(instantiation_error, toplevel), Result)
     ;   kk_halts(Goal0, Goal),
         kk_top_run(Goal, VNs, Mode, Result)
+    ).
+
+% kk_typed_error(+E0, -E): an error reading the goal typed, as Scryer's top level, which reads
+% it from user_input, tells it: in read_term/3, at a line counted from 1 (the builtin under
+% kk_read_goal/3 names read_term_from_chars/3 and counts from 0).
+kk_typed_error(E0, E) :-
+    (   E0 = error(S, read_term_from_chars/3:L0), integer(L0)
+    ->  L is L0 + 1, E = error(S, read_term/3:L)
+    ;   E0 = error(S, read_term_from_chars/3)
+    ->  E = error(S, read_term/3)
+    ;   E = E0
     ).
 
 kk_top_ball(kk_halt(Code), halt(Code)) :- !, kk_fresh_line.

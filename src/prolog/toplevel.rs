@@ -371,8 +371,12 @@ impl Toplevel {
     pub fn run(&mut self, goal: &str, mode: &Mode) -> Result<TopResult, PrologError> {
         // (the goal was typed on a line of its own, or is the first thing shown)
         self.at_line_start.store(true, Ordering::Relaxed);
+        // (a quote left open is ended by a new line, as the user's Enter ends it for Scryer's
+        // top level: its reader then says missing_quote or invalid_single_quoted_character)
         let mut text = goal.trim_end().to_string();
-        if !text.ends_with('.') || text.ends_with("..") {
+        if ends_in_quote(&text) {
+            text.push('\n');
+        } else if !text.ends_with('.') || text.ends_with("..") {
             text.push_str(" .");
         } else {
             text.push(' ');
@@ -1260,8 +1264,21 @@ pub struct Goals {
 
 /// Cuts `text` into goals where a Prolog reader ends a term: at a `.` followed by layout, `%`
 /// or the end of the text, outside quotes (`'...'`, `"..."`, `` `...` ``, `0'c`) and comments,
-/// and not part of a symbol (`=..`).
+/// and not part of a symbol (`=..`). A quoted item that meets a new line (not escaped by `\`)
+/// ends its goal there, as Scryer's and GNU Prolog's readers stop at it with a syntax error
+/// (a goal typed with a quote left open is told at once, not waited for).
 pub fn split_goals(text: &str) -> Goals {
+    scan_goals(text).0
+}
+
+/// Whether `goal` (one goal) ends within a quoted item: [`Toplevel::run`] then ends it with a
+/// new line, for the reader to tell the quote left open as Scryer's top level does.
+fn ends_in_quote(goal: &str) -> bool {
+    scan_goals(goal).1
+}
+
+/// [`split_goals`], and whether the text ends within a quoted item.
+fn scan_goals(text: &str) -> (Goals, bool) {
     const SYMBOL: &str = "+-*/\\^<>=~:.?@#&$";
     let cs: Vec<(usize, char)> = text.char_indices().collect();
     let n = cs.len();
@@ -1269,7 +1286,7 @@ pub fn split_goals(text: &str) -> Goals {
     let ch = |k: usize| if k < n { Some(cs[k].1) } else { None };
     let mut complete = Vec::new();
     let (mut start, mut content, mut open) = (0, false, false);
-    let mut after_symbol = false;
+    let (mut after_symbol, mut quoted) = (false, false);
     let mut i = 0;
     while i < n {
         let c = cs[i].1;
@@ -1299,12 +1316,23 @@ pub fn split_goals(text: &str) -> Goals {
             }
             '\'' if i > 0
                 && cs[i - 1].1 == '0'
-                && !(i > 1 && (cs[i - 2].1.is_alphanumeric() || cs[i - 2].1 == '_')) =>
+                && !(i > 1 && (cs[i - 2].1.is_alphanumeric() || cs[i - 2].1 == '_'))
+                // (0'\ and a new line is no character code: 0 then a quoted atom, ISO
+                // conformity #259)
+                && !(ch(i + 1) == Some('\\') && ch(i + 2) == Some('\n')) =>
             {
-                // 0'c: the character code of c (an escape or a doubled quote are one)
+                // 0'c: the character code of c (an escape or a doubled quote are one;
+                // \x41\ and \101\ end at their closing \)
                 content = true;
                 i += 1;
                 i += match (ch(i), ch(i + 1)) {
+                    (Some('\\'), Some(d)) if d == 'x' || d.is_ascii_digit() => {
+                        let mut k = 2;
+                        while ch(i + k).is_some_and(|e| e.is_ascii_alphanumeric()) {
+                            k += 1;
+                        }
+                        k + usize::from(ch(i + k) == Some('\\'))
+                    }
                     (Some('\\'), _) | (Some('\''), Some('\'')) => 2,
                     _ => 1,
                 };
@@ -1318,6 +1346,15 @@ pub fn split_goals(text: &str) -> Goals {
                     match ch(i) {
                         None => {
                             open = true;
+                            quoted = true;
+                            break;
+                        }
+                        Some('\n') => {
+                            // (the reader stops here: the goal ends, a syntax error)
+                            complete.push(text[start..at(i)].trim().to_string());
+                            start = at(i + 1);
+                            content = false;
+                            i += 1;
                             break;
                         }
                         Some('\\') => i += 2,
@@ -1348,7 +1385,7 @@ pub fn split_goals(text: &str) -> Goals {
         i += 1;
     }
     let rest = (content || open).then(|| text[start.min(text.len())..].trim().to_string());
-    Goals { complete, rest }
+    (Goals { complete, rest }, quoted)
 }
 
 #[cfg(test)]
@@ -1455,5 +1492,34 @@ mod tests {
             split("X = 'a\\'. b'."),
             (vec!["X = 'a\\'. b'.".to_string()], None)
         );
+    }
+
+    /// Issue 37 item 10: ISO conformity #259 and other splits a reader makes.
+    #[test]
+    fn goals_are_cut_where_the_reader_ends_them() {
+        let one = |t: &str| (vec![t.to_string()], None::<String>);
+        // 0'\ then a new line is 0, then the quoted atom '+' (\ and the new line are a
+        // continuation), then a block comment holding '. %': one goal.
+        assert_eq!(split("X = 0'\\\n+'/*'. %*/1."), one("X = 0'\\\n+'/*'. %*/1."));
+        // 0'c with escapes that hold more than one character
+        assert_eq!(split("X = 0'\\x41\\. Y = 1."), (
+            vec!["X = 0'\\x41\\.".to_string(), "Y = 1.".to_string()],
+            None
+        ));
+        assert_eq!(split("X = 0'\\101\\."), one("X = 0'\\101\\."));
+        assert_eq!(split("X = 0'%, Y = 0'.."), one("X = 0'%, Y = 0'.."));
+        // % and . in quotes, a quote in a block comment
+        assert_eq!(split("X = \"a%b. \", Y = '%'."), one("X = \"a%b. \", Y = '%'."));
+        assert_eq!(split("/* it's. */ X = `a. `."), one("/* it's. */ X = `a. `."));
+        assert_eq!(split("X = 'a\\\nb'."), one("X = 'a\\\nb'."));
+        // a new line in a quoted item ends the goal (a syntax error, told at once)
+        assert_eq!(
+            split("X = 'abc.\nY = 1.\n"),
+            (vec!["X = 'abc.".to_string(), "Y = 1.".to_string()], None)
+        );
+        assert!(ends_in_quote("X = 'abc."));
+        assert!(ends_in_quote("X = \"abc."));
+        assert!(!ends_in_quote("X = 'abc'."));
+        assert!(!ends_in_quote("X = 0'\\\n+'/*'. %*/1."));
     }
 }

@@ -1470,3 +1470,79 @@ fn repl_broken_edit_is_reported_by_make_and_after_a_restart() {
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
+
+/// Issue 37 item 9: an error in the goal typed reads as Scryer's top level tells it: in
+/// read_term/3, lines counted from 1, and a quote left open as Scryer's reader says
+/// (missing_quote, invalid_single_quoted_character), not incomplete_reduction.
+#[test]
+fn query_syntax_errors_read_as_scryers() {
+    let nk = &["--no-kenken"];
+    let cases = [
+        (
+            "foo(.",
+            "   error(syntax_error(incomplete_reduction),read_term/3:1).\n",
+        ),
+        (
+            "X = a,\n  foo(.",
+            "   error(syntax_error(incomplete_reduction),read_term/3:2).\n",
+        ),
+        (
+            "X = 'abc.",
+            "   error(syntax_error(invalid_single_quoted_character),read_term/3).\n",
+        ),
+        (
+            "X = \"abc.",
+            "   error(syntax_error(missing_quote),read_term/3:1).\n",
+        ),
+        (
+            "X = `abc.",
+            "   error(syntax_error(missing_quote),read_term/3:1).\n",
+        ),
+    ];
+    for (goal, out) in cases {
+        assert_eq!(query_with(nk, goal), (out.to_string(), 2), "{goal}");
+    }
+    // A goal's own read_term_from_chars/3 is named as it is.
+    let (out, code) = query_with(nk, "read_term_from_chars(\"f(.\", T, []).");
+    assert!(out.contains("read_term_from_chars/3"), "{out}");
+    assert_eq!(code, 2);
+}
+
+/// Items 9 and 10 in the repl: a quote left open is an error at once (as in Scryer and GNU
+/// Prolog), and the next goal runs; ISO conformity #259 answers as in Scryer.
+#[test]
+fn repl_open_quote_is_an_error_at_once_and_iso_259_answers() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken"]);
+    p.send_line("X = 'abc.").unwrap();
+    p.exp_string("error(syntax_error(invalid_single_quoted_character),read_term/3).")
+        .unwrap();
+    p.send_line("Y = 1.").unwrap();
+    p.exp_string("\r\nY = 1.").unwrap();
+    p.send_line("X = 0'\\").unwrap();
+    p.send_line("+'/*'. %*/1.").unwrap();
+    p.exp_string("X = 0+1.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// Item 10: ISO conformity #259 through `query`, with other goals a reader ends where a
+/// naive cut at ". " would not.
+#[test]
+fn query_goals_are_cut_where_the_reader_ends_them() {
+    let nk = &["--no-kenken"];
+    assert_eq!(
+        query_with(nk, "X = 0'\\\n+'/*'. %*/1."),
+        ("X = 0+1.\n".into(), 0)
+    );
+    assert_eq!(
+        query_with(
+            nk,
+            "X = 0'\\x41\\. Y = \"a%b. \". Z = 0'%. /* it's. */ W = 'it''s'."
+        ),
+        (
+            "X = 65.\nY = \"a%b. \".\nZ = 37.\nW = 'it\\'s'.\n".into(),
+            0
+        )
+    );
+}
