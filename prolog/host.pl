@@ -169,7 +169,7 @@ kk_write_error(Ball) :-
 % by the clauses of a consulted file too: see goal_expansion/2 at the end). A goal
 % Scryer 0.10 would panic on is an error instead: M:G with M bound but not an atom, and
 % asserting a cyclic term.
-kk_halts(G, G) :- var(G), !.
+kk_halts(G, kk_var_goal(G)) :- var(G), !.
 kk_halts(M:_, throw(error(type_error(atom, M), (:)/2))) :- nonvar(M), \+ atom(M), !.
 kk_halts(use_module(M), kk_recorded(use_module(M))) :- !.
 kk_halts(use_module(M, Is), kk_recorded(use_module(M, Is))) :- !.
@@ -193,6 +193,15 @@ kk_halts([F | Fs], kk_consult([F | Fs])) :- !.
 kk_halts(consult(user), kk_consult_user) :- !.
 kk_halts(consult(F), kk_consult(F)) :- !.
 kk_halts(G, G).
+
+% kk_var_goal(?G): G, which was a variable where a goal stands when the goal typed was read
+% (G = format("~w", [x]), G): any goal, whose name the host did not see, so every lazy library
+% is loaded first (as for a goal that calls call/N: src/prolog/toplevel.rs), and G is called as
+% the goal typed is (halt/0,1 in it ends the session ...).
+kk_var_goal(G) :-
+    (   var(G) -> call(G)
+    ;   kk_all_libraries, kk_halts(G, G1), call(G1)
+    ).
 
 kk_recorded(G) :-
     % (call/1 expands G again: goal_expansion/2 is off meanwhile)

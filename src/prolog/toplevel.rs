@@ -597,9 +597,9 @@ const META_CALLS: &[&str] = &[
 /// The lazy libraries whose predicates `goal` names: a word of its text (letters, digits and
 /// `_`, quoted or not, in a comment or a string too: loading one library too many does no
 /// harm) that one of them exports; all of them when it calls a goal it is given (`=..`, or a
-/// word of [`META_CALLS`]), since that goal's name may be built as it runs. (A goal made of a
-/// bare variable is not seen: calling such a predicate is an existence error until a goal
-/// names it or a file is consulted, which loads them all.)
+/// word of [`META_CALLS`]), since that goal's name may be built as it runs. (A variable where
+/// a goal stands, `G = format("~w", [x]), G`, loads them all as it runs: `kk_var_goal/1` in
+/// `host.pl`.)
 fn lazy_libraries(goal: &str) -> Vec<&'static str> {
     let words = words(goal);
     let meta = goal.contains("=..") || META_CALLS.iter().any(|m| words.contains(m));

@@ -1370,6 +1370,26 @@ fn query_a_library_predicate_reached_by_a_built_name_is_there() {
         query_with(nk, "G =.. [numlist, 1, 3, L], G."),
         ("G = numlist(1,3,[1,2,3]),\nL = [1,2,3].\n".into(), 0)
     );
+    // A variable where a goal stands, bound to a goal built without a word that names it
+    // (nor call/N nor =..), in a conjunction and in a disjunction; halt/1 reached so ends the
+    // session.
+    assert_eq!(
+        query_with(
+            nk,
+            "atom_concat(for, mat, F), functor(G, F, 2), arg(1, G, \"~w~n\"), arg(2, G, [x]), \
+             (true, G)."
+        ),
+        ("x\nF = format,\nG = format(\"~w~n\",\"x\").\n".into(), 0)
+    );
+    assert_eq!(
+        query_with(
+            nk,
+            "atom_concat(nu, mlist, F), functor(G, F, 3), arg(1, G, 1), arg(2, G, 2), \
+             (fail ; G), arg(3, G, L)."
+        ),
+        ("F = numlist,\nG = numlist(1,2,[1,2]),\nL = [1,2].\n".into(), 0)
+    );
+    assert_eq!(query_with(nk, "G = halt(3), G, write(after)."), ("".into(), 3));
 }
 
 /// Issue 37 item 6: a file with syntax errors. Scryer's consult/1 stops at the first one,
