@@ -111,6 +111,9 @@ kk_chars(Text, Chars) :-
 % starts on a line of its own after a goal's own output (write(hello) then true.).
 kk_fresh_line :- put_char('\x1\').
 
+% kk_show: what was written to user_output is shown now (the host shows it in batches).
+kk_show :- put_char('\x3\'), flush_output.
+
 % kk_flush: what the goal wrote to user_error is shown too (its last nl/0 is written out only
 % at the next write or flush), then user_output.
 kk_flush :-
@@ -1013,7 +1016,7 @@ kk_top_next(batch(Limit), _, N, R) :-
 kk_top_next(ask(In, Out), VNs, N, R) :-
     (   bb_get(kk_top_all, true)
     ->  write(' ;'), nl, fail
-    ;   write(' '), flush_output,
+    ;   write(' '), kk_show,
         % the host reads one key (the reader must not) and answers next, all, stop, whole or
         % help
         kk_reader_stop,

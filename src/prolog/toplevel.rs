@@ -238,6 +238,104 @@ pub struct Toplevel {
     machine: Machine,
     /// Whether what user_output showed last ends a line (or nothing was shown yet).
     at_line_start: Arc<AtomicBool>,
+    /// What user_output wrote, on its way to standard output.
+    shown: Shown,
+}
+
+/// What user_output writes, shown on standard output in batches: Scryer hands over every
+/// write/1 and nl/0 on its own (two system calls a line were a fifth of the time of a goal
+/// printing lines). A batch is written at most [`Shown::DELAY`] after its first byte (by a
+/// thread of its own, so a goal that writes and then computes is seen at once), when it is
+/// big, when `host.pl` asks ([`FLUSH`]: before it asks the host for a key), before anything is
+/// written to standard error, and at the end of every host goal.
+#[derive(Clone)]
+struct Shown {
+    state: Arc<(std::sync::Mutex<ShownState>, std::sync::Condvar)>,
+}
+
+struct ShownState {
+    /// Bytes not yet written.
+    bytes: Vec<u8>,
+    /// Whether the bytes end a line.
+    ends_line: bool,
+    /// The file where the parent reads whether what was shown ends a line ([`LINE_VAR`]),
+    /// and what it says.
+    line_file: Option<std::fs::File>,
+    told: bool,
+}
+
+impl Shown {
+    /// How long a byte may wait in a batch.
+    const DELAY: Duration = Duration::from_millis(10);
+    /// A batch this big is written at once.
+    const BIG: usize = 1 << 16;
+
+    /// A batch, and the thread that writes it out within [`Shown::DELAY`].
+    fn new(line_file: Option<std::fs::File>) -> Shown {
+        let shown = Shown {
+            state: Arc::new((
+                std::sync::Mutex::new(ShownState {
+                    bytes: Vec::new(),
+                    ends_line: true,
+                    line_file,
+                    told: true,
+                }),
+                std::sync::Condvar::new(),
+            )),
+        };
+        let writer = shown.clone();
+        std::thread::spawn(move || loop {
+            let (lock, ready) = &*writer.state;
+            let Ok(mut st) = lock.lock() else { return };
+            while st.bytes.is_empty() {
+                st = match ready.wait(st) {
+                    Ok(st) => st,
+                    Err(_) => return,
+                };
+            }
+            drop(st);
+            std::thread::sleep(Shown::DELAY);
+            writer.flush();
+        });
+        shown
+    }
+
+    /// Adds `bytes` (which end a line or not) to the batch.
+    fn push(&self, bytes: &[u8], ends_line: bool) {
+        let (lock, ready) = &*self.state;
+        let Ok(mut st) = lock.lock() else { return };
+        if st.bytes.is_empty() {
+            ready.notify_one();
+        }
+        st.bytes.extend_from_slice(bytes);
+        st.ends_line = ends_line;
+        let big = st.bytes.len() >= Shown::BIG;
+        drop(st);
+        if big {
+            self.flush();
+        }
+    }
+
+    /// Writes the batch out, and tells the parent whether it ends a line.
+    fn flush(&self) {
+        let Ok(mut st) = self.state.0.lock() else {
+            return;
+        };
+        if st.bytes.is_empty() {
+            return;
+        }
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(&st.bytes).and_then(|_| o.flush());
+        st.bytes.clear();
+        let now = st.ends_line;
+        if now != st.told {
+            if let Some(f) = st.line_file.as_mut() {
+                use std::os::unix::fs::FileExt;
+                let _ = f.write_at(if now { b"1" } else { b"0" }, 0);
+            }
+            st.told = now;
+        }
+    }
 }
 
 /// The environment variable that names a file where a top level's process keeps whether what
@@ -259,6 +357,8 @@ pub fn ends_a_line(file: &Path) -> bool {
 /// channel (`kk_wall_ms/1`: Scryer has no clock finer than seconds).
 const FRESH_LINE: u8 = 1;
 const CLOCK: u8 = 2;
+/// What `host.pl` writes to user_output for the batch of output to be shown now ([`Shown`]).
+const FLUSH: u8 = 3;
 
 impl Toplevel {
     /// Starts an engine with the top level (and `kenken.pl` unless `no_kenken`).
@@ -270,9 +370,10 @@ impl Toplevel {
         let at_line_start = Arc::new(AtomicBool::new(true));
         let line_start = at_line_start.clone();
         // (told to the parent that may kill this process, see LINE_VAR)
-        let mut line_file = std::env::var_os(LINE_VAR)
+        let line_file = std::env::var_os(LINE_VAR)
             .and_then(|p| std::fs::OpenOptions::new().write(true).open(p).ok());
-        let mut told = true;
+        let shown = Shown::new(line_file);
+        let to_show = shown.clone();
         let (mut clock, input) = InputStreamConfig::channel();
         // (the session's clocks go on from where the engine before this one left them)
         let clocks = Clocks::from_env();
@@ -282,8 +383,10 @@ impl Toplevel {
             let bytes = std::mem::take(buf.get_mut());
             buf.set_position(0);
             let mut shown = Vec::with_capacity(bytes.len() + 1);
+            let mut flush = false;
             for b in bytes {
                 match b {
+                    FLUSH => flush = true,
                     FRESH_LINE => {
                         if !line_start.load(Ordering::Relaxed) {
                             shown.push(b'\n');
@@ -304,21 +407,19 @@ impl Toplevel {
                 }
             }
             if !loud.load(Ordering::Relaxed) && !shown.is_empty() {
-                let mut o = std::io::stdout().lock();
-                let _ = o.write_all(&shown).and_then(|_| o.flush());
-                let now = line_start.load(Ordering::Relaxed);
-                if let (Some(f), true) = (line_file.as_mut(), now != told) {
-                    use std::os::unix::fs::FileExt;
-                    let _ = f.write_at(if now { b"1" } else { b"0" }, 0);
-                    told = now;
-                }
+                to_show.push(&shown, line_start.load(Ordering::Relaxed));
+            }
+            if flush {
+                to_show.flush();
             }
         }));
         let hushed = quiet.clone();
+        let before_err = shown.clone();
         let err = OutputStreamConfig::callback(Box::new(move |buf| {
             let bytes = std::mem::take(buf.get_mut());
             buf.set_position(0);
-            if !hushed.load(Ordering::Relaxed) {
+            if !hushed.load(Ordering::Relaxed) && !bytes.is_empty() {
+                before_err.flush();
                 let mut o = std::io::stderr().lock();
                 let _ = o.write_all(&bytes).and_then(|_| o.flush());
             }
@@ -361,9 +462,11 @@ impl Toplevel {
             .count();
         quiet.store(false, Ordering::Relaxed);
         at_line_start.store(true, Ordering::Relaxed);
+        shown.flush();
         Toplevel {
             machine,
             at_line_start,
+            shown,
         }
     }
 
@@ -472,6 +575,13 @@ impl Toplevel {
     /// ...): the panic is caught and told as an error, after which the engine is not to be
     /// trusted ([`TopProcess`] replaces it).
     fn one(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
+        let r = self.one_(query, var);
+        self.shown.flush();
+        r
+    }
+
+    /// [`Toplevel::one`], its output perhaps not shown yet.
+    fn one_(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
         let machine = &mut self.machine;
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut found = None;
@@ -1500,17 +1610,29 @@ mod tests {
         let one = |t: &str| (vec![t.to_string()], None::<String>);
         // 0'\ then a new line is 0, then the quoted atom '+' (\ and the new line are a
         // continuation), then a block comment holding '. %': one goal.
-        assert_eq!(split("X = 0'\\\n+'/*'. %*/1."), one("X = 0'\\\n+'/*'. %*/1."));
+        assert_eq!(
+            split("X = 0'\\\n+'/*'. %*/1."),
+            one("X = 0'\\\n+'/*'. %*/1.")
+        );
         // 0'c with escapes that hold more than one character
-        assert_eq!(split("X = 0'\\x41\\. Y = 1."), (
-            vec!["X = 0'\\x41\\.".to_string(), "Y = 1.".to_string()],
-            None
-        ));
+        assert_eq!(
+            split("X = 0'\\x41\\. Y = 1."),
+            (
+                vec!["X = 0'\\x41\\.".to_string(), "Y = 1.".to_string()],
+                None
+            )
+        );
         assert_eq!(split("X = 0'\\101\\."), one("X = 0'\\101\\."));
         assert_eq!(split("X = 0'%, Y = 0'.."), one("X = 0'%, Y = 0'.."));
         // % and . in quotes, a quote in a block comment
-        assert_eq!(split("X = \"a%b. \", Y = '%'."), one("X = \"a%b. \", Y = '%'."));
-        assert_eq!(split("/* it's. */ X = `a. `."), one("/* it's. */ X = `a. `."));
+        assert_eq!(
+            split("X = \"a%b. \", Y = '%'."),
+            one("X = \"a%b. \", Y = '%'.")
+        );
+        assert_eq!(
+            split("/* it's. */ X = `a. `."),
+            one("/* it's. */ X = `a. `.")
+        );
         assert_eq!(split("X = 'a\\\nb'."), one("X = 'a\\\nb'."));
         // a new line in a quoted item ends the goal (a syntax error, told at once)
         assert_eq!(
