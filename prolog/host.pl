@@ -344,6 +344,11 @@ kk_not_loaded(F, R) :-
     ).
 
 kk_remember(F) :-
+    % (its text, for make/0 to tell whether it changed)
+    kk_file_text(F, Cs),
+    (   bb_get(kk_file_texts, Ts0) -> true ; Ts0 = [] ),
+    (   select(F-_, Ts0, Ts1) -> true ; Ts1 = Ts0 ),
+    bb_put(kk_file_texts, [F-Cs | Ts1]),
     (   bb_get(kk_files, Files0) -> true ; Files0 = [] ),
     (   memberchk(F, Files0) -> Files = Files0 ; append(Files0, [F], Files) ),
     bb_put(kk_files, Files),
@@ -600,13 +605,44 @@ kk_top_consult(F, R) :-
     kk_fresh_line,
     flush_output.
 
-%% make: consults again every file consulted in this session.
+%% make: consults again every file consulted in this session that changed since it was
+%  loaded (or did not load), saying which; or says that none did.
 make :-
     (   bb_get(kk_files, Files) -> true ; Files = [] ),
-    maplist(kk_make_one, Files).
+    (   Files == []
+    ->  write('% make: no file was consulted in this session'), nl
+    ;   foldl(kk_make_one, Files, 0, N),
+        (   N =:= 0
+        ->  write('% make: nothing changed since the files were loaded'), nl
+        ;   true
+        )
+    ).
 
-kk_make_one(F) :-
-    (   catch(kk_consult_one(F), E, kk_unless_halt(E, (kk_top_ball(E, _), fail))) -> true ; true ).
+kk_make_one(F, N0, N) :-
+    (   kk_unchanged(F) -> N = N0
+    ;   N is N0 + 1,
+        (   catch(kk_consult_one(F), E, kk_unless_halt(E, (kk_top_ball(E, _), fail)))
+        ->  kk_source_name(F, Name),
+            write('% make: reloaded '), write(Name), nl
+        ;   true
+        )
+    ).
+
+% kk_unchanged(+F): F loaded, and its text is the one it had then.
+kk_unchanged(F) :-
+    \+ ( bb_get(kk_broken_files, Bs), memberchk(F, Bs) ),
+    bb_get(kk_file_texts, Ts),
+    memberchk(F-Cs0, Ts),
+    kk_file_text(F, Cs),
+    Cs == Cs0.
+
+% kk_file_text(+F, -Cs): the text of the file F names (kk_source_name/2), [] if none.
+kk_file_text(F, Cs) :-
+    kk_source_name(F, Name),
+    (   catch(setup_call_cleanup(open(Name, read, S), kk_rest_chars(S, Cs0), close(S)), _, fail)
+    ->  Cs = Cs0
+    ;   Cs = []
+    ).
 
 %% statistics/0, statistics/2 (kk_statistics0/0, kk_statistics2/2, which the top level
 %  makes statistics/0,2: src/prolog/toplevel.rs): as in GNU Prolog and SWI-Prolog. statistics(K, [Total, Since])
@@ -734,7 +770,7 @@ help :-
         "Goals end with a full stop (they may span lines).",
         "After an answer: ; or space for the next one, a for all the rest, Enter or . to stop.",
         "  consult(File). or [File].  load a Prolog file (again: reload it)",
-        "  make.                      consult again every file loaded in this session",
+        "  make.                      consult again the files changed since they were loaded",
         "  help.                      this text",
         "  halt. or halt(Code).       leave (Ctrl-D too)",
         "After an answer, w writes it whole and h lists the keys.",

@@ -1594,3 +1594,38 @@ fn repl_output_of_a_running_goal_is_seen_while_it_runs() {
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
+
+/// Item 12: make/0 says what it reloaded, that nothing changed when nothing did, and that no
+/// file was consulted; an unchanged file is not loaded again (its clauses asserted since stay).
+#[test]
+fn repl_make_says_what_it_reloaded() {
+    let data = tempdir();
+    let dir = tempdir();
+    let file = dir.join("m.pl");
+    std::fs::write(&file, ":- dynamic(m/1).\nm(1).\n").unwrap();
+    let other = dir.join("other.pl");
+    std::fs::write(&other, "o(1).\n").unwrap();
+    let mut p = repl(&data, &["--no-kenken"]);
+    p.send_line("make.").unwrap();
+    p.exp_string("% make: no file was consulted in this session").unwrap();
+    p.send_line(&format!("['{}', '{}'].", file.display(), other.display()))
+        .unwrap();
+    p.exp_string("true.").unwrap();
+    p.send_line("assertz(m(2)), make.").unwrap();
+    p.exp_string("% make: nothing changed since the files were loaded")
+        .unwrap();
+    p.send_line("findall(X, m(X), Xs).").unwrap();
+    p.exp_string("Xs = [1,2].").unwrap();
+    std::fs::write(&file, ":- dynamic(m/1).\nm(3).\n").unwrap();
+    p.send_line("make.").unwrap();
+    let shown = p.exp_string("true.").unwrap();
+    assert!(
+        shown.contains(&format!("% make: reloaded {}", file.display())),
+        "{shown}"
+    );
+    assert!(!shown.contains("other.pl"), "{shown}");
+    p.send_line("findall(X, m(X), Xs).").unwrap();
+    p.exp_string("Xs = [3].").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
