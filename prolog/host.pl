@@ -27,6 +27,11 @@ kk_need_library(L) :-
     ->  % (statistics/2 and time/1 are host.pl's own)
         use_module(library(time), [max_sleep_time/1, sleep/1, current_time/1, format_time//2]),
         bb_put(Key, true)
+    ;   L == format
+    ->  % (listing/1 is host.pl's own)
+        use_module(library(format), [format_//2, format/2, format/3, portray_clause_//1,
+                                     portray_clause/1, portray_clause/2]),
+        bb_put(Key, true)
     ;   use_module(library(L)), bb_put(Key, true)
     ).
 
@@ -344,11 +349,11 @@ kk_not_loaded(F, R) :-
     ).
 
 kk_remember(F) :-
-    % (its text, for make/0 to tell whether it changed)
+    % (its text, for make/0 to tell whether it changed, and its clauses, for listing/1)
     kk_file_text(F, Cs),
-    (   bb_get(kk_file_texts, Ts0) -> true ; Ts0 = [] ),
-    (   select(F-_, Ts0, Ts1) -> true ; Ts1 = Ts0 ),
-    bb_put(kk_file_texts, [F-Cs | Ts1]),
+    kk_note(kk_file_texts, F, Cs),
+    kk_file_clauses(F, PITs),
+    kk_note(kk_file_clauses, F, PITs),
     (   bb_get(kk_files, Files0) -> true ; Files0 = [] ),
     (   memberchk(F, Files0) -> Files = Files0 ; append(Files0, [F], Files) ),
     bb_put(kk_files, Files),
@@ -420,7 +425,7 @@ kk_consult_error(F, E) :-
 */
 kk_syntax_report(F) :-
     kk_source_name(F, Name),
-    catch(setup_call_cleanup(open(Name, read, S), kk_read_items(S, Items0), close(S)), _, fail),
+    catch(setup_call_cleanup(open(Name, read, S), kk_read_items(S, run, Items0), close(S)), _, fail),
     catch(setup_call_cleanup(open(Name, read, S2), kk_rest_chars(S2, Cs), close(S2)), _, fail),
     kk_without_trailing_comment(Cs, Items0, Items),
     findall(L-W, ( member(error(L0, W, P), Items), kk_error_line(Cs, L0, P, L) ), Errors),
@@ -434,8 +439,8 @@ kk_syntax_report(F) :-
     ;   true
     ),
     once(append(Before, [error(L1, _, _) | After], Items)),
-    (   append(_, [clause(Last)], Before) -> Reading = [Last] ; Reading = [] ),
-    findall(PI, member(clause(PI), After), PIs0),
+    (   append(_, [clause(Last, _)], Before) -> Reading = [Last] ; Reading = [] ),
+    findall(PI, member(clause(PI, _), After), PIs0),
     kk_first_each(PIs0, PIs1),
     findall(PI, ( member(PI, PIs1), \+ memberchk(PI, Reading) ), PIs),
     findall(d, member(directive, After), Ds),
@@ -483,10 +488,12 @@ kk_first_each([X | Xs], Seen, Ys) :-
     (   memberchk(X, Seen) -> Ys = Ys1 ; Ys = [X | Ys1] ),
     kk_first_each(Xs, [X | Seen], Ys1).
 
-% kk_read_items(+S, -Items): what the stream S holds, term by term to its end: clause(N/A) for a
-% clause or grammar rule of N/A, directive, or error(Line, What, Pos) for a term the reader
-% refused (Line from the error; Pos, the stream's position before that term).
-kk_read_items(S, Items) :-
+% kk_read_items(+S, +Run, -Items): what the stream S holds, term by term to its end:
+% clause(N/A, T) for a clause or grammar rule T of N/A, directive, or error(Line, What, Pos)
+% for a term the reader refused (Line from the error; Pos, the stream's position before that
+% term). With Run = run, the directives that change how the rest reads are run
+% (kk_reading_directive/1); with skip, not.
+kk_read_items(S, Run, Items) :-
     stream_property(S, position(P0)),
     catch(read_term(S, T, []), E, true),
     (   nonvar(E)
@@ -496,23 +503,26 @@ kk_read_items(S, Items) :-
         Items = [error(L, W, P0) | Items1],
         stream_property(S, position(P1)),
         % (an error that reads nothing more ends the reading)
-        (   P1 == P0 -> Items1 = [] ; kk_read_items(S, Items1) )
+        (   P1 == P0 -> Items1 = [] ; kk_read_items(S, Run, Items1) )
     ;   ( var(T) ; T == end_of_file )
     ->  Items = []
-    ;   kk_term_item(T, Item),
+    ;   kk_term_item(T, Run, Item),
         Items = [Item | Items1],
-        kk_read_items(S, Items1)
+        kk_read_items(S, Run, Items1)
     ).
 
-kk_term_item((:- D), directive) :- !, kk_reading_directive(D).
-kk_term_item((?- D), directive) :- !, kk_reading_directive(D).
-kk_term_item(T, Item) :-
+kk_term_item((:- D), Run, directive) :- !, kk_run_directive(Run, D).
+kk_term_item((?- D), Run, directive) :- !, kk_run_directive(Run, D).
+kk_term_item(T, _, Item) :-
     (   kk_term_head(T, H), callable(H)
     ->  functor(H, N, A0),
-        (   nonvar(T), T = (_ --> _) -> A is A0 + 2 ; A = A0 ),
-        Item = clause(N/A)
+        (   T = (_ --> _) -> A is A0 + 2 ; A = A0 ),
+        Item = clause(N/A, T)
     ;   Item = directive
     ).
+
+kk_run_directive(run, D) :- kk_reading_directive(D).
+kk_run_directive(skip, _).
 
 kk_term_head(T, H) :-
     (   T = (H0 --> _) -> true
@@ -635,6 +645,77 @@ kk_unchanged(F) :-
     memberchk(F-Cs0, Ts),
     kk_file_text(F, Cs),
     Cs == Cs0.
+
+% kk_note(+Key, +F, +V): the list of File-Value pairs that bb_get(Key, _) gives holds F-V.
+kk_note(Key, F, V) :-
+    (   bb_get(Key, Ps0) -> true ; Ps0 = [] ),
+    (   select(F-_, Ps0, Ps1) -> true ; Ps1 = Ps0 ),
+    bb_put(Key, [F-V | Ps1]).
+
+% kk_file_clauses(+F, -PITs): the clauses and grammar rules of the file F names, as read, each
+% N/A-Term (a term that does not read is left out).
+kk_file_clauses(F, PITs) :-
+    kk_source_name(F, Name),
+    (   catch(setup_call_cleanup(open(Name, read, S), kk_read_items(S, skip, Items), close(S)),
+              _, fail)
+    ->  findall(PI-T, member(clause(PI, T), Items), PITs)
+    ;   PITs = []
+    ).
+
+%% listing(+Spec): the clauses of the predicates Spec names (Name/Arity, Name//Arity or Name,
+%  every arity), written as portray_clause/1 writes them: a dynamic predicate's as they are now
+%  (after its dynamic/1 declaration), a predicate of a file consulted in this session (static:
+%  Scryer's own listing/1 refuses it) as the file has them (a grammar rule translated), as
+%  SWI-Prolog lists them. (kk_listing/1, made listing/1 as statistics/2 is.)
+kk_listing(Spec) :-
+    kk_need_library(format),
+    kk_listing_pis(Spec, PIs),
+    (   PIs == [] -> throw(error(existence_error(procedure, Spec), listing/1)) ; true ),
+    maplist(kk_list_pi, PIs).
+
+kk_listing_pis(Spec, PIs) :-
+    (   var(Spec) -> throw(error(instantiation_error, listing/1))
+    ;   Spec = N/A, atom(N), integer(A) -> PIs = [N/A]
+    ;   Spec = N//A0, atom(N), integer(A0) -> A is A0 + 2, PIs = [N/A]
+    ;   atom(Spec)
+    ->  findall(Spec/A, kk_listable(Spec/A), PIs0),
+        sort(PIs0, PIs)
+    ;   throw(error(type_error(predicate_indicator, Spec), listing/1))
+    ).
+
+% kk_listable(?PI): PI is a user predicate that exists, or a consulted file has clauses of.
+kk_listable(PI) :-
+    (   current_predicate(user:PI), PI = N/A, functor(H, N, A), \+ kk_hidden(PI),
+        predicate_property(user:H, dynamic)
+    ;   bb_get(kk_file_clauses, FPs), member(_-PITs, FPs), member(PI-_, PITs),
+        current_predicate(user:PI)
+    ).
+
+kk_hidden(PI) :- memberchk(PI, ['$kk_goal'/1, time/1, statistics/2, listing/1]).
+
+kk_list_pi(N/A) :-
+    functor(H, N, A),
+    (   \+ kk_hidden(N/A), catch(predicate_property(user:H, dynamic), _, fail)
+    ->  write(':- dynamic('), writeq(N/A), write(').'), nl, nl,
+        forall(clause(H, B), kk_portray((H :- B))),
+        nl
+    ;   (   bb_get(kk_file_clauses, FPs) -> true ; FPs = [] ),
+        findall(T, ( member(_-PITs, FPs), member(N/A-T, PITs) ), Ts),
+        Ts \== [],
+        current_predicate(user:N/A)
+    ->  maplist(kk_portray, Ts),
+        nl
+    ;   current_predicate(user:N/A)
+    ->  write('% '), writeq(N/A), write(': not from a file consulted in this session, its clauses are not kept'), nl
+    ;   throw(error(existence_error(procedure, N/A), listing/1))
+    ).
+
+kk_portray(T0) :-
+    (   T0 = (H :- B), B == true -> T = H
+    ;   T0 = (_ --> _), catch(dcgs:dcg_rule(T0, T1), _, fail) -> T = T1
+    ;   T = T0
+    ),
+    portray_clause(T).
 
 % kk_file_text(+F, -Cs): the text of the file F names (kk_source_name/2), [] if none.
 kk_file_text(F, Cs) :-
@@ -913,7 +994,7 @@ kk_size(T, N0, N) :-
 
 kk_dynamic(N/A, Cs) :-
     current_predicate(user:N/A),
-    \+ memberchk(N/A, ['$kk_goal'/1, time/1, statistics/2]),
+    \+ kk_hidden(N/A),
     functor(H, N, A),
     predicate_property(user:H, dynamic),
     findall((H :- B), clause(H, B), Cs).

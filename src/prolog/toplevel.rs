@@ -60,15 +60,18 @@ term_variables_under_max_depth(Term, MaxDepth, Vars) :-
     '$term_variables_under_max_depth'(Term, MaxDepth, Vars).
 ";
 
-/// The top level's own `statistics/0,2` and `time/1` (defined in `host.pl`), loaded last:
-/// they replace library(time)'s, which `kenken.pl`'s engine imports after `host.pl`.
+/// The top level's own `statistics/0,2`, `time/1` and `listing/1` (defined in `host.pl`),
+/// loaded last: they replace library(time)'s and library(format)'s, which `kenken.pl`'s engine
+/// imports after `host.pl`.
 const TOP_PREDICATES: &str = "\
 :- dynamic(time/1).
 :- dynamic(statistics/2).
+:- dynamic(listing/1).
 :- meta_predicate(time(0)).
 time(G) :- kk_time(G).
 statistics(K, V) :- kk_statistics2(K, V).
 statistics :- kk_statistics0.
+listing(Spec) :- kk_listing(Spec).
 ";
 
 /// How a top-level goal ended.

@@ -1607,7 +1607,8 @@ fn repl_make_says_what_it_reloaded() {
     std::fs::write(&other, "o(1).\n").unwrap();
     let mut p = repl(&data, &["--no-kenken"]);
     p.send_line("make.").unwrap();
-    p.exp_string("% make: no file was consulted in this session").unwrap();
+    p.exp_string("% make: no file was consulted in this session")
+        .unwrap();
     p.send_line(&format!("['{}', '{}'].", file.display(), other.display()))
         .unwrap();
     p.exp_string("true.").unwrap();
@@ -1628,4 +1629,41 @@ fn repl_make_says_what_it_reloaded() {
     p.exp_string("Xs = [3].").unwrap();
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
+}
+
+/// Item 12: listing/1 of a consulted (static) predicate prints its clauses as portray_clause/1
+/// writes them (Scryer's own listing/1 is a permission error there), a grammar rule
+/// translated, a dynamic predicate after its declaration, every arity for a bare name; with
+/// kenken.pl loaded too.
+#[test]
+fn query_listing_prints_a_consulted_predicate() {
+    let dir = tempdir();
+    let file = dir.join("l.pl");
+    std::fs::write(
+        &file,
+        ":- dynamic(d/1).\nd(1).\nm(1).\nm(X) :- X > 1, format(\"~w\", [X]).\ng --> [a], g.\n\
+         m(X, Y) :- Y is X + 1.\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let (out, code) = query_with(
+        &["--no-kenken", "--consult", f],
+        "listing(m), listing(g//0), assertz(d(2)), listing(d/1), catch(listing(nosuch), E, true).",
+    );
+    assert_eq!(
+        out,
+        "m(1).\nm(A) :-\n   A>1,\n   format(\"~w\",[A]).\n\n\
+         m(A,B) :-\n   B is A+1.\n\n\
+         g(A,B) :-\n   A=[a|C],\n   g(C,B).\n\n\
+         :- dynamic(d/1).\n\nd(1).\nd(2).\n\n\
+         E = error(existence_error(procedure,nosuch),listing/1).\n"
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        query_with(&["--consult", f], "listing(m/1)."),
+        (
+            "m(1).\nm(A) :-\n   A>1,\n   format(\"~w\",[A]).\n\ntrue.\n".into(),
+            0
+        )
+    );
 }
