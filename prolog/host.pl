@@ -845,6 +845,19 @@ kk_write_seconds(Ms) :-
     (   F < 10 -> write('00') ; F < 100 -> write('0') ; true ),
     write(F).
 
+% kk_user_names(-Cs): the names of the predicates user sees (its own and those it imports; not
+% the host's, kk_... and $...), each followed by a space: what the repl completes a name with.
+kk_user_names(Cs) :-
+    findall(N, ( current_predicate(user:N/_), atom(N),
+                 \+ atom_concat(kk_, _, N), \+ atom_concat($, _, N) ),
+            Ns0),
+    sort(Ns0, Ns),
+    foldl(kk_name_chars, Ns, Cs, []).
+
+kk_name_chars(N, Cs0, Cs) :-
+    atom_chars(N, Ns),
+    append(Ns, [' ' | Cs], Cs0).
+
 %% help: the top level's commands.
 help :-
     maplist(kk_help_line, [

@@ -557,6 +557,15 @@ impl Toplevel {
         }
     }
 
+    /// The names of the predicates the session sees (its own, those of its files, those it
+    /// imports; not the top level's own): what the repl completes a name with.
+    pub fn names(&mut self) -> Result<Vec<String>, PrologError> {
+        let t = self.one("kk_user_names(Cs).", "Cs")?;
+        let text =
+            super::chars_of(&t).ok_or_else(|| PrologError::Protocol(super::term_text(&t)))?;
+        Ok(text.split_whitespace().map(str::to_string).collect())
+    }
+
     /// The session's state as a goal that restores it in a fresh engine.
     pub fn state(&mut self) -> Result<String, PrologError> {
         let t = self.one("kk_state(S).", "S")?;
@@ -910,12 +919,13 @@ enum Request {
 }
 
 /// What the child tells its parent: `Ready` with its engine's CPU offset (the session's CPU
-/// time is its process's plus this, in milliseconds); `Done` with the goal's end, the state
-/// after it (when asked for) and the session's inferences.
+/// time is its process's plus this, in milliseconds) and the names of the predicates it sees;
+/// `Done` with the goal's end, the state after it (when asked for), the session's inferences
+/// and the names of the predicates it sees then.
 #[derive(Serialize, Deserialize)]
 enum Reply {
-    Ready(i64),
-    Done(TopResult, Option<String>, Option<u64>),
+    Ready(i64, Vec<String>),
+    Done(TopResult, Option<String>, Option<u64>, Vec<String>),
     Failed(String),
 }
 
@@ -944,11 +954,11 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
     for f in &setup.setup.consult {
         // (a file that halts ends the session before it starts, with its code)
         if let Ok(TopResult::Halt(n)) = top.consult(f) {
-            return send(&Reply::Done(TopResult::Halt(n), None, None));
+            return send(&Reply::Done(TopResult::Halt(n), None, None, Vec::new()));
         }
     }
     let (cpu_offset, _) = top.clocks().unwrap_or((0, 0));
-    send(&Reply::Ready(cpu_offset))?;
+    send(&Reply::Ready(cpu_offset, top.names().unwrap_or_default()))?;
     let ask = Mode::Ask(setup.to_child.clone(), setup.from_child.clone());
     for line in requests.lines() {
         let line = line?;
@@ -957,12 +967,16 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
                 Ok(r) => {
                     let state = if keep_state { top.state().ok() } else { None };
                     let inferences = top.clocks().ok().map(|(_, i)| i);
-                    (Reply::Done(r, state, inferences), false)
+                    let names = top.names().unwrap_or_default();
+                    (Reply::Done(r, state, inferences, names), false)
                 }
                 Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Ok(Request::Restore(g)) => match top.restore(&g) {
-                Ok(()) => (Reply::Done(TopResult::True, None, None), false),
+                Ok(()) => (
+                    Reply::Done(TopResult::True, None, None, top.names().unwrap_or_default()),
+                    false,
+                ),
                 Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Err(e) => (Reply::Failed(e.to_string()), false),
@@ -1042,6 +1056,8 @@ pub struct TopProcess {
     state: Option<String>,
     /// Where the next engine's clocks start (`statistics/2`).
     clocks: Clocks,
+    /// The names of the predicates the session sees, as the engine last told them.
+    names: Vec<String>,
 }
 
 static NEXT_DIR: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -1057,6 +1073,7 @@ impl TopProcess {
             dir,
             running: None,
             state: None,
+            names: Vec::new(),
             clocks: Clocks {
                 wall_origin: Some(epoch_ms()),
                 ..Clocks::default()
@@ -1144,7 +1161,8 @@ impl TopProcess {
             return Ok(None);
         }
         match self.wait(None, &mut |_| Key::Stop)? {
-            Waited::Reply(Reply::Ready(cpu_offset)) => {
+            Waited::Reply(Reply::Ready(cpu_offset, names)) => {
+                self.names = names;
                 if let Some(r) = self.running.as_mut() {
                     r.ready = true;
                     r.cpu_offset = Some(cpu_offset);
@@ -1285,6 +1303,12 @@ impl TopProcess {
         ends_a_line(&self.line_file())
     }
 
+    /// The names of the predicates the session sees (as of the last goal, or the start):
+    /// what the repl completes a name with.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
     /// Waits until the engine is loaded and the files of the setup consulted: `Some` when
     /// it ended meanwhile (a file called `halt/0,1`: [`Ended::Done`] with
     /// [`TopResult::Halt`]; or it failed).
@@ -1313,10 +1337,11 @@ impl TopProcess {
         self.send(&Request::Goal(goal.to_string(), true))?;
         let deadline = timeout.map(|t| Instant::now() + t);
         match self.wait(deadline, key)? {
-            Waited::Reply(Reply::Done(r, state, inferences)) => {
+            Waited::Reply(Reply::Done(r, state, inferences, names)) => {
                 if state.is_some() {
                     self.state = state;
                 }
+                self.names = names;
                 if let Some(i) = inferences {
                     self.clocks.inferences = i;
                 }
@@ -1344,7 +1369,10 @@ impl TopProcess {
             };
             self.send(&Request::Restore(state))?;
             match self.wait(None, &mut |_| Key::Stop)? {
-                Waited::Reply(Reply::Done(..)) => return Ok(()),
+                Waited::Reply(Reply::Done(.., names)) => {
+                    self.names = names;
+                    return Ok(());
+                }
                 // (a state that breaks the engine is given up, and said so)
                 _ => {
                     self.state = None;

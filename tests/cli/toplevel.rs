@@ -1667,3 +1667,27 @@ fn query_listing_prints_a_consulted_predicate() {
         )
     );
 }
+
+/// Item 12: Tab completes a predicate's name: a builtin, one of a file consulted at the start,
+/// one asserted in the session.
+#[test]
+fn repl_tab_completes_predicate_names() {
+    let data = tempdir();
+    let dir = tempdir();
+    let file = dir.join("names.pl");
+    std::fs::write(&file, "my_long_predicate(1).\n").unwrap();
+    let mut p = repl(&data, &["--no-kenken", file.to_str().unwrap()]);
+    p.send("my_long_p\t").unwrap();
+    p.send_line("(X).").unwrap();
+    p.exp_string("X = 1.").unwrap();
+    p.send("atom_len\t").unwrap();
+    p.send_line("(abc, N).").unwrap();
+    p.exp_string("N = 3.").unwrap();
+    p.send_line("assertz(session_made_this(2)).").unwrap();
+    p.exp_string("true.").unwrap();
+    p.send("session_m\t").unwrap();
+    p.send_line("(Y).").unwrap();
+    p.exp_string("Y = 2.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
