@@ -146,6 +146,12 @@ kk_typed_error(E0, E) :-
     ).
 
 kk_top_ball(kk_halt(Code), halt(Code)) :- !, kk_fresh_line.
+kk_top_ball(kk_swap(Name, PI), swap) :-
+    !,
+    kk_fresh_line,
+    write('% '), write(Name), write(' defines '), writeq(PI),
+    write(', which kenken.pl defines: it replaces kenken.pl wholly (as in kenken repl '),
+    write(Name), write('); the goal stopped there.'), nl.
 % The heap could not grow (the memory bound): the host says so (Result memory). Scryer 0.10
 % throws the term its heap holds where it meant its resource_error(memory) to be: the goal
 % that kk_top/4 runs, built there first.
@@ -365,18 +371,17 @@ kk_remember(F) :-
 
 % kk_not_homework(+F): F does not define the homework's predicates while kenken.pl is loaded
 % (bb kk_homework, set by the host then): a student's own kenken.pl is never mixed with ours
-% (their kenken/3 beside our plain_kenken/3). One that does is not loaded, and said so; the
-% host loads none of ours when such a file is consulted at the start (Setup::loads_kenken).
+% (their kenken/3 beside our plain_kenken/3). One that does replaces kenken.pl wholly, as when
+% it is consulted at the start (Setup::loads_kenken): it is remembered, and kk_swap(Name, PI)
+% thrown, which stops the goal; the host then starts an engine without kenken.pl and gives it
+% the session's state, this file among its files (Toplevel::run).
 kk_not_homework(F) :-
     (   bb_get(kk_homework, PIs),
         kk_source_name(F, Name),
         catch(open(Name, read, S), _, fail),
         call_cleanup(kk_defines_one(S, PIs, PI), close(S))
-    ->  write('% '), write(Name), write(' defines '), writeq(PI),
-        write(', which kenken.pl defines: not loaded beside it.'), nl,
-        write('% To test your own predicates alone: kenken repl '), write(Name),
-        write(', or kenken query --consult '), write(Name), write(' GOAL'), nl,
-        fail
+    ->  kk_remember(F),
+        throw(kk_swap(Name, PI))
     ;   true
     ).
 
@@ -1073,8 +1078,10 @@ kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).
 kk_loading(G) :-
     setup_call_cleanup(bb_put(kk_loading, true), G, bb_put(kk_loading, false)).
 
+% kk_unless_halt(+E, :B): B, unless E ends the session or swaps its engine (kk_halt/1,
+% kk_swap/2): E is thrown on then.
 kk_unless_halt(E, B) :-
-    (   E = kk_halt(_) -> throw(E) ; call(B) ).
+    (   ( E = kk_halt(_) ; E = kk_swap(_, _) ) -> throw(E) ; call(B) ).
 
 kk_halt_(C) :-
     must_be(integer, C),

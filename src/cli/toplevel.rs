@@ -34,6 +34,7 @@ fn code(r: TopResult) -> i32 {
         TopResult::Limit => 3,
         TopResult::Halt(n) => n,
         TopResult::OutOfMemory => 2,
+        TopResult::Replaced => 0,
     }
 }
 

@@ -90,6 +90,10 @@ pub enum TopResult {
     /// The engine's heap could not grow (the memory bound, [`Setup::memory`], was reached):
     /// the goal was stopped, nothing shown. The engine keeps what it took: it is best replaced.
     OutOfMemory,
+    /// The goal consulted a file that defines one of the homework's predicates: it was
+    /// stopped there (and said so), and `kenken.pl` unloaded: the engine now is one without
+    /// it, with the session's state, that file among its files.
+    Replaced,
 }
 
 /// How the top level goes on after an answer.
@@ -518,6 +522,10 @@ impl Toplevel {
             Term::Atom(a) if a == "error" => Ok(TopResult::Error),
             Term::Atom(a) if a == "limit" => Ok(TopResult::Limit),
             Term::Atom(a) if a == "memory" => Ok(TopResult::OutOfMemory),
+            Term::Atom(a) if a == "swap" => {
+                self.without_kenken()?;
+                Ok(TopResult::Replaced)
+            }
             Term::Compound(h, _) if h == "halt" => {
                 Ok(halt_code(&r).map_or(TopResult::Error, TopResult::Halt))
             }
@@ -555,6 +563,13 @@ impl Toplevel {
             }
             _ => Err(PrologError::Protocol(super::term_text(&t))),
         }
+    }
+
+    /// This engine replaced by one without `kenken.pl`, given this one's state.
+    fn without_kenken(&mut self) -> Result<(), PrologError> {
+        let state = self.state()?;
+        *self = Toplevel::new(true);
+        self.restore(&state)
     }
 
     /// The names of the predicates the session sees (its own, those of its files, those it
@@ -1344,6 +1359,10 @@ impl TopProcess {
                 self.names = names;
                 if let Some(i) = inferences {
                     self.clocks.inferences = i;
+                }
+                if r == TopResult::Replaced {
+                    // (a fresh engine after a kill starts without kenken.pl too)
+                    self.setup.no_kenken = true;
                 }
                 if r == TopResult::OutOfMemory {
                     // (its engine holds the memory it took: a fresh one gets the state back)

@@ -1176,16 +1176,21 @@ fn a_students_own_kenken_pl_is_not_mixed_with_ours() {
             2
         )
     );
-    // Consulted once kenken.pl is loaded, such a file is not loaded beside it, and said so.
-    let (out, code) = query(&format!("consult('{f}'), plain_kenken(1, [], T)."));
-    assert!(
-        out.starts_with(&format!(
-            "% {f} defines kenken/3, which kenken.pl defines: not loaded beside it.\n"
-        )),
-        "{out}"
+    // Consulted once kenken.pl is loaded, such a file replaces it wholly, as at the start
+    // (the goal stops there, and says so); what the session had stays.
+    let (out, code) = query(&format!(
+        "assertz(kept(1)), consult('{f}'), write(not_here). kenken(2, [], T). kept(X). \
+         catch(plain_kenken(1, [], T), error(E, _), true)."
+    ));
+    assert_eq!(
+        out,
+        format!(
+            "% {f} defines kenken/3, which kenken.pl defines: it replaces kenken.pl wholly (as \
+             in kenken repl {f}); the goal stopped there.\n\
+             T = [_A,_B].\nX = 1.\nE = existence_error(procedure,plain_kenken/3).\n"
+        )
     );
-    assert!(out.ends_with("false.\n"), "{out}");
-    assert_eq!(code, 1);
+    assert_eq!(code, 0);
     // A file that defines none of them is loaded beside kenken.pl.
     let helper = dir.join("helper.pl");
     std::fs::write(&helper, "kenken_helper(x).\nkenken(bad).\n").unwrap();
@@ -1688,6 +1693,35 @@ fn repl_tab_completes_predicate_names() {
     p.send("session_m\t").unwrap();
     p.send_line("(Y).").unwrap();
     p.exp_string("Y = 2.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// A homework file consulted in the repl's session replaces kenken.pl wholly, and a fresh
+/// engine after a timeout starts without kenken.pl too.
+#[test]
+fn repl_homework_file_consulted_in_the_session_replaces_ours() {
+    let data = tempdir();
+    let dir = tempdir();
+    let file = dir.join("mine.pl");
+    std::fs::write(&file, "kenken(N, _C, T) :- length(T, N).\n").unwrap();
+    let f = file.to_str().unwrap();
+    let mut p = repl(&data, &["--timeout", "1"]);
+    p.send_line("once(plain_kenken(1, [], T)).").unwrap();
+    p.exp_string("T = [[1]].").unwrap();
+    p.send_line(&format!("['{f}'].")).unwrap();
+    p.exp_string("it replaces kenken.pl wholly").unwrap();
+    p.send_line("catch(plain_kenken(1, [], T), error(E, _), true).")
+        .unwrap();
+    p.exp_string("E = existence_error(procedure,plain_kenken/3).")
+        .unwrap();
+    p.send_line("length(L, N), fail.").unwrap();
+    p.exp_string("% timed out").unwrap();
+    p.send_line("kenken(2, [], T), catch(plain_kenken(1, [], _), error(E, _), true).")
+        .unwrap();
+    p.exp_string("T = [_A,_B],").unwrap();
+    p.exp_string("E = existence_error(procedure,plain_kenken/3).")
+        .unwrap();
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
