@@ -247,6 +247,8 @@ pub struct Toplevel {
     at_line_start: Arc<AtomicBool>,
     /// What user_output wrote, on its way to standard output.
     shown: Shown,
+    /// Whether the engine panicked: it is not to be trusted, and runs nothing more.
+    broken: bool,
 }
 
 /// What user_output writes, shown on standard output in batches: Scryer hands over every
@@ -474,6 +476,7 @@ impl Toplevel {
             machine,
             at_line_start,
             shown,
+            broken: false,
         }
     }
 
@@ -512,10 +515,18 @@ impl Toplevel {
                 quote_atom(&o.to_string_lossy())
             ),
         };
-        let r = self.one(
+        RESOURCE_PANIC.store(false, Ordering::Relaxed);
+        let r = match self.one(
             &format!("kk_top({}, {mode}, {reads}, R).", quote(&text)),
             "R",
-        )?;
+        ) {
+            Ok(r) => r,
+            // (the engine is not to be trusted after a panic: the host replaces it)
+            Err(PrologError::Failed(_)) if RESOURCE_PANIC.load(Ordering::Relaxed) => {
+                return Ok(TopResult::OutOfMemory)
+            }
+            Err(e) => return Err(e),
+        };
         match &r {
             Term::Atom(a) if a == "true" => Ok(TopResult::True),
             Term::Atom(a) if a == "false" => Ok(TopResult::False),
@@ -609,6 +620,11 @@ impl Toplevel {
 
     /// [`Toplevel::one`], its output perhaps not shown yet.
     fn one_(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
+        if self.broken {
+            return Err(PrologError::Failed(
+                "the Prolog engine failed on an earlier goal".into(),
+            ));
+        }
         let machine = &mut self.machine;
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut found = None;
@@ -628,6 +644,7 @@ impl Toplevel {
             found.ok_or_else(|| PrologError::Protocol(format!("{query} failed")))
         }));
         run.unwrap_or_else(|panic| {
+            self.broken = true;
             let why = super::query::panic_text(&panic);
             Err(PrologError::Failed(format!(
                 "the Prolog engine failed on this goal (Scryer Prolog: {why})"
@@ -653,10 +670,21 @@ fn halt_code(t: &Term) -> Option<i32> {
 }
 
 /// Keeps a panic's message and backtrace off the screen: the panics of the engine are caught
-/// and told as errors (see `Toplevel::one`). For the processes that run a top level.
+/// and told as errors (see `Toplevel::one`). For the processes that run a top level. A panic
+/// within Scryer's own way of throwing a resource error (its heap could not grow: 0.10 panics
+/// there when the error itself does not fit, `numlist(1, 200000000, L)` under `--memory`) is
+/// noted ([`RESOURCE_PANIC`]): the goal reached the memory bound.
 pub fn quiet_panics() {
-    std::panic::set_hook(Box::new(|_| {}));
+    std::panic::set_hook(Box::new(|_| {
+        let trace = std::backtrace::Backtrace::force_capture().to_string();
+        if trace.contains("throw_resource_error") {
+            RESOURCE_PANIC.store(true, Ordering::Relaxed);
+        }
+    }));
 }
+
+/// Whether the engine panicked while throwing a resource error (see [`quiet_panics`]).
+static RESOURCE_PANIC: AtomicBool = AtomicBool::new(false);
 
 /// The libraries `host.pl` loads only when needed (`kk_need_libraries/1`), with the names of
 /// the predicates each exports (Scryer 0.10.0's `library(charsio)`, `format`, `time`,
@@ -1177,7 +1205,9 @@ impl TopProcess {
         }
         match self.wait(None, &mut |_| Key::Stop)? {
             Waited::Reply(Reply::Ready(cpu_offset, names)) => {
-                self.names = names;
+                if !names.is_empty() {
+                    self.names = names;
+                }
                 if let Some(r) = self.running.as_mut() {
                     r.ready = true;
                     r.cpu_offset = Some(cpu_offset);
@@ -1356,7 +1386,9 @@ impl TopProcess {
                 if state.is_some() {
                     self.state = state;
                 }
-                self.names = names;
+                if !names.is_empty() {
+                    self.names = names;
+                }
                 if let Some(i) = inferences {
                     self.clocks.inferences = i;
                 }
@@ -1389,7 +1421,9 @@ impl TopProcess {
             self.send(&Request::Restore(state))?;
             match self.wait(None, &mut |_| Key::Stop)? {
                 Waited::Reply(Reply::Done(.., names)) => {
-                    self.names = names;
+                    if !names.is_empty() {
+                        self.names = names;
+                    }
                     return Ok(());
                 }
                 // (a state that breaks the engine is given up, and said so)

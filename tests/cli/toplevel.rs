@@ -1725,3 +1725,33 @@ fn repl_homework_file_consulted_in_the_session_replaces_ours() {
     p.send_line("halt.").unwrap();
     p.exp_eof().unwrap();
 }
+
+/// A goal whose heap cannot grow where Scryer 0.10 panics while throwing its resource error
+/// (a list of 200 million numbers under a 256 MiB bound) is a resource error too, never "the
+/// engine failed"; in the repl the session goes on with its state.
+#[test]
+fn out_of_memory_where_scryer_panics_is_a_resource_error() {
+    assert_eq!(
+        query_with(
+            &["--no-kenken", "--memory", "256M"],
+            "numlist(1, 200000000, L)."
+        ),
+        (
+            "% resource error: the goal reached the memory limit (256 MiB, --memory)\n".into(),
+            2
+        )
+    );
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken", "--memory", "256M"]);
+    p.send_line("assertz(kept(1)).").unwrap();
+    p.exp_string("\r\ntrue.").unwrap();
+    p.send_line("numlist(1, 200000000, L).").unwrap();
+    let shown = p
+        .exp_string("% resource error: the goal reached the memory limit (256 MiB, --memory)")
+        .unwrap();
+    assert!(!shown.contains("failed"), "{shown}");
+    p.send_line("kept(X).").unwrap();
+    p.exp_string("X = 1.").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
