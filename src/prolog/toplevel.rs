@@ -673,7 +673,7 @@ fn halt_code(t: &Term) -> Option<i32> {
 /// and told as errors (see `Toplevel::one`). For the processes that run a top level. A panic
 /// within Scryer's own way of throwing a resource error (its heap could not grow: 0.10 panics
 /// there when the error itself does not fit, `numlist(1, 200000000, L)` under `--memory`) is
-/// noted ([`RESOURCE_PANIC`]): the goal reached the memory bound.
+/// noted (`RESOURCE_PANIC`): the goal reached the memory bound.
 pub fn quiet_panics() {
     std::panic::set_hook(Box::new(|_| {
         let trace = std::backtrace::Backtrace::force_capture().to_string();
