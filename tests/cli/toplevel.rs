@@ -490,6 +490,12 @@ fn repl_consult_syntax_error_then_make_after_the_fix() {
         file.display()
     ))
     .unwrap();
+    p.exp_string(&format!(
+        "% {}: loading stopped at the first syntax error (line 2); not loaded: foo/1 (all its \
+         clauses: it was being read then)",
+        file.display()
+    ))
+    .unwrap();
     p.exp_string("false.").unwrap();
     p.send_line("X = 1.").unwrap();
     p.exp_string("\r\nX = 1.").unwrap();
