@@ -27,6 +27,11 @@ kk_need_library(L) :-
     ->  % (statistics/2 and time/1 are host.pl's own)
         use_module(library(time), [max_sleep_time/1, sleep/1, current_time/1, format_time//2]),
         bb_put(Key, true)
+    ;   L == format
+    ->  % (listing/1 is host.pl's own)
+        use_module(library(format), [format_//2, format/2, format/3, portray_clause_//1,
+                                     portray_clause/1, portray_clause/2]),
+        bb_put(Key, true)
     ;   use_module(library(L)), bb_put(Key, true)
     ).
 
@@ -111,6 +116,9 @@ kk_chars(Text, Chars) :-
 % starts on a line of its own after a goal's own output (write(hello) then true.).
 kk_fresh_line :- put_char('\x1\').
 
+% kk_show: what was written to user_output is shown now (the host shows it in batches).
+kk_show :- put_char('\x3\'), flush_output.
+
 % kk_flush: what the goal wrote to user_error is shown too (its last nl/0 is written out only
 % at the next write or flush), then user_output.
 kk_flush :-
@@ -119,14 +127,31 @@ kk_flush :-
 
 kk_top_(Chars, Mode, Result) :-
     kk_top_input,
-    catch(kk_read_goal(Chars, Goal0, VNs), E, true),
-    (   nonvar(E) -> kk_top_ball(E, Result)
+    catch(kk_read_goal(Chars, Goal0, VNs), E0, true),
+    (   nonvar(E0) -> kk_typed_error(E0, E), kk_top_ball(E, Result)
     ;   var(Goal0) -> kk_top_ball(error(instantiation_error, toplevel), Result)
     ;   kk_halts(Goal0, Goal),
         kk_top_run(Goal, VNs, Mode, Result)
     ).
 
+% kk_typed_error(+E0, -E): an error reading the goal typed, as Scryer's top level, which reads
+% it from user_input, tells it: in read_term/3, at a line counted from 1 (the builtin under
+% kk_read_goal/3 names read_term_from_chars/3 and counts from 0).
+kk_typed_error(E0, E) :-
+    (   E0 = error(S, read_term_from_chars/3:L0), integer(L0)
+    ->  L is L0 + 1, E = error(S, read_term/3:L)
+    ;   E0 = error(S, read_term_from_chars/3)
+    ->  E = error(S, read_term/3)
+    ;   E = E0
+    ).
+
 kk_top_ball(kk_halt(Code), halt(Code)) :- !, kk_fresh_line.
+kk_top_ball(kk_swap(Name, PI), swap) :-
+    !,
+    kk_fresh_line,
+    write('% '), write(Name), write(' defines '), writeq(PI),
+    write(', which kenken.pl defines: it replaces kenken.pl wholly (as in kenken repl '),
+    write(Name), write('); the goal stopped there.'), nl.
 % The heap could not grow (the memory bound): the host says so (Result memory). Scryer 0.10
 % throws the term its heap holds where it meant its resource_error(memory) to be: the goal
 % that kk_top/4 runs, built there first.
@@ -158,7 +183,7 @@ kk_write_error(Ball) :-
 % by the clauses of a consulted file too: see goal_expansion/2 in host_expand.pl). A goal
 % Scryer 0.10 would panic on is an error instead: M:G with M bound but not an atom, and
 % asserting a cyclic term.
-kk_halts(G, G) :- var(G), !.
+kk_halts(G, kk_var_goal(G)) :- var(G), !.
 kk_halts(M:_, throw(error(type_error(atom, M), (:)/2))) :- nonvar(M), \+ atom(M), !.
 kk_halts(use_module(M), kk_recorded(use_module(M))) :- !.
 kk_halts(use_module(M, Is), kk_recorded(use_module(M, Is))) :- !.
@@ -182,6 +207,15 @@ kk_halts([F | Fs], kk_consult([F | Fs])) :- !.
 kk_halts(consult(user), kk_consult_user) :- !.
 kk_halts(consult(F), kk_consult(F)) :- !.
 kk_halts(G, G).
+
+% kk_var_goal(?G): G, which was a variable where a goal stands when the goal typed was read
+% (G = format("~w", [x]), G): any goal, whose name the host did not see, so every lazy library
+% is loaded first (as for a goal that calls call/N: src/prolog/toplevel.rs), and G is called as
+% the goal typed is (halt/0,1 in it ends the session ...).
+kk_var_goal(G) :-
+    (   var(G) -> call(G)
+    ;   kk_all_libraries, kk_halts(G, G1), call(G1)
+    ).
 
 kk_recorded(G) :-
     % (call/1 expands G again: goal_expansion/2 is off meanwhile)
@@ -269,9 +303,9 @@ kk_user_clause((:- G)) :- !, ( catch(G, E, (kk_unless_halt(E, (kk_top_ball(E, _)
 kk_user_clause(C) :- kk_assert(assertz, C).
 
 % kk_consult(+Files): consults each file and remembers it for make/0 and for the replay after
-% an interrupt. A file that does not load is reported on one line (its name, the line of its
-% first syntax error) and the session goes on; it is remembered all the same, so that make/0
-% loads it once it is fixed.
+% an interrupt. A file that does not load is reported (every syntax error with its line, and
+% what was not loaded: kk_syntax_report/1) and the session goes on; it is remembered all the
+% same, so that make/0 loads it once it is fixed.
 kk_consult(Fs) :-
     (   Fs = [_ | _] -> true ; Fs = [] -> true ; Fs1 = [Fs] ),
     (   var(Fs1) -> Fs1 = Fs ; true ),
@@ -293,18 +327,39 @@ kk_consult_one(F) :-
     kk_all_libraries,
     kk_loader_throws,
     catch(( kk_loading(consult(F)) -> R = true ; R = false ), E, R = error(E)),
-    (   R == true -> kk_remember(F)
-    ;   R = error(kk_halt(C)) -> kk_remember(F), throw(kk_halt(C))
+    (   R == true -> kk_remember(F), kk_broken(F, false)
+    ;   R = error(kk_halt(C)) -> kk_remember(F), kk_broken(F, false), throw(kk_halt(C))
     ;   R = error(error(existence_error(source_sink, _), _))
     ->  write('% '), write(F), write(': no such file'), nl,
         fail
     ;   R = error(E), kk_unopened(E) -> throw(E)
     ;   kk_remember(F),
-        (   R = error(E) -> kk_consult_error(F, E) ; write('% '), write(F), write(' was not loaded'), nl ),
+        kk_broken(F, true),
+        kk_not_loaded(F, R),
         fail
     ).
 
+% kk_broken(+F, +Broken): whether F's last load failed (bb kk_broken_files), so that a restart
+% tells of a file that loaded before and no longer does (kk_restore_file/2).
+kk_broken(F, Broken) :-
+    (   bb_get(kk_broken_files, Fs0) -> true ; Fs0 = [] ),
+    (   select(F, Fs0, Fs1) -> true ; Fs1 = Fs0 ),
+    (   Broken == true -> Fs = [F | Fs1] ; Fs = Fs1 ),
+    bb_put(kk_broken_files, Fs).
+
+% kk_not_loaded(+F, +R): says why F did not load (wholly), R being false (consult/1 failed) or
+% error(E).
+kk_not_loaded(F, R) :-
+    (   R = error(E) -> kk_consult_error(F, E)
+    ;   write('% '), write(F), write(' was not loaded'), nl
+    ).
+
 kk_remember(F) :-
+    % (its text, for make/0 to tell whether it changed, and its clauses, for listing/1)
+    kk_file_text(F, Cs),
+    kk_note(kk_file_texts, F, Cs),
+    kk_file_clauses(F, PITs),
+    kk_note(kk_file_clauses, F, PITs),
     (   bb_get(kk_files, Files0) -> true ; Files0 = [] ),
     (   memberchk(F, Files0) -> Files = Files0 ; append(Files0, [F], Files) ),
     bb_put(kk_files, Files),
@@ -316,18 +371,17 @@ kk_remember(F) :-
 
 % kk_not_homework(+F): F does not define the homework's predicates while kenken.pl is loaded
 % (bb kk_homework, set by the host then): a student's own kenken.pl is never mixed with ours
-% (their kenken/3 beside our plain_kenken/3). One that does is not loaded, and said so; the
-% host loads none of ours when such a file is consulted at the start (Setup::loads_kenken).
+% (their kenken/3 beside our plain_kenken/3). One that does replaces kenken.pl wholly, as when
+% it is consulted at the start (Setup::loads_kenken): it is remembered, and kk_swap(Name, PI)
+% thrown, which stops the goal; the host then starts an engine without kenken.pl and gives it
+% the session's state, this file among its files (Toplevel::run).
 kk_not_homework(F) :-
     (   bb_get(kk_homework, PIs),
         kk_source_name(F, Name),
         catch(open(Name, read, S), _, fail),
         call_cleanup(kk_defines_one(S, PIs, PI), close(S))
-    ->  write('% '), write(Name), write(' defines '), writeq(PI),
-        write(', which kenken.pl defines: not loaded beside it.'), nl,
-        write('% To test your own predicates alone: kenken repl '), write(Name),
-        write(', or kenken query --consult '), write(Name), write(' GOAL'), nl,
-        fail
+    ->  kk_remember(F),
+        throw(kk_swap(Name, PI))
     ;   true
     ).
 
@@ -347,6 +401,12 @@ kk_unopened(error(permission_error(_, source_sink, _), _)).
 kk_unopened(error(type_error(_, _), _)).
 kk_unopened(error(instantiation_error, _)).
 
+% kk_consult_error(+F, +E): says what E, thrown by consulting F, means. For a syntax error,
+% every one of the file is reported, and what was not loaded (kk_syntax_report/1).
+kk_consult_error(F, E) :-
+    E = error(syntax_error(_), _),
+    kk_syntax_report(F),
+    !.
 kk_consult_error(F, E) :-
     kk_source_name(F, Name),
     write('% '), write(Name),
@@ -357,6 +417,175 @@ kk_consult_error(F, E) :-
     ;   write(' was not loaded: '), write_term(E, [quoted(true), max_depth(20)])
     ),
     nl.
+
+/*  kk_syntax_report(+F): the syntax errors of the file F, every one with its line, and what was
+    not loaded: Scryer's consult/1 stops at the first syntax error, dropping the clauses of the
+    predicate it was reading then (it adds a predicate's clauses once it has read them all) and
+    every clause and directive after it. Fails if reading F finds no syntax error.
+
+    The file is read term by term, reading on after each error (as kk_judge_read_all/3 of
+    judge.pl does for the judge); its op/3, use_module/1,2 and ensure_loaded/1 directives are
+    run, so that the terms after them read as they would in a load (running them again costs
+    nothing when the load ran them already).
+*/
+kk_syntax_report(F) :-
+    kk_source_name(F, Name),
+    catch(setup_call_cleanup(open(Name, read, S), kk_read_items(S, run, Items0), close(S)), _, fail),
+    catch(setup_call_cleanup(open(Name, read, S2), kk_rest_chars(S2, Cs), close(S2)), _, fail),
+    kk_without_trailing_comment(Cs, Items0, Items),
+    findall(L-W, ( member(error(L0, W, P), Items), kk_error_line(Cs, L0, P, L) ), Errors),
+    Errors = [L1-_ | _],
+    length(Errors, N),
+    kk_max_reported(Max),
+    forall(( nth1(I, Errors, L-W), I =< Max ), kk_syntax_line(Name, L, W)),
+    (   N > Max
+    ->  More is N - Max,
+        write('% '), write(Name), write(': '), write(More), write(' more syntax errors'), nl
+    ;   true
+    ),
+    once(append(Before, [error(L1, _, _) | After], Items)),
+    (   append(_, [clause(Last, _)], Before) -> Reading = [Last] ; Reading = [] ),
+    findall(PI, member(clause(PI, _), After), PIs0),
+    kk_first_each(PIs0, PIs1),
+    findall(PI, ( member(PI, PIs1), \+ memberchk(PI, Reading) ), PIs),
+    findall(d, member(directive, After), Ds),
+    length(Ds, NDs),
+    (   Reading == [], PIs == [], NDs =:= 0 -> true
+    ;   write('% '), write(Name), write(': loading stopped at the first syntax error (line '),
+        write(L1), write('); not loaded: '),
+        kk_not_loaded_items(Reading, L1, PIs, NDs),
+        nl
+    ).
+
+% At most this many syntax errors of a file are written, one a line.
+kk_max_reported(20).
+
+kk_syntax_line(Name, L, What) :-
+    write('% '), write(Name),
+    (   integer(L) -> write(':'), write(L) ; true ),
+    write(': syntax error: '), writeq(What), nl.
+
+% kk_not_loaded_items(+Reading, +L, +PIs, +NDs): the predicate being read at line L (if any),
+% then the predicates and the number of directives after it.
+kk_not_loaded_items(Reading, L, PIs, NDs) :-
+    (   Reading = [PI] -> writeq(PI), write(' (all its clauses: it was being read then)')
+    ;   true
+    ),
+    (   PIs == [], NDs =:= 0 -> true
+    ;   (   Reading == [] -> true ; write('; ') ),
+        write('after line '), write(L), write(': '),
+        (   PIs == [] -> true ; kk_write_list(PIs) ),
+        (   NDs =:= 0 -> true
+        ;   (   PIs == [] -> true ; write(' and ') ),
+            write(NDs), ( NDs =:= 1 -> write(' directive') ; write(' directives') )
+        )
+    ).
+
+kk_write_list([X | Xs]) :-
+    writeq(X),
+    (   Xs == [] -> true ; write(', '), kk_write_list(Xs) ).
+
+% kk_first_each(+Xs, -Ys): Xs, each element at its first place only.
+kk_first_each(Xs, Ys) :- kk_first_each(Xs, [], Ys).
+
+kk_first_each([], _, []).
+kk_first_each([X | Xs], Seen, Ys) :-
+    (   memberchk(X, Seen) -> Ys = Ys1 ; Ys = [X | Ys1] ),
+    kk_first_each(Xs, [X | Seen], Ys1).
+
+% kk_read_items(+S, +Run, -Items): what the stream S holds, term by term to its end:
+% clause(N/A, T) for a clause or grammar rule T of N/A, directive, or error(Line, What, Pos)
+% for a term the reader refused (Line from the error; Pos, the stream's position before that
+% term). With Run = run, the directives that change how the rest reads are run
+% (kk_reading_directive/1); with skip, not.
+kk_read_items(S, Run, Items) :-
+    stream_property(S, position(P0)),
+    catch(read_term(S, T, []), E, true),
+    (   nonvar(E)
+    ->  (   E = error(syntax_error(W), _:L) -> true
+        ;   E = error(W, _), L = none
+        ),
+        Items = [error(L, W, P0) | Items1],
+        stream_property(S, position(P1)),
+        % (an error that reads nothing more ends the reading)
+        (   P1 == P0 -> Items1 = [] ; kk_read_items(S, Run, Items1) )
+    ;   ( var(T) ; T == end_of_file )
+    ->  Items = []
+    ;   kk_term_item(T, Run, Item),
+        Items = [Item | Items1],
+        kk_read_items(S, Run, Items1)
+    ).
+
+kk_term_item((:- D), Run, directive) :- !, kk_run_directive(Run, D).
+kk_term_item((?- D), Run, directive) :- !, kk_run_directive(Run, D).
+kk_term_item(T, _, Item) :-
+    (   kk_term_head(T, H), callable(H)
+    ->  functor(H, N, A0),
+        (   T = (_ --> _) -> A is A0 + 2 ; A = A0 ),
+        Item = clause(N/A, T)
+    ;   Item = directive
+    ).
+
+kk_run_directive(run, D) :- kk_reading_directive(D).
+kk_run_directive(skip, _).
+
+kk_term_head(T, H) :-
+    (   T = (H0 --> _) -> true
+    ;   T = (H0 :- _) -> true
+    ;   H0 = T
+    ),
+    (   nonvar(H0), H0 = _:H1 -> H = H1 ; H = H0 ),
+    nonvar(H).
+
+% kk_reading_directive(+D): D is run when it changes how the rest of a file reads.
+kk_reading_directive(D) :-
+    (   nonvar(D), memberchk(D, [op(_, _, _), use_module(_), use_module(_, _), ensure_loaded(_)])
+    ->  catch(kk_restore_goal(D), _, true)
+    ;   true
+    ).
+
+% kk_without_trailing_comment(+Cs, +Items0, -Items): Items0 (read from the text Cs) without a
+% last error that only a comment (or layout) follows: Scryer 0.10's reader reports one at a
+% block comment ending a file, where consult/1 loads the file.
+kk_without_trailing_comment(Cs, Items0, Items) :-
+    (   append(Items, [error(_, _, position_and_lines_read(P, _))], Items0),
+        integer(P),
+        length(Before, P),
+        append(Before, Rest, Cs),
+        kk_blank(Rest)
+    ->  true
+    ;   Items = Items0
+    ).
+
+% kk_error_line(+Cs, +L0, +Pos, -L): the line of a syntax error that Scryer 0.10 reports as L0,
+% the term having started at Pos of the text Cs. After an error its line count falls behind (the
+% lines of the term it refused are not counted): the lines before Pos are counted here.
+kk_error_line(Cs, L0, position_and_lines_read(P, Read), L) :-
+    integer(L0),
+    integer(P),
+    length(Before, P),
+    append(Before, _, Cs),
+    !,
+    findall(x, member('\n', Before), Ns),
+    length(Ns, N),
+    L is L0 + N - Read.
+kk_error_line(_, L, _, L).
+
+kk_rest_chars(S, Cs) :-
+    get_char(S, C),
+    (   C == end_of_file -> Cs = [] ; Cs = [C | Cs1], kk_rest_chars(S, Cs1) ).
+
+% kk_blank(+Cs): Cs is layout and comments only.
+% (Scryer 0.10 does not read C == '/', ...)
+kk_blank([]).
+kk_blank([C | Cs]) :-
+    memberchk(C, [' ', '\t', '\n', '\r', '\f', '\v']),
+    kk_blank(Cs).
+kk_blank(['%' | Cs]) :-
+    (   once(append(_, ['\n' | Rest], Cs)) -> kk_blank(Rest) ; true ).
+kk_blank(['/', '*' | Cs]) :-
+    once(append(_, ['*', '/' | Rest], Cs)),
+    kk_blank(Rest).
 
 % (not library(files): loading it would slow every start)
 kk_readable(F) :-
@@ -391,13 +620,115 @@ kk_top_consult(F, R) :-
     kk_fresh_line,
     flush_output.
 
-%% make: consults again every file consulted in this session.
+%% make: consults again every file consulted in this session that changed since it was
+%  loaded (or did not load), saying which; or says that none did.
 make :-
     (   bb_get(kk_files, Files) -> true ; Files = [] ),
-    maplist(kk_make_one, Files).
+    (   Files == []
+    ->  write('% make: no file was consulted in this session'), nl
+    ;   foldl(kk_make_one, Files, 0, N),
+        (   N =:= 0
+        ->  write('% make: nothing changed since the files were loaded'), nl
+        ;   true
+        )
+    ).
 
-kk_make_one(F) :-
-    (   catch(kk_consult_one(F), E, kk_unless_halt(E, (kk_top_ball(E, _), fail))) -> true ; true ).
+kk_make_one(F, N0, N) :-
+    (   kk_unchanged(F) -> N = N0
+    ;   N is N0 + 1,
+        (   catch(kk_consult_one(F), E, kk_unless_halt(E, (kk_top_ball(E, _), fail)))
+        ->  kk_source_name(F, Name),
+            write('% make: reloaded '), write(Name), nl
+        ;   true
+        )
+    ).
+
+% kk_unchanged(+F): F loaded, and its text is the one it had then.
+kk_unchanged(F) :-
+    \+ ( bb_get(kk_broken_files, Bs), memberchk(F, Bs) ),
+    bb_get(kk_file_texts, Ts),
+    memberchk(F-Cs0, Ts),
+    kk_file_text(F, Cs),
+    Cs == Cs0.
+
+% kk_note(+Key, +F, +V): the list of File-Value pairs that bb_get(Key, _) gives holds F-V.
+kk_note(Key, F, V) :-
+    (   bb_get(Key, Ps0) -> true ; Ps0 = [] ),
+    (   select(F-_, Ps0, Ps1) -> true ; Ps1 = Ps0 ),
+    bb_put(Key, [F-V | Ps1]).
+
+% kk_file_clauses(+F, -PITs): the clauses and grammar rules of the file F names, as read, each
+% N/A-Term (a term that does not read is left out).
+kk_file_clauses(F, PITs) :-
+    kk_source_name(F, Name),
+    (   catch(setup_call_cleanup(open(Name, read, S), kk_read_items(S, skip, Items), close(S)),
+              _, fail)
+    ->  findall(PI-T, member(clause(PI, T), Items), PITs)
+    ;   PITs = []
+    ).
+
+%% listing(+Spec): the clauses of the predicates Spec names (Name/Arity, Name//Arity or Name,
+%  every arity), written as portray_clause/1 writes them: a dynamic predicate's as they are now
+%  (after its dynamic/1 declaration), a predicate of a file consulted in this session (static:
+%  Scryer's own listing/1 refuses it) as the file has them (a grammar rule translated), as
+%  SWI-Prolog lists them. (kk_listing/1, made listing/1 as statistics/2 is.)
+kk_listing(Spec) :-
+    kk_need_library(format),
+    kk_listing_pis(Spec, PIs),
+    (   PIs == [] -> throw(error(existence_error(procedure, Spec), listing/1)) ; true ),
+    maplist(kk_list_pi, PIs).
+
+kk_listing_pis(Spec, PIs) :-
+    (   var(Spec) -> throw(error(instantiation_error, listing/1))
+    ;   Spec = N/A, atom(N), integer(A) -> PIs = [N/A]
+    ;   Spec = N//A0, atom(N), integer(A0) -> A is A0 + 2, PIs = [N/A]
+    ;   atom(Spec)
+    ->  findall(Spec/A, kk_listable(Spec/A), PIs0),
+        sort(PIs0, PIs)
+    ;   throw(error(type_error(predicate_indicator, Spec), listing/1))
+    ).
+
+% kk_listable(?PI): PI is a user predicate that exists, or a consulted file has clauses of.
+kk_listable(PI) :-
+    (   current_predicate(user:PI), PI = N/A, functor(H, N, A), \+ kk_hidden(PI),
+        predicate_property(user:H, dynamic)
+    ;   bb_get(kk_file_clauses, FPs), member(_-PITs, FPs), member(PI-_, PITs),
+        current_predicate(user:PI)
+    ).
+
+kk_hidden(PI) :- memberchk(PI, ['$kk_goal'/1, time/1, statistics/2, listing/1]).
+
+kk_list_pi(N/A) :-
+    functor(H, N, A),
+    (   \+ kk_hidden(N/A), catch(predicate_property(user:H, dynamic), _, fail)
+    ->  write(':- dynamic('), writeq(N/A), write(').'), nl, nl,
+        forall(clause(H, B), kk_portray((H :- B))),
+        nl
+    ;   (   bb_get(kk_file_clauses, FPs) -> true ; FPs = [] ),
+        findall(T, ( member(_-PITs, FPs), member(N/A-T, PITs) ), Ts),
+        Ts \== [],
+        current_predicate(user:N/A)
+    ->  maplist(kk_portray, Ts),
+        nl
+    ;   current_predicate(user:N/A)
+    ->  write('% '), writeq(N/A), write(': not from a file consulted in this session, its clauses are not kept'), nl
+    ;   throw(error(existence_error(procedure, N/A), listing/1))
+    ).
+
+kk_portray(T0) :-
+    (   T0 = (H :- B), B == true -> T = H
+    ;   T0 = (_ --> _), catch(dcgs:dcg_rule(T0, T1), _, fail) -> T = T1
+    ;   T = T0
+    ),
+    portray_clause(T).
+
+% kk_file_text(+F, -Cs): the text of the file F names (kk_source_name/2), [] if none.
+kk_file_text(F, Cs) :-
+    kk_source_name(F, Name),
+    (   catch(setup_call_cleanup(open(Name, read, S), kk_rest_chars(S, Cs0), close(S)), _, fail)
+    ->  Cs = Cs0
+    ;   Cs = []
+    ).
 
 %% statistics/0, statistics/2 (kk_statistics0/0, kk_statistics2/2, which the top level
 %  makes statistics/0,2: src/prolog/toplevel.rs): as in GNU Prolog and SWI-Prolog. statistics(K, [Total, Since])
@@ -519,13 +850,26 @@ kk_write_seconds(Ms) :-
     (   F < 10 -> write('00') ; F < 100 -> write('0') ; true ),
     write(F).
 
+% kk_user_names(-Cs): the names of the predicates user sees (its own and those it imports; not
+% the host's, kk_... and $...), each followed by a space: what the repl completes a name with.
+kk_user_names(Cs) :-
+    findall(N, ( current_predicate(user:N/_), atom(N),
+                 \+ atom_concat(kk_, _, N), \+ atom_concat($, _, N) ),
+            Ns0),
+    sort(Ns0, Ns),
+    foldl(kk_name_chars, Ns, Cs, []).
+
+kk_name_chars(N, Cs0, Cs) :-
+    atom_chars(N, Ns),
+    append(Ns, [' ' | Cs], Cs0).
+
 %% help: the top level's commands.
 help :-
     maplist(kk_help_line, [
         "Goals end with a full stop (they may span lines).",
         "After an answer: ; or space for the next one, a for all the rest, Enter or . to stop.",
         "  consult(File). or [File].  load a Prolog file (again: reload it)",
-        "  make.                      consult again every file loaded in this session",
+        "  make.                      consult again the files changed since they were loaded",
         "  help.                      this text",
         "  halt. or halt(Code).       leave (Ctrl-D too)",
         "After an answer, w writes it whole and h lists the keys.",
@@ -634,7 +978,8 @@ kk_state(Chars) :-
     maplist(kk_file_flags, Files, FileFlags),
     catch(findall(P-Cs, kk_dynamic(P, Cs), Dyn), _, Dyn = []),
     kk_globals(Keys, Globals, Lost),
-    write_term_to_chars(kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost),
+    (   bb_get(kk_broken_files, Broken) -> true ; Broken = [] ),
+    write_term_to_chars(kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost, Broken),
                         [quoted(true), ignore_ops(true)], Chars).
 
 kk_file_flags(F, F-Flags) :-
@@ -667,7 +1012,7 @@ kk_size(T, N0, N) :-
 
 kk_dynamic(N/A, Cs) :-
     current_predicate(user:N/A),
-    \+ memberchk(N/A, ['$kk_goal'/1, time/1, statistics/2]),
+    \+ kk_hidden(N/A),
     functor(H, N, A),
     predicate_property(user:H, dynamic),
     findall((H :- B), clause(H, B), Cs).
@@ -678,11 +1023,12 @@ kk_top_restore(Text, R) :-
     !.
 kk_top_restore(_, false).
 
-kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost) :-
+kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost, Broken) :-
     maplist(kk_restore_goal, Setup),
     bb_put(kk_setup, Setup),
+    bb_put(kk_broken_files, Broken),
     maplist(kk_restore_goal, Ops),
-    maplist(kk_restore_file, FileFlags),
+    maplist(kk_restore_file(Broken), FileFlags),
     maplist(kk_restore_, Dyn),
     maplist(kk_restore_flag, Flags),
     maplist(kk_restore_global, Globals),
@@ -698,13 +1044,27 @@ kk_report_lost(K-Why) :-
     write('% lost in the restart: the value of '), writeq(K), write(' (bb_put/2; '),
     write(Why), write(')'), nl.
 
-% (quietly: a file that did not load said so when it was consulted)
-kk_restore_file(F-Flags) :-
+% kk_restore_file(+Broken, +F-Flags): F loaded again, with the flags of its time. Quietly,
+% unless it loaded when it was consulted (it is not one of Broken, whose failure was told
+% then) and no longer does: it was changed since, and what it defined (what answered before the
+% restart) is gone or partial, which is said.
+kk_restore_file(Broken, F-Flags) :-
     kk_all_libraries,
     maplist(kk_restore_flag, Flags),
     kk_remember(F),
     kk_loader_throws,
-    (   catch(kk_loading(consult(F)), _, fail) -> true ; true ).
+    (   catch(kk_loading(consult(F)), E, true)
+    ->  (   var(E) -> R = true ; E = kk_halt(_) -> R = true ; R = error(E) )
+    ;   R = false
+    ),
+    (   R == true -> true
+    ;   kk_broken(F, true),
+        (   memberchk(F, Broken) -> true
+        ;   write('% in the restart, '), write(F),
+            write(' (changed since it was loaded) did not load as before:'), nl,
+            kk_not_loaded(F, R)
+        )
+    ).
 
 kk_restore_(N/A-Cs) :-
     functor(H, N, A),
@@ -718,8 +1078,10 @@ kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).
 kk_loading(G) :-
     setup_call_cleanup(bb_put(kk_loading, true), G, bb_put(kk_loading, false)).
 
+% kk_unless_halt(+E, :B): B, unless E ends the session or swaps its engine (kk_halt/1,
+% kk_swap/2): E is thrown on then.
 kk_unless_halt(E, B) :-
-    (   E = kk_halt(_) -> throw(E) ; call(B) ).
+    (   ( E = kk_halt(_) ; E = kk_swap(_, _) ) -> throw(E) ; call(B) ).
 
 kk_halt_(C) :-
     must_be(integer, C),
@@ -791,7 +1153,7 @@ kk_top_next(batch(Limit), _, N, R) :-
 kk_top_next(ask(In, Out), VNs, N, R) :-
     (   bb_get(kk_top_all, true)
     ->  write(' ;'), nl, fail
-    ;   write(' '), flush_output,
+    ;   write(' '), kk_show,
         % the host reads one key (the reader must not) and answers next, all, stop, whole or
         % help
         kk_reader_stop,

@@ -8,8 +8,13 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use rustyline::completion::Completer;
 use rustyline::error::ReadlineError;
-use rustyline::DefaultEditor;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::DefaultHistory;
+use rustyline::validate::Validator;
+use rustyline::{Context, Editor, Helper};
 
 use kenken::process::Spawn;
 use kenken::prolog::toplevel::{
@@ -29,6 +34,7 @@ fn code(r: TopResult) -> i32 {
         TopResult::Limit => 3,
         TopResult::Halt(n) => n,
         TopResult::OutOfMemory => 2,
+        TopResult::Replaced => 0,
     }
 }
 
@@ -149,7 +155,7 @@ fn out_of_memory(m: u64) -> String {
 /// Where the top level reads its lines: a line editor with history on a terminal, plain standard
 /// input otherwise (so that a session can be scripted; the lines read are echoed).
 enum Lines {
-    Editor(Box<DefaultEditor>),
+    Editor(Box<Editor<Names, DefaultHistory>>),
     Plain {
         input: std::io::StdinLock<'static>,
         /// A line read as an answer's key that was a goal after all.
@@ -235,6 +241,143 @@ impl Lines {
             }
             let _ = ed.save_history(&h);
         }
+    }
+}
+
+/// The names of Scryer's builtins (ISO's and its own) and of the top level's commands, which
+/// Tab completes (with the predicates the session sees, which its engine tells: [`Names`]).
+const BUILTINS: &[&str] = &[
+    "abolish",
+    "acyclic_term",
+    "arg",
+    "asserta",
+    "assertz",
+    "at_end_of_stream",
+    "atom",
+    "atom_chars",
+    "atom_codes",
+    "atom_concat",
+    "atom_length",
+    "atomic",
+    "bagof",
+    "call",
+    "callable",
+    "catch",
+    "char_code",
+    "clause",
+    "close",
+    "compare",
+    "compound",
+    "consult",
+    "copy_term",
+    "current_input",
+    "current_op",
+    "current_output",
+    "current_predicate",
+    "current_prolog_flag",
+    "fail",
+    "false",
+    "findall",
+    "float",
+    "flush_output",
+    "functor",
+    "get_byte",
+    "get_char",
+    "get_code",
+    "ground",
+    "halt",
+    "help",
+    "integer",
+    "is",
+    "keysort",
+    "listing",
+    "make",
+    "msort",
+    "nl",
+    "nonvar",
+    "number",
+    "number_chars",
+    "number_codes",
+    "once",
+    "op",
+    "open",
+    "peek_byte",
+    "peek_char",
+    "peek_code",
+    "put_byte",
+    "put_char",
+    "put_code",
+    "read",
+    "read_term",
+    "repeat",
+    "retract",
+    "retractall",
+    "set_input",
+    "set_output",
+    "set_prolog_flag",
+    "set_stream_position",
+    "setof",
+    "sort",
+    "statistics",
+    "stream_property",
+    "sub_atom",
+    "subsumes_term",
+    "term_variables",
+    "throw",
+    "time",
+    "true",
+    "unify_with_occurs_check",
+    "use_module",
+    "var",
+    "write",
+    "write_canonical",
+    "write_term",
+    "writeq",
+];
+
+/// The line editor's helper: Tab completes the name of a predicate at the cursor (a word that
+/// starts with a small letter), among [`BUILTINS`] and the predicates the session sees (its
+/// own, its files', those it imports), as its engine told them after the last goal.
+struct Names {
+    session: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+}
+
+impl Helper for Names {}
+impl Highlighter for Names {}
+impl Validator for Names {}
+impl Hinter for Names {
+    type Hint = String;
+}
+
+impl Completer for Names {
+    type Candidate = String;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
+        let before = &line[..pos];
+        let start = before
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+            .last()
+            .map_or(pos, |(i, _)| i);
+        let word = &line[start..pos];
+        if !word.starts_with(|c: char| c.is_lowercase()) {
+            return Ok((pos, Vec::new()));
+        }
+        let session = self.session.borrow();
+        let names: std::collections::BTreeSet<String> = BUILTINS
+            .iter()
+            .copied()
+            .chain(session.iter().map(String::as_str))
+            .filter(|n| n.starts_with(word))
+            .map(str::to_string)
+            .collect();
+        Ok((start, names.into_iter().collect()))
     }
 }
 
@@ -324,8 +467,13 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
     // Ctrl-C is for the engine (which it kills); this process goes on.
     let _ = ctrlc::set_handler(|| {});
     let stdin = std::io::stdin();
+    // (the names Tab completes, as the engine tells them)
+    let names = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let lines = if stdin.is_terminal() {
-        let mut ed = DefaultEditor::new()?;
+        let mut ed = Editor::<Names, DefaultHistory>::new()?;
+        ed.set_helper(Some(Names {
+            session: names.clone(),
+        }));
         if let Some(h) = history_file() {
             let _ = ed.load_history(&h);
         }
@@ -353,6 +501,7 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
         if let Some(Ended::Done(TopResult::Halt(n))) = top.started()? {
             return Ok(n);
         }
+        *names.borrow_mut() = top.names().to_vec();
     }
     let mut reader = Reader {
         lines,
@@ -362,6 +511,7 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
     let mut exit = 0;
     while let Some(goal) = reader.next()? {
         let ended = top.run(&goal, timeout, &mut |_| reader.lines.key())?;
+        *names.borrow_mut() = top.names().to_vec();
         // (a message on a line of its own, after what the goal showed; Ctrl-C's ^C too)
         let fresh = if top.ends_a_line() { "" } else { "\n" };
         match ended {

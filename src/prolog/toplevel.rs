@@ -60,15 +60,18 @@ term_variables_under_max_depth(Term, MaxDepth, Vars) :-
     '$term_variables_under_max_depth'(Term, MaxDepth, Vars).
 ";
 
-/// The top level's own `statistics/0,2` and `time/1` (defined in `host.pl`), loaded last:
-/// they replace library(time)'s, which `kenken.pl`'s engine imports after `host.pl`.
+/// The top level's own `statistics/0,2`, `time/1` and `listing/1` (defined in `host.pl`),
+/// loaded last: they replace library(time)'s and library(format)'s, which `kenken.pl`'s engine
+/// imports after `host.pl`.
 const TOP_PREDICATES: &str = "\
 :- dynamic(time/1).
 :- dynamic(statistics/2).
+:- dynamic(listing/1).
 :- meta_predicate(time(0)).
 time(G) :- kk_time(G).
 statistics(K, V) :- kk_statistics2(K, V).
 statistics :- kk_statistics0.
+listing(Spec) :- kk_listing(Spec).
 ";
 
 /// How a top-level goal ended.
@@ -87,6 +90,10 @@ pub enum TopResult {
     /// The engine's heap could not grow (the memory bound, [`Setup::memory`], was reached):
     /// the goal was stopped, nothing shown. The engine keeps what it took: it is best replaced.
     OutOfMemory,
+    /// The goal consulted a file that defines one of the homework's predicates: it was
+    /// stopped there (and said so), and `kenken.pl` unloaded: the engine now is one without
+    /// it, with the session's state, that file among its files.
+    Replaced,
 }
 
 /// How the top level goes on after an answer.
@@ -238,6 +245,106 @@ pub struct Toplevel {
     machine: Machine,
     /// Whether what user_output showed last ends a line (or nothing was shown yet).
     at_line_start: Arc<AtomicBool>,
+    /// What user_output wrote, on its way to standard output.
+    shown: Shown,
+    /// Whether the engine panicked: it is not to be trusted, and runs nothing more.
+    broken: bool,
+}
+
+/// What user_output writes, shown on standard output in batches: Scryer hands over every
+/// write/1 and nl/0 on its own (two system calls a line were a fifth of the time of a goal
+/// printing lines). A batch is written at most [`Shown::DELAY`] after its first byte (by a
+/// thread of its own, so a goal that writes and then computes is seen at once), when it is
+/// big, when `host.pl` asks ([`FLUSH`]: before it asks the host for a key), before anything is
+/// written to standard error, and at the end of every host goal.
+#[derive(Clone)]
+struct Shown {
+    state: Arc<(std::sync::Mutex<ShownState>, std::sync::Condvar)>,
+}
+
+struct ShownState {
+    /// Bytes not yet written.
+    bytes: Vec<u8>,
+    /// Whether the bytes end a line.
+    ends_line: bool,
+    /// The file where the parent reads whether what was shown ends a line ([`LINE_VAR`]),
+    /// and what it says.
+    line_file: Option<std::fs::File>,
+    told: bool,
+}
+
+impl Shown {
+    /// How long a byte may wait in a batch.
+    const DELAY: Duration = Duration::from_millis(10);
+    /// A batch this big is written at once.
+    const BIG: usize = 1 << 16;
+
+    /// A batch, and the thread that writes it out within [`Shown::DELAY`].
+    fn new(line_file: Option<std::fs::File>) -> Shown {
+        let shown = Shown {
+            state: Arc::new((
+                std::sync::Mutex::new(ShownState {
+                    bytes: Vec::new(),
+                    ends_line: true,
+                    line_file,
+                    told: true,
+                }),
+                std::sync::Condvar::new(),
+            )),
+        };
+        let writer = shown.clone();
+        std::thread::spawn(move || loop {
+            let (lock, ready) = &*writer.state;
+            let Ok(mut st) = lock.lock() else { return };
+            while st.bytes.is_empty() {
+                st = match ready.wait(st) {
+                    Ok(st) => st,
+                    Err(_) => return,
+                };
+            }
+            drop(st);
+            std::thread::sleep(Shown::DELAY);
+            writer.flush();
+        });
+        shown
+    }
+
+    /// Adds `bytes` (which end a line or not) to the batch.
+    fn push(&self, bytes: &[u8], ends_line: bool) {
+        let (lock, ready) = &*self.state;
+        let Ok(mut st) = lock.lock() else { return };
+        if st.bytes.is_empty() {
+            ready.notify_one();
+        }
+        st.bytes.extend_from_slice(bytes);
+        st.ends_line = ends_line;
+        let big = st.bytes.len() >= Shown::BIG;
+        drop(st);
+        if big {
+            self.flush();
+        }
+    }
+
+    /// Writes the batch out, and tells the parent whether it ends a line.
+    fn flush(&self) {
+        let Ok(mut st) = self.state.0.lock() else {
+            return;
+        };
+        if st.bytes.is_empty() {
+            return;
+        }
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(&st.bytes).and_then(|_| o.flush());
+        st.bytes.clear();
+        let now = st.ends_line;
+        if now != st.told {
+            if let Some(f) = st.line_file.as_mut() {
+                use std::os::unix::fs::FileExt;
+                let _ = f.write_at(if now { b"1" } else { b"0" }, 0);
+            }
+            st.told = now;
+        }
+    }
 }
 
 /// The environment variable that names a file where a top level's process keeps whether what
@@ -259,6 +366,8 @@ pub fn ends_a_line(file: &Path) -> bool {
 /// channel (`kk_wall_ms/1`: Scryer has no clock finer than seconds).
 const FRESH_LINE: u8 = 1;
 const CLOCK: u8 = 2;
+/// What `host.pl` writes to user_output for the batch of output to be shown now ([`Shown`]).
+const FLUSH: u8 = 3;
 
 impl Toplevel {
     /// Starts an engine with the top level (and `kenken.pl` unless `no_kenken`).
@@ -270,9 +379,10 @@ impl Toplevel {
         let at_line_start = Arc::new(AtomicBool::new(true));
         let line_start = at_line_start.clone();
         // (told to the parent that may kill this process, see LINE_VAR)
-        let mut line_file = std::env::var_os(LINE_VAR)
+        let line_file = std::env::var_os(LINE_VAR)
             .and_then(|p| std::fs::OpenOptions::new().write(true).open(p).ok());
-        let mut told = true;
+        let shown = Shown::new(line_file);
+        let to_show = shown.clone();
         let (mut clock, input) = InputStreamConfig::channel();
         // (the session's clocks go on from where the engine before this one left them)
         let clocks = Clocks::from_env();
@@ -282,8 +392,10 @@ impl Toplevel {
             let bytes = std::mem::take(buf.get_mut());
             buf.set_position(0);
             let mut shown = Vec::with_capacity(bytes.len() + 1);
+            let mut flush = false;
             for b in bytes {
                 match b {
+                    FLUSH => flush = true,
                     FRESH_LINE => {
                         if !line_start.load(Ordering::Relaxed) {
                             shown.push(b'\n');
@@ -304,21 +416,19 @@ impl Toplevel {
                 }
             }
             if !loud.load(Ordering::Relaxed) && !shown.is_empty() {
-                let mut o = std::io::stdout().lock();
-                let _ = o.write_all(&shown).and_then(|_| o.flush());
-                let now = line_start.load(Ordering::Relaxed);
-                if let (Some(f), true) = (line_file.as_mut(), now != told) {
-                    use std::os::unix::fs::FileExt;
-                    let _ = f.write_at(if now { b"1" } else { b"0" }, 0);
-                    told = now;
-                }
+                to_show.push(&shown, line_start.load(Ordering::Relaxed));
+            }
+            if flush {
+                to_show.flush();
             }
         }));
         let hushed = quiet.clone();
+        let before_err = shown.clone();
         let err = OutputStreamConfig::callback(Box::new(move |buf| {
             let bytes = std::mem::take(buf.get_mut());
             buf.set_position(0);
-            if !hushed.load(Ordering::Relaxed) {
+            if !hushed.load(Ordering::Relaxed) && !bytes.is_empty() {
+                before_err.flush();
                 let mut o = std::io::stderr().lock();
                 let _ = o.write_all(&bytes).and_then(|_| o.flush());
             }
@@ -361,9 +471,12 @@ impl Toplevel {
             .count();
         quiet.store(false, Ordering::Relaxed);
         at_line_start.store(true, Ordering::Relaxed);
+        shown.flush();
         Toplevel {
             machine,
             at_line_start,
+            shown,
+            broken: false,
         }
     }
 
@@ -371,8 +484,12 @@ impl Toplevel {
     pub fn run(&mut self, goal: &str, mode: &Mode) -> Result<TopResult, PrologError> {
         // (the goal was typed on a line of its own, or is the first thing shown)
         self.at_line_start.store(true, Ordering::Relaxed);
+        // (a quote left open is ended by a new line, as the user's Enter ends it for Scryer's
+        // top level: its reader then says missing_quote or invalid_single_quoted_character)
         let mut text = goal.trim_end().to_string();
-        if !text.ends_with('.') || text.ends_with("..") {
+        if ends_in_quote(&text) {
+            text.push('\n');
+        } else if !text.ends_with('.') || text.ends_with("..") {
             text.push_str(" .");
         } else {
             text.push(' ');
@@ -398,16 +515,28 @@ impl Toplevel {
                 quote_atom(&o.to_string_lossy())
             ),
         };
-        let r = self.one(
+        RESOURCE_PANIC.store(false, Ordering::Relaxed);
+        let r = match self.one(
             &format!("kk_top({}, {mode}, {reads}, R).", quote(&text)),
             "R",
-        )?;
+        ) {
+            Ok(r) => r,
+            // (the engine is not to be trusted after a panic: the host replaces it)
+            Err(PrologError::Failed(_)) if RESOURCE_PANIC.load(Ordering::Relaxed) => {
+                return Ok(TopResult::OutOfMemory)
+            }
+            Err(e) => return Err(e),
+        };
         match &r {
             Term::Atom(a) if a == "true" => Ok(TopResult::True),
             Term::Atom(a) if a == "false" => Ok(TopResult::False),
             Term::Atom(a) if a == "error" => Ok(TopResult::Error),
             Term::Atom(a) if a == "limit" => Ok(TopResult::Limit),
             Term::Atom(a) if a == "memory" => Ok(TopResult::OutOfMemory),
+            Term::Atom(a) if a == "swap" => {
+                self.without_kenken()?;
+                Ok(TopResult::Replaced)
+            }
             Term::Compound(h, _) if h == "halt" => {
                 Ok(halt_code(&r).map_or(TopResult::Error, TopResult::Halt))
             }
@@ -447,13 +576,30 @@ impl Toplevel {
         }
     }
 
+    /// This engine replaced by one without `kenken.pl`, given this one's state.
+    fn without_kenken(&mut self) -> Result<(), PrologError> {
+        let state = self.state()?;
+        *self = Toplevel::new(true);
+        self.restore(&state)
+    }
+
+    /// The names of the predicates the session sees (its own, those of its files, those it
+    /// imports; not the top level's own): what the repl completes a name with.
+    pub fn names(&mut self) -> Result<Vec<String>, PrologError> {
+        let t = self.one("kk_user_names(Cs).", "Cs")?;
+        let text =
+            super::chars_of(&t).ok_or_else(|| PrologError::Protocol(super::term_text(&t)))?;
+        Ok(text.split_whitespace().map(str::to_string).collect())
+    }
+
     /// The session's state as a goal that restores it in a fresh engine.
     pub fn state(&mut self) -> Result<String, PrologError> {
         let t = self.one("kk_state(S).", "S")?;
         super::chars_of(&t).ok_or_else(|| PrologError::Protocol(super::term_text(&t)))
     }
 
-    /// Runs a state goal made by [`Toplevel::state`] (quietly: nothing is printed).
+    /// Runs a state goal made by [`Toplevel::state`] (quietly, but for what the restart lost:
+    /// a value of `bb_put/2`, a file that loaded before and no longer does).
     fn restore(&mut self, state: &str) -> Result<(), PrologError> {
         self.one(
             &format!("kk_top_restore({}, R).", quote(&format!("{state} ."))),
@@ -467,6 +613,18 @@ impl Toplevel {
     /// ...): the panic is caught and told as an error, after which the engine is not to be
     /// trusted ([`TopProcess`] replaces it).
     fn one(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
+        let r = self.one_(query, var);
+        self.shown.flush();
+        r
+    }
+
+    /// [`Toplevel::one`], its output perhaps not shown yet.
+    fn one_(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
+        if self.broken {
+            return Err(PrologError::Failed(
+                "the Prolog engine failed on an earlier goal".into(),
+            ));
+        }
         let machine = &mut self.machine;
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut found = None;
@@ -486,6 +644,7 @@ impl Toplevel {
             found.ok_or_else(|| PrologError::Protocol(format!("{query} failed")))
         }));
         run.unwrap_or_else(|panic| {
+            self.broken = true;
             let why = super::query::panic_text(&panic);
             Err(PrologError::Failed(format!(
                 "the Prolog engine failed on this goal (Scryer Prolog: {why})"
@@ -511,10 +670,21 @@ fn halt_code(t: &Term) -> Option<i32> {
 }
 
 /// Keeps a panic's message and backtrace off the screen: the panics of the engine are caught
-/// and told as errors (see `Toplevel::one`). For the processes that run a top level.
+/// and told as errors (see `Toplevel::one`). For the processes that run a top level. A panic
+/// within Scryer's own way of throwing a resource error (its heap could not grow: 0.10 panics
+/// there when the error itself does not fit, `numlist(1, 200000000, L)` under `--memory`) is
+/// noted (`RESOURCE_PANIC`): the goal reached the memory bound.
 pub fn quiet_panics() {
-    std::panic::set_hook(Box::new(|_| {}));
+    std::panic::set_hook(Box::new(|_| {
+        let trace = std::backtrace::Backtrace::force_capture().to_string();
+        if trace.contains("throw_resource_error") {
+            RESOURCE_PANIC.store(true, Ordering::Relaxed);
+        }
+    }));
 }
+
+/// Whether the engine panicked while throwing a resource error (see [`quiet_panics`]).
+static RESOURCE_PANIC: AtomicBool = AtomicBool::new(false);
 
 /// The libraries `host.pl` loads only when needed (`kk_need_libraries/1`), with the names of
 /// the predicates each exports (Scryer 0.10.0's `library(charsio)`, `format`, `time`,
@@ -592,9 +762,9 @@ const META_CALLS: &[&str] = &[
 /// The lazy libraries whose predicates `goal` names: a word of its text (letters, digits and
 /// `_`, quoted or not, in a comment or a string too: loading one library too many does no
 /// harm) that one of them exports; all of them when it calls a goal it is given (`=..`, or a
-/// word of [`META_CALLS`]), since that goal's name may be built as it runs. (A goal made of a
-/// bare variable is not seen: calling such a predicate is an existence error until a goal
-/// names it or a file is consulted, which loads them all.)
+/// word of [`META_CALLS`]), since that goal's name may be built as it runs. (A variable where
+/// a goal stands, `G = format("~w", [x]), G`, loads them all as it runs: `kk_var_goal/1` in
+/// `host.pl`.)
 fn lazy_libraries(goal: &str) -> Vec<&'static str> {
     let words = words(goal);
     let meta = goal.contains("=..") || META_CALLS.iter().any(|m| words.contains(m));
@@ -792,12 +962,13 @@ enum Request {
 }
 
 /// What the child tells its parent: `Ready` with its engine's CPU offset (the session's CPU
-/// time is its process's plus this, in milliseconds); `Done` with the goal's end, the state
-/// after it (when asked for) and the session's inferences.
+/// time is its process's plus this, in milliseconds) and the names of the predicates it sees;
+/// `Done` with the goal's end, the state after it (when asked for), the session's inferences
+/// and the names of the predicates it sees then.
 #[derive(Serialize, Deserialize)]
 enum Reply {
-    Ready(i64),
-    Done(TopResult, Option<String>, Option<u64>),
+    Ready(i64, Vec<String>),
+    Done(TopResult, Option<String>, Option<u64>, Vec<String>),
     Failed(String),
 }
 
@@ -826,11 +997,11 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
     for f in &setup.setup.consult {
         // (a file that halts ends the session before it starts, with its code)
         if let Ok(TopResult::Halt(n)) = top.consult(f) {
-            return send(&Reply::Done(TopResult::Halt(n), None, None));
+            return send(&Reply::Done(TopResult::Halt(n), None, None, Vec::new()));
         }
     }
     let (cpu_offset, _) = top.clocks().unwrap_or((0, 0));
-    send(&Reply::Ready(cpu_offset))?;
+    send(&Reply::Ready(cpu_offset, top.names().unwrap_or_default()))?;
     let ask = Mode::Ask(setup.to_child.clone(), setup.from_child.clone());
     for line in requests.lines() {
         let line = line?;
@@ -839,12 +1010,16 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
                 Ok(r) => {
                     let state = if keep_state { top.state().ok() } else { None };
                     let inferences = top.clocks().ok().map(|(_, i)| i);
-                    (Reply::Done(r, state, inferences), false)
+                    let names = top.names().unwrap_or_default();
+                    (Reply::Done(r, state, inferences, names), false)
                 }
                 Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Ok(Request::Restore(g)) => match top.restore(&g) {
-                Ok(()) => (Reply::Done(TopResult::True, None, None), false),
+                Ok(()) => (
+                    Reply::Done(TopResult::True, None, None, top.names().unwrap_or_default()),
+                    false,
+                ),
                 Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Err(e) => (Reply::Failed(e.to_string()), false),
@@ -924,6 +1099,8 @@ pub struct TopProcess {
     state: Option<String>,
     /// Where the next engine's clocks start (`statistics/2`).
     clocks: Clocks,
+    /// The names of the predicates the session sees, as the engine last told them.
+    names: Vec<String>,
 }
 
 static NEXT_DIR: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -939,6 +1116,7 @@ impl TopProcess {
             dir,
             running: None,
             state: None,
+            names: Vec::new(),
             clocks: Clocks {
                 wall_origin: Some(epoch_ms()),
                 ..Clocks::default()
@@ -1026,7 +1204,10 @@ impl TopProcess {
             return Ok(None);
         }
         match self.wait(None, &mut |_| Key::Stop)? {
-            Waited::Reply(Reply::Ready(cpu_offset)) => {
+            Waited::Reply(Reply::Ready(cpu_offset, names)) => {
+                if !names.is_empty() {
+                    self.names = names;
+                }
                 if let Some(r) = self.running.as_mut() {
                     r.ready = true;
                     r.cpu_offset = Some(cpu_offset);
@@ -1167,6 +1348,12 @@ impl TopProcess {
         ends_a_line(&self.line_file())
     }
 
+    /// The names of the predicates the session sees (as of the last goal, or the start):
+    /// what the repl completes a name with.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
     /// Waits until the engine is loaded and the files of the setup consulted: `Some` when
     /// it ended meanwhile (a file called `halt/0,1`: [`Ended::Done`] with
     /// [`TopResult::Halt`]; or it failed).
@@ -1195,12 +1382,19 @@ impl TopProcess {
         self.send(&Request::Goal(goal.to_string(), true))?;
         let deadline = timeout.map(|t| Instant::now() + t);
         match self.wait(deadline, key)? {
-            Waited::Reply(Reply::Done(r, state, inferences)) => {
+            Waited::Reply(Reply::Done(r, state, inferences, names)) => {
                 if state.is_some() {
                     self.state = state;
                 }
+                if !names.is_empty() {
+                    self.names = names;
+                }
                 if let Some(i) = inferences {
                     self.clocks.inferences = i;
+                }
+                if r == TopResult::Replaced {
+                    // (a fresh engine after a kill starts without kenken.pl too)
+                    self.setup.no_kenken = true;
                 }
                 if r == TopResult::OutOfMemory {
                     // (its engine holds the memory it took: a fresh one gets the state back)
@@ -1226,7 +1420,12 @@ impl TopProcess {
             };
             self.send(&Request::Restore(state))?;
             match self.wait(None, &mut |_| Key::Stop)? {
-                Waited::Reply(Reply::Done(..)) => return Ok(()),
+                Waited::Reply(Reply::Done(.., names)) => {
+                    if !names.is_empty() {
+                        self.names = names;
+                    }
+                    return Ok(());
+                }
                 // (a state that breaks the engine is given up, and said so)
                 _ => {
                     self.state = None;
@@ -1259,8 +1458,21 @@ pub struct Goals {
 
 /// Cuts `text` into goals where a Prolog reader ends a term: at a `.` followed by layout, `%`
 /// or the end of the text, outside quotes (`'...'`, `"..."`, `` `...` ``, `0'c`) and comments,
-/// and not part of a symbol (`=..`).
+/// and not part of a symbol (`=..`). A quoted item that meets a new line (not escaped by `\`)
+/// ends its goal there, as Scryer's and GNU Prolog's readers stop at it with a syntax error
+/// (a goal typed with a quote left open is told at once, not waited for).
 pub fn split_goals(text: &str) -> Goals {
+    scan_goals(text).0
+}
+
+/// Whether `goal` (one goal) ends within a quoted item: [`Toplevel::run`] then ends it with a
+/// new line, for the reader to tell the quote left open as Scryer's top level does.
+fn ends_in_quote(goal: &str) -> bool {
+    scan_goals(goal).1
+}
+
+/// [`split_goals`], and whether the text ends within a quoted item.
+fn scan_goals(text: &str) -> (Goals, bool) {
     const SYMBOL: &str = "+-*/\\^<>=~:.?@#&$";
     let cs: Vec<(usize, char)> = text.char_indices().collect();
     let n = cs.len();
@@ -1268,7 +1480,7 @@ pub fn split_goals(text: &str) -> Goals {
     let ch = |k: usize| if k < n { Some(cs[k].1) } else { None };
     let mut complete = Vec::new();
     let (mut start, mut content, mut open) = (0, false, false);
-    let mut after_symbol = false;
+    let (mut after_symbol, mut quoted) = (false, false);
     let mut i = 0;
     while i < n {
         let c = cs[i].1;
@@ -1298,12 +1510,23 @@ pub fn split_goals(text: &str) -> Goals {
             }
             '\'' if i > 0
                 && cs[i - 1].1 == '0'
-                && !(i > 1 && (cs[i - 2].1.is_alphanumeric() || cs[i - 2].1 == '_')) =>
+                && !(i > 1 && (cs[i - 2].1.is_alphanumeric() || cs[i - 2].1 == '_'))
+                // (0'\ and a new line is no character code: 0 then a quoted atom, ISO
+                // conformity #259)
+                && !(ch(i + 1) == Some('\\') && ch(i + 2) == Some('\n')) =>
             {
-                // 0'c: the character code of c (an escape or a doubled quote are one)
+                // 0'c: the character code of c (an escape or a doubled quote are one;
+                // \x41\ and \101\ end at their closing \)
                 content = true;
                 i += 1;
                 i += match (ch(i), ch(i + 1)) {
+                    (Some('\\'), Some(d)) if d == 'x' || d.is_ascii_digit() => {
+                        let mut k = 2;
+                        while ch(i + k).is_some_and(|e| e.is_ascii_alphanumeric()) {
+                            k += 1;
+                        }
+                        k + usize::from(ch(i + k) == Some('\\'))
+                    }
                     (Some('\\'), _) | (Some('\''), Some('\'')) => 2,
                     _ => 1,
                 };
@@ -1317,6 +1540,15 @@ pub fn split_goals(text: &str) -> Goals {
                     match ch(i) {
                         None => {
                             open = true;
+                            quoted = true;
+                            break;
+                        }
+                        Some('\n') => {
+                            // (the reader stops here: the goal ends, a syntax error)
+                            complete.push(text[start..at(i)].trim().to_string());
+                            start = at(i + 1);
+                            content = false;
+                            i += 1;
                             break;
                         }
                         Some('\\') => i += 2,
@@ -1347,7 +1579,7 @@ pub fn split_goals(text: &str) -> Goals {
         i += 1;
     }
     let rest = (content || open).then(|| text[start.min(text.len())..].trim().to_string());
-    Goals { complete, rest }
+    (Goals { complete, rest }, quoted)
 }
 
 #[cfg(test)]
@@ -1454,5 +1686,46 @@ mod tests {
             split("X = 'a\\'. b'."),
             (vec!["X = 'a\\'. b'.".to_string()], None)
         );
+    }
+
+    /// Issue 37 item 10: ISO conformity #259 and other splits a reader makes.
+    #[test]
+    fn goals_are_cut_where_the_reader_ends_them() {
+        let one = |t: &str| (vec![t.to_string()], None::<String>);
+        // 0'\ then a new line is 0, then the quoted atom '+' (\ and the new line are a
+        // continuation), then a block comment holding '. %': one goal.
+        assert_eq!(
+            split("X = 0'\\\n+'/*'. %*/1."),
+            one("X = 0'\\\n+'/*'. %*/1.")
+        );
+        // 0'c with escapes that hold more than one character
+        assert_eq!(
+            split("X = 0'\\x41\\. Y = 1."),
+            (
+                vec!["X = 0'\\x41\\.".to_string(), "Y = 1.".to_string()],
+                None
+            )
+        );
+        assert_eq!(split("X = 0'\\101\\."), one("X = 0'\\101\\."));
+        assert_eq!(split("X = 0'%, Y = 0'.."), one("X = 0'%, Y = 0'.."));
+        // % and . in quotes, a quote in a block comment
+        assert_eq!(
+            split("X = \"a%b. \", Y = '%'."),
+            one("X = \"a%b. \", Y = '%'.")
+        );
+        assert_eq!(
+            split("/* it's. */ X = `a. `."),
+            one("/* it's. */ X = `a. `.")
+        );
+        assert_eq!(split("X = 'a\\\nb'."), one("X = 'a\\\nb'."));
+        // a new line in a quoted item ends the goal (a syntax error, told at once)
+        assert_eq!(
+            split("X = 'abc.\nY = 1.\n"),
+            (vec!["X = 'abc.".to_string(), "Y = 1.".to_string()], None)
+        );
+        assert!(ends_in_quote("X = 'abc."));
+        assert!(ends_in_quote("X = \"abc."));
+        assert!(!ends_in_quote("X = 'abc'."));
+        assert!(!ends_in_quote("X = 0'\\\n+'/*'. %*/1."));
     }
 }
