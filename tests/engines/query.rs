@@ -388,6 +388,16 @@ fn per_query_overhead() {
             there.as_secs_f64() * 5.0
         );
     }
+    // the first trivial query after a timeout, the state (200 clauses, a value) given back
+    let q = Query::new("repeat, fail").timeout(std::time::Duration::from_millis(300));
+    w.query(&q).unwrap().collect_all().unwrap();
+    let start = std::time::Instant::now();
+    let (a, _) = all(&mut w, "overhead(X), bb_get(overhead, Y), !");
+    println!(
+        "first query after a timeout, the state given back: {:.0} ms ({} answer)",
+        start.elapsed().as_secs_f64() * 1000.0,
+        a.len()
+    );
 }
 
 /// A file that defines `fact/1`, a dynamic `counter/1` and an operator, in a fresh folder.
@@ -635,4 +645,30 @@ fn a_scryer_panic_is_told_in_the_end_and_not_on_the_standard_error() {
     assert!(end.starts_with("END: Crashed("), "{end}");
     assert!(end.contains("panicked at"), "{end}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_worker_that_dies_mid_query_ends_it_as_crashed_and_its_replacement_keeps_the_state() {
+    let (_program, mut w) = query_worker();
+    let (_, end) = all(&mut w, "assertz(survivor(1))");
+    assert_eq!(end, End::Complete);
+    let pid = w.pid().unwrap();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap()
+    });
+    let q = Query::new("repeat, fail").timeout(std::time::Duration::from_secs(60));
+    let (_, end) = w.query(&q).unwrap().collect_all().unwrap();
+    assert!(killer.join().unwrap().success());
+    match end {
+        End::Crashed(why) => assert!(why.contains("killed by SIGKILL"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    let answers = w.query(&Query::new("survivor(X)")).unwrap();
+    assert!(answers.lost().is_empty(), "{:?}", answers.lost());
+    let (a, _) = answers.collect_all().unwrap();
+    assert_eq!(values(&a, "X"), vec![Term::Integer(1)]);
 }
