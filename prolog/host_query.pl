@@ -2,8 +2,9 @@
     loaded after host.pl (whose predicates it uses) by the engines that answer the host's
     queries (src/prolog/session.rs, Session), not by the top level.
 
-    kk_host_stream(+Chars, +InferenceLimit, +MaxAnswers, +Cap, -Item, -Inferences)
-      Parses Chars as a goal (read_term_from_chars/3 inside catch/3) and runs it with at most
+    kk_host_stream(+Text, +InferenceLimit, +MaxAnswers, +Cap, -Item, -Inferences)
+      Parses Text (chars, codes or an atom: what the flag double_quotes makes of a string) as
+      a goal (read_term_from_chars/3 inside catch/3) and runs it with at most
       InferenceLimit inferences per answer; halt/0,1 in its control constructs end the query
       (they do not stop the engine: kk_halts/2 of host.pl, as at the top level). Each solution
       is one Item, in order, as soon as it is found (the host reads them lazily, one by one):
@@ -13,14 +14,22 @@
                                Name=Value, Value encoded (kk_enc/5, below), Text the answer as
                                a top level prints it (chars), residual constraints included
                                (recovered with copy_term/3);
-        end(Status)            the last item: Status is complete, answer_limit (a further
+        end(Status, State)     the last item: Status is complete, answer_limit (a further
                                answer exists), inference_limit, answer_too_large(Cap) (an
                                answer has more than Cap nodes), halted(Code), or
                                exception(Text, Value), Text the exception as Prolog writes it
-                               (chars) and Value the exception term encoded.
+                               (chars) and Value the exception term encoded; State is
+                               state(Chars), the engine's state after the goal as kk_state/1
+                               of host.pl gives it (to be replayed in a fresh engine,
+                               kk_query_restore/2), when the goal may have changed it
+                               (kk_may_change/1), none otherwise.
       The goal is never left with a choice point: after MaxAnswers + 1 answers, an exception,
-      the inference limit or an answer too large, it is cut, and end/1 follows. Inferences
-      counts the inferences from the start of the query to the item.
+      the inference limit or an answer too large, it is cut, and end/2 follows. Inferences
+      counts the inferences from the start of the query to the item. What the goal wrote to
+      user_output is flushed with each item (the host reads it from its buffer then).
+
+    kk_query_start, kk_query_restore(+Chars, -Lost) and kk_query_consult(+File, -Result)
+    (below) set up an engine, give it the state of the one before, and consult a file.
 
     The encoding of a value makes its conversion by the Rust host linear in its size, and flat
     for any depth (Scryer's own conversion of a list prepends to a vector at each cell, and
@@ -29,17 +38,22 @@
     is '$kk' gets c as its first argument, anything else is itself.
 */
 
-kk_host_stream(Chars, Limit, Max, Cap, Item, Inferences) :-
+kk_host_stream(Text, Limit, Max, Cap, Item, Inferences) :-
     '$inference_count'(I0),
+    kk_chars(Text, Chars),      % (whatever the flag double_quotes made of it)
     kk_host_stream(Chars, Limit, Max, Cap, Item),
     '$inference_count'(I1),
-    Inferences is I1 - I0.
+    Inferences is I1 - I0,
+    % (what the goal wrote so far reaches the host's buffer with the item)
+    catch(flush_output(user_output), _, true).
 
 kk_host_stream(Chars, Limit, Max, Cap, Item) :-
     catch(kk_read_goal(Chars, Goal0, VNs), E, true),
     (   nonvar(E) -> Item = syntax_error(E)
     ;   var(Goal0) -> Item = syntax_error(goal_is_a_variable)
-    ;   kk_halts(Goal0, Goal),
+    ;   (   kk_may_change(Goal0) -> Changes = true ; Changes = false ),
+        bb_put(kk_query_changes, Changes),
+        kk_halts(Goal0, Goal),
         kk_stream(kk_qualified(Goal), VNs, Limit, Max, Cap, Item)
     ).
 
@@ -60,7 +74,8 @@ kk_stream(Goal, VNs, Limit, Max, Cap, Item) :-
     (   catch(kk_nth(Goal, VNs, Limit, Max1, Cap, A, R), E, R = exception(E)),
         kk_item(R, A, Item)
     ;   bb_get(kk_stream_end, Status),
-        Item = end(Status)
+        kk_end_state(State),
+        Item = end(Status, State)
     ).
 
 kk_item(answer, A, answer(A)).
@@ -213,3 +228,172 @@ kk_join([T], T).
 kk_join([T1, T2 | Ts], T) :-
     kk_join([T2 | Ts], Rest),
     append(T1, [',', '\n' | Rest], T).
+
+/*  The state an engine keeps for the one that replaces it (after a timeout, a crash, a query
+    left half-run): the top level's record and replay (kk_state/1, kk_restore/7 of host.pl),
+    taken after a goal that may have changed it.
+*/
+
+% kk_query_start: what an engine that answers the host's queries does once loaded: its flags
+% and operators noted, so that kk_state/1 keeps those the user changed (as kk_top_start/1
+% does for the top level).
+kk_query_start :-
+    findall(F-V, current_prolog_flag(F, V), Flags),
+    bb_put(kk_flags0, Flags),
+    findall(op(P, T, N), current_op(P, T, N), Ops),
+    bb_put(kk_ops0, Ops).
+
+% kk_end_state(-State): state(Chars) (kk_state/1) after a goal that may have changed the state,
+% none after any other. The names of the user's own predicates are noted then
+% (kk_may_change/1).
+kk_end_state(State) :-
+    (   bb_get(kk_query_changes, true),
+        kk_plain_globals,
+        catch(kk_state(Chars), _, fail)
+    ->  State = state(Chars),
+        kk_note_code_names
+    ;   State = none
+    ),
+    bb_put(kk_query_changes, false).
+
+% kk_plain_globals: each value put with bb_put/2 (of the keys kk_state/1 keeps) is put again
+% as a copy without partial strings: Scryer 0.10 garbles a partial string inside a compound
+% term (v(1, [a]) read from a goal's text) in acyclic_term/1, which kk_state/1 calls, and may
+% then panic writing it. The copy is made through the encoding of answers (kk_enc/5), which
+% builds every list cell anew; a value too big or cyclic for it is left as it is (kk_state/1
+% does not keep it).
+kk_plain_globals :-
+    (   bb_get(kk_bb_keys, Keys) -> true ; Keys = [] ),
+    maplist(kk_plain_global, Keys).
+
+kk_plain_global(K) :-
+    (   catch(bb_get(K, V), _, fail),
+        catch(kk_enc(V, E, 0, _, 10001), kk_answer_too_large, fail)
+    ->  kk_dec(E, V1),
+        kk_bb_put(K, V1)
+    ;   true
+    ).
+
+% kk_dec(+E, -T): T is the term that kk_enc/5 encoded as E.
+kk_dec(E, T) :-
+    (   var(E) -> T = E
+    ;   E = '$kk'(l, EH, ET) -> T = [H | Tl], kk_dec(EH, H), kk_dec(ET, Tl)
+    ;   E = '$kk'(v, V) -> T = V
+    ;   compound(E), functor(E, '$kk', Ar1), arg(1, E, c)
+    ->  Ar is Ar1 - 1, functor(T, '$kk', Ar), kk_dec_args(1, Ar, 1, E, T)
+    ;   compound(E) -> functor(E, F, Ar), functor(T, F, Ar), kk_dec_args(1, Ar, 0, E, T)
+    ;   T = E
+    ).
+
+kk_dec_args(I, Ar, Off, E, T) :-
+    (   I > Ar -> true
+    ;   J is I + Off, arg(J, E, X), arg(I, T, Y),
+        kk_dec(X, Y),
+        I1 is I + 1,
+        kk_dec_args(I1, Ar, Off, E, T)
+    ).
+
+% kk_may_change(+Goal): Goal may change what kk_state/1 records. It does when it consults (a
+% list as a goal), or names anywhere in it (as a goal, or as data: maplist(assertz, Cs)) a
+% predicate that changes the state, one that makes names at run time or fetches a goal kept
+% elsewhere (the goal it calls is not in its text), or a predicate of the user's own code
+% (kk_note_code_names/0), which may do any of these. Linear in the size of Goal, never
+% recursive on its depth.
+kk_may_change(G) :-
+    (   bb_get(kk_code_names, Ns) -> true ; Ns = [] ),
+    (   kk_consults(G) -> true
+    ;   kk_names_change([G], Ns)
+    ).
+
+kk_consults(G) :-
+    nonvar(G),
+    (   G = [_ | _] -> true
+    ;   kk_control(G, As), member(A, As), kk_consults(A)
+    ).
+
+kk_names_change([T | Ts], Ns) :-
+    (   var(T) -> kk_names_change(Ts, Ns)
+    ;   compound(T)
+    ->  functor(T, N, _),
+        (   kk_changing(N, Ns) -> true
+        ;   T =.. [_ | As],
+            append(As, Ts, Ts1),
+            kk_names_change(Ts1, Ns)
+        )
+    ;   atom(T), kk_changing(T, Ns) -> true
+    ;   kk_names_change(Ts, Ns)
+    ).
+
+kk_changing(N, Ns) :-
+    (   kk_changing_name(N) -> true ; memberchk(N, Ns) ).
+
+kk_changing_name(N) :-
+    memberchk(N, [assert, asserta, assertz, retract, retractall, abolish, consult, load_files,
+                  ensure_loaded, use_module, op, set_prolog_flag, char_conversion, bb_put,
+                  dynamic, discontiguous, multifile, make, kk_query_consult, kk_query_restore,
+                  % (a goal made or fetched at run time)
+                  atom_codes, atom_chars, atom_concat, char_code, sub_atom, atomic_list_concat,
+                  read, read_term, read_term_from_chars, read_from_chars, term_to_atom,
+                  atom_to_term, clause, bb_get, b_getval, nb_getval]).
+
+% kk_note_code_names: the names of the predicates of user that the user's code may hold,
+% kept for kk_may_change/1: once a file is consulted, every predicate of user (the file may
+% define any); before, the dynamic ones (asserted).
+kk_note_code_names :-
+    (   bb_get(kk_files, [_ | _])
+    ->  findall(N, current_predicate(user:N/_), Ns0)
+    ;   findall(N, ( current_predicate(user:N/A),
+                     functor(H, N, A),
+                     predicate_property(user:H, dynamic) ),
+                Ns0)
+    ),
+    sort(Ns0, Ns),
+    bb_put(kk_code_names, Ns).
+
+% kk_query_restore(+Text, -Lost): gives this (fresh) engine the state Text that kk_state/1
+% took in the engine before it, with kk_restore/7; its files are consulted one by one
+% (kk_query_consult/2) between the modules and operators and the clauses, so that one that no
+% longer loads is told. Lost is what could not be given back: global(Key, Why) for a
+% bb_put/2 value kk_state/1 could not keep (Why: cyclic, 'not ground', 'too big'), and
+% file(File, Why) for a file (Why a result of kk_query_consult/2).
+kk_query_restore(Text, Lost) :-
+    kk_chars(Text, Chars),
+    kk_read_goal(Chars, kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost0), _),
+    kk_restore(Setup, Ops, [], [], [], [], []),
+    kk_restore_files(FileFlags, LostFiles),
+    kk_restore(Setup, [], [], Dyn, Flags, Globals, []),
+    findall(global(K, Why), member(K-Why, Lost0), LostGlobals),
+    append(LostGlobals, LostFiles, Lost),
+    kk_note_code_names.
+
+kk_restore_files([], []).
+kk_restore_files([F-Flags | FFs], Lost) :-
+    maplist(kk_restore_flag, Flags),
+    kk_query_consult(F, R),
+    (   R == true -> Lost = Lost1 ; Lost = [file(F, R) | Lost1] ),
+    kk_restore_files(FFs, Lost1).
+
+% kk_query_consult(+F, -R): consults the file F (an atom, or its name as text) as
+% kk_consult_one/1 of host.pl does (it is remembered for make/0 and the replay, even when it
+% does not load), R saying how it went: true; no_such_file; syntax_error(Line, Message) (Line
+% 0 where the loader does not say); not_loaded(Text) (another error, as Prolog writes it);
+% halt(Code).
+kk_query_consult(F0, R) :-
+    (   atom(F0) -> F = F0 ; kk_chars(F0, Cs), atom_chars(F, Cs) ),
+    kk_all_libraries,
+    kk_loader_throws,
+    catch(( kk_loading(consult(F)) -> R0 = true ; R0 = false ), E, R0 = error(E)),
+    kk_consulted(R0, F, R).
+
+kk_consulted(true, F, true) :- kk_remember(F).
+kk_consulted(false, F, not_loaded("the loader failed")) :- kk_remember(F).
+kk_consulted(error(E), F, R) :-
+    (   E = error(existence_error(source_sink, _), _) -> R = no_such_file
+    ;   kk_unopened(E) -> kk_text(E, [], T), R = not_loaded(T)
+    ;   kk_remember(F),
+        (   E = kk_halt(C) -> R = halt(C)
+        ;   E = error(syntax_error(S), _:L), integer(L) -> kk_text(S, [], T), R = syntax_error(L, T)
+        ;   E = error(syntax_error(S), _) -> kk_text(S, [], T), R = syntax_error(0, T)
+        ;   kk_text(E, [], T), R = not_loaded(T)
+        )
+    ).

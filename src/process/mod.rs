@@ -338,9 +338,12 @@ impl Spawn {
     }
 }
 
-/// Keeps the first [`STDERR_CAP`] bytes of `from` in `kept`, and reads the rest away.
+/// Keeps the first [`STDERR_CAP`] bytes of `from` in `kept`, and the last [`STDERR_CAP`] of
+/// the rest after a line `...`: what a child says last (a panic's message) is kept too.
 fn keep_start(mut from: impl Read, kept: &Mutex<Vec<u8>>) {
     let mut buf = [0u8; 8192];
+    let mut tail: std::collections::VecDeque<u8> = std::collections::VecDeque::new();
+    let mut skipped = false;
     while let Ok(n) = from.read(&mut buf) {
         if n == 0 {
             break;
@@ -348,6 +351,17 @@ fn keep_start(mut from: impl Read, kept: &Mutex<Vec<u8>>) {
         if let Ok(mut k) = kept.lock() {
             let room = STDERR_CAP.saturating_sub(k.len());
             k.extend_from_slice(&buf[..n.min(room)]);
+            if n > room {
+                tail.extend(&buf[room..n]);
+                while tail.len() > STDERR_CAP {
+                    tail.pop_front();
+                    skipped = true;
+                }
+                // (the start, then the end so far)
+                k.truncate(STDERR_CAP);
+                k.extend_from_slice(if skipped { b"\n...\n" } else { b"" });
+                k.extend(tail.iter());
+            }
         }
     }
 }
@@ -951,6 +965,13 @@ impl Worker {
         }
     }
 
+    /// This worker, its standard error captured (the start and the end of it are kept: see
+    /// [`WorkerError::Died`]).
+    pub(crate) fn capture_stderr(mut self) -> Worker {
+        self.stderr = Stderr::Capture;
+        self
+    }
+
     /// This worker, its child started with the environment variable `key` set to `value`.
     pub(crate) fn with_env(mut self, key: &str, value: &str) -> Worker {
         self.env.push((key.to_string(), value.to_string()));
@@ -1341,6 +1362,25 @@ mod tests {
             Err(WorkerError::BadFrame(why)) => assert!(why.contains("over the cap"), "{why}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_end_of_a_long_stderr_is_kept_with_its_start() {
+        // Regression (#36): only the first 64 KiB were kept, and a panic's message comes last.
+        let mut c = sh(
+            "echo first >&2; head -c 200000 /dev/zero | tr '\\0' x >&2; \
+                        echo >&2; echo 'the last words' >&2; exit 3",
+        );
+        c.collect(Instant::now() + Duration::from_secs(20));
+        let err = c.stderr_text();
+        assert!(err.starts_with("first\n"), "{}", &err[..20]);
+        assert!(
+            err.ends_with("the last words\n"),
+            "{}",
+            &err[err.len() - 20..]
+        );
+        assert!(err.len() <= 2 * STDERR_CAP + 5, "{}", err.len());
+        assert!(c.died().to_string().ends_with("the last words"));
     }
 
     #[test]

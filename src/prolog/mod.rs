@@ -30,8 +30,8 @@ use crate::puzzle::{Grid, Puzzle};
 
 pub(crate) use query::excerpt;
 pub use query::{
-    Answer, AnswerSource, Answers, End, Exception, InThread, InWorker, Query, QueryError,
-    QueryWorker,
+    Answer, AnswerSource, Answers, ConsultError, End, Exception, InThread, InWorker, Lost, Query,
+    QueryError, QueryWorker, PRINTED_CAP,
 };
 pub use session::{NoopSolutions, PrologSolutions, Session};
 pub use start::{start_phases, StartPhase};

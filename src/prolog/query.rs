@@ -30,6 +30,14 @@
 //! than run in part. An answer of any depth comes back (the wrapper encodes it so that its
 //! conversion is linear in its size and never recursive: `prolog/host_query.pl`), up to
 //! [`Query::answer_cap`] nodes ([`QueryError::AnswerTooLarge`] past it).
+//!
+//! An engine replaced (a worker after its timeout or a crash, a machine left with a query
+//! half-run, ...) gets back the state the one before had after the last query that ended, by
+//! the top level's record and replay (`kk_state/1` and `kk_restore/7` of `prolog/host.pl`,
+//! called by `kk_end_state/1` and `kk_query_restore/2` of `prolog/host_query.pl`): the state
+//! is taken after a goal that may have changed it, and given back at the next query, whose
+//! [`Answers::lost`] names what could not be ([`Lost`]). Files are consulted with typed errors
+//! ([`ConsultError`]); what a goal writes to `user_output` is kept ([`Answers::printed`]).
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -43,6 +51,7 @@ use crate::error::Context;
 use crate::process::{Reply, Worker, WorkerError};
 use crate::puzzle::Grid;
 use crate::Limit;
+use source::Got;
 
 /// A goal to run, and its bounds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,9 +198,93 @@ pub enum End {
     /// The goal called `halt/0` (code 0) or `halt/1`: the query ended there; the engine goes
     /// on (a [`Session`](super::Session) keeps its state).
     Halted(i64),
-    /// The engine failed on this goal (Scryer panicked on it, not a Prolog exception): the
-    /// engine was replaced, and what it held (asserted clauses, ...) is gone.
+    /// The engine failed on this goal (Scryer panicked on it, not a Prolog exception; or a
+    /// worker's process died): the engine was replaced, and the next query finds the state
+    /// the engine had after the last query that ended ([`Answers::lost`] names what of it
+    /// could not be given back). The text says what failed (Scryer's panic message, or how
+    /// the process ended and the end of what it wrote to its standard error).
     Crashed(String),
+}
+
+/// What of an engine's state its replacement did not get back ([`Answers::lost`]).
+///
+/// An engine is replaced after a worker's timeout or crash, a query whose [`Answers`] were
+/// dropped before their end, a protocol error, or a Scryer panic in a [`Session`](super::Session).
+/// The replacement gets the state the engine had after the last query that ended (a query
+/// cut short by the replacement keeps nothing it did): the files consulted, the clauses of
+/// the dynamic predicates of `user` (asserted or consulted), the flags and operators changed,
+/// the modules imported and the values put with `bb_put/2`; the same record and replay as the
+/// top level's (`kk_state/1` and `kk_restore/7` in `prolog/host.pl`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Lost {
+    /// The value of a `bb_put/2` key that cannot be replayed: `why` is `cyclic`,
+    /// `not ground` or `too big` (more than 10,000 subterms).
+    Global {
+        /// The key, as Prolog writes it.
+        key: String,
+        /// Why it was not kept.
+        why: String,
+    },
+    /// A file consulted before that did not load again.
+    File(ConsultError),
+    /// The whole state: giving it back failed (this says how), so the replacement started
+    /// without it.
+    State(String),
+}
+
+impl std::fmt::Display for Lost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Lost::Global { key, why } => write!(f, "the value of {key} (bb_put/2; {why})"),
+            Lost::File(e) => write!(f, "a consulted file: {e}"),
+            Lost::State(why) => write!(f, "the whole state: {why}"),
+        }
+    }
+}
+
+/// Why a file was not consulted ([`super::Session::consult`], [`QueryWorker::consult`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum ConsultError {
+    /// There is no such file (nor one with `.pl` added).
+    #[error("{file}: no such file")]
+    NoSuchFile {
+        /// The file, as given.
+        file: String,
+    },
+    /// The file does not parse: what the loader said, and the line where it stopped when it
+    /// says (the clauses before it are loaded).
+    #[error("{file}{}: syntax error: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Syntax {
+        /// The file, as given.
+        file: String,
+        /// The line, from 1.
+        line: Option<usize>,
+        /// What is wrong, as Prolog writes it.
+        message: String,
+    },
+    /// The file could not be loaded (an error in a directive, a permission, ...).
+    #[error("{file} was not loaded: {why}")]
+    NotLoaded {
+        /// The file, as given.
+        file: String,
+        /// The error, as Prolog writes it.
+        why: String,
+    },
+    /// A directive of the file called `halt/0,1` (the engine goes on; the clauses before it
+    /// are loaded).
+    #[error("{file} called halt({code}) while loading")]
+    Halted {
+        /// The file, as given.
+        file: String,
+        /// The code halt was given.
+        code: i64,
+    },
+    /// The worker's timeout passed while the file loaded (the worker was replaced).
+    #[error("{file}: loading it took longer than the timeout")]
+    Timeout {
+        /// The file, as given.
+        file: String,
+    },
 }
 
 /// An exception a goal raised.
@@ -246,6 +339,9 @@ pub enum QueryError {
          timeout, or bound it with Query::inferences"
     )]
     NeedsWorker,
+    /// A file was not consulted.
+    #[error(transparent)]
+    Consult(#[from] ConsultError),
     /// The engine failed (it answered something unexpected, or its worker stopped).
     #[error(transparent)]
     Engine(#[from] PrologError),
@@ -262,7 +358,40 @@ impl From<WorkerError> for QueryError {
 pub(crate) enum Item {
     Syntax(String, Option<usize>),
     Answer(Answer),
-    End(End),
+    /// How the query ended, and the engine's state after it when the goal may have changed
+    /// it (`kk_state/1`'s text).
+    End(End, Option<String>),
+    /// What the engine lost when it was replaced before this query (a worker's own session
+    /// tells its parent).
+    Lost(Vec<Lost>),
+}
+
+/// At most this much of what a query prints is kept ([`Answers::printed`]).
+pub const PRINTED_CAP: usize = 1 << 20;
+
+/// What a query printed so far, at most [`PRINTED_CAP`] bytes.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Printed {
+    text: String,
+    cut: bool,
+}
+
+impl Printed {
+    /// Adds `more` (cut at the cap, on a character boundary).
+    pub(crate) fn push(&mut self, more: &str, cut: bool) {
+        let room = PRINTED_CAP.saturating_sub(self.text.len());
+        if more.len() <= room {
+            self.text.push_str(more);
+        } else {
+            let mut end = room;
+            while !more.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.text.push_str(&more[..end]);
+            self.cut = true;
+        }
+        self.cut |= cut;
+    }
 }
 
 /// At most this much of a reply is quoted in an error.
@@ -297,7 +426,11 @@ pub struct Answers<'a, S: AnswerSource = InThread<'a>> {
     /// Items read ahead (the first one, to tell a syntax error).
     ahead: VecDeque<Item>,
     end: Option<End>,
-    inferences: Option<u64>,
+    got: Got,
+    /// What the engine lost when it was replaced before this query.
+    lost: Vec<Lost>,
+    /// The engine's state after the query, when the goal may have changed it.
+    state: Option<String>,
     _source: std::marker::PhantomData<&'a ()>,
 }
 
@@ -305,15 +438,26 @@ pub struct Answers<'a, S: AnswerSource = InThread<'a>> {
 pub trait AnswerSource: source::Read {}
 
 mod source {
-    use super::{Item, QueryError};
+    use super::{Item, Printed, QueryError};
+
+    /// What a source gives besides its items.
+    #[derive(Debug, Default)]
+    pub struct Got {
+        /// The inferences so far.
+        pub(super) inferences: Option<u64>,
+        /// What the goal printed so far.
+        pub(super) printed: Printed,
+    }
 
     /// The next item a source gives (`None`: the source is done).
     pub struct Next(pub(super) Option<Result<Item, QueryError>>);
 
     /// What [`super::Answers`] asks of its source.
     pub trait Read {
-        /// The next item; `inferences` is updated.
-        fn read(&mut self, inferences: &mut Option<u64>) -> Next;
+        /// The next item; the inferences and what was printed are updated.
+        fn read(&mut self, got: &mut Got) -> Next;
+        /// The engine's state after the query (kept for its replacement).
+        fn keep(&mut self, state: &str);
         /// The query is over: what is left of its reply is read.
         fn finish(&mut self);
         /// The query is left before its end (an error, or the answers dropped).
@@ -324,8 +468,24 @@ mod source {
 /// The source of answers in this thread (a [`Session`](super::Session)'s machine).
 pub struct InThread<'a> {
     state: Option<QueryState<'a>>,
-    /// Set when the query is left before its end, or the engine failed.
-    broken: &'a mut bool,
+    /// What the session keeps for a replacement engine.
+    kept: &'a mut Kept,
+    /// What the engine writes to `user_output`.
+    capture: &'a super::session::Capture,
+}
+
+/// What an engine's owner keeps for the engine that may replace it.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    /// The engine must be replaced before the next query (a query was left half-run, or the
+    /// engine failed).
+    pub(crate) broken: bool,
+    /// The state after the last query that may have changed it (`kk_state/1`'s text).
+    pub(crate) state: Option<String>,
+    /// The process id of the worker that holds the state (a [`QueryWorker`]).
+    pub(crate) holder: Option<u32>,
+    /// What the engine lost when it was last replaced, not yet told (by [`Answers::lost`]).
+    pub(crate) lost: Vec<Lost>,
 }
 
 /// The source of answers from a worker process (a [`QueryWorker`]).
@@ -333,14 +493,20 @@ pub struct InWorker<'a> {
     /// `None` once the reply is read (or there was none).
     worker: Option<&'a mut Worker>,
     deadline: Option<Instant>,
+    /// Where the state after the query goes.
+    kept: Option<&'a mut Kept>,
 }
 
 impl AnswerSource for InThread<'_> {}
 impl AnswerSource for InWorker<'_> {}
 
 impl source::Read for InThread<'_> {
-    fn read(&mut self, inferences: &mut Option<u64>) -> source::Next {
-        source::Next(self.next_item(inferences))
+    fn read(&mut self, got: &mut Got) -> source::Next {
+        source::Next(self.next_item(got))
+    }
+
+    fn keep(&mut self, state: &str) {
+        self.kept.state = Some(state.to_string());
     }
 
     fn finish(&mut self) {
@@ -350,19 +516,21 @@ impl source::Read for InThread<'_> {
     fn abandon(&mut self) {
         if self.state.take().is_some() {
             // left before its end: the machine still holds the query
-            *self.broken = true;
+            self.kept.broken = true;
         }
     }
 }
 
 impl InThread<'_> {
-    fn next_item(&mut self, inferences: &mut Option<u64>) -> Option<Result<Item, QueryError>> {
+    fn next_item(&mut self, got: &mut Got) -> Option<Result<Item, QueryError>> {
         let state = self.state.as_mut()?;
-        let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.next()));
-        Some(match got {
+        let next = super::session::quietly(|| state.next());
+        let (printed, cut) = self.capture.take();
+        got.printed.push(&printed, cut);
+        Some(match next {
             Ok(Some(Ok(LeafAnswer::LeafAnswer { mut bindings, .. }))) => {
                 if let Some(ScryerTerm::Integer(i)) = bindings.get("I") {
-                    *inferences = i.to_string().parse().ok();
+                    got.inferences = i.to_string().parse().ok();
                 }
                 match bindings.remove("R") {
                     Some(r) => item(r).map_err(QueryError::from),
@@ -370,32 +538,42 @@ impl InThread<'_> {
                 }
             }
             Ok(Some(Ok(_))) | Ok(None) => {
-                *self.broken = true;
-                Err(PrologError::Protocol("the wrapper ended without end/1".into()).into())
+                self.kept.broken = true;
+                Err(PrologError::Protocol("the wrapper ended without end/2".into()).into())
             }
             Ok(Some(Err(e))) => {
-                *self.broken = true;
+                self.kept.broken = true;
                 let text = excerpt(&term_text(&e));
                 drop_scryer(e);
                 Err(PrologError::Protocol(text).into())
             }
             Err(panic) => {
-                // Scryer 0.10 panics on a few goals instead of raising an error (`-a:A`
-                // deep in a goal): the machine is no longer to be trusted.
-                *self.broken = true;
-                Ok(Item::End(End::Crashed(format!(
-                    "the Prolog engine failed on this goal (Scryer Prolog: {}); the session \
-                     was restarted",
-                    panic_text(&panic)
-                ))))
+                // Scryer 0.10 panics on a few goals instead of raising an error (asserting a
+                // cyclic term in a user's predicate): the machine is no longer to be trusted.
+                // (Its message was kept off the standard error: `quietly`.)
+                self.kept.broken = true;
+                Ok(Item::End(
+                    End::Crashed(format!(
+                        "the Prolog engine failed on this goal (Scryer Prolog: {panic}); the \
+                         session was restarted"
+                    )),
+                    None,
+                ))
             }
         })
     }
 }
 
 impl source::Read for InWorker<'_> {
-    fn read(&mut self, inferences: &mut Option<u64>) -> source::Next {
-        source::Next(self.next_item(inferences))
+    fn read(&mut self, got: &mut Got) -> source::Next {
+        source::Next(self.next_item(got))
+    }
+
+    fn keep(&mut self, state: &str) {
+        if let Some(kept) = self.kept.as_mut() {
+            kept.state = Some(state.to_string());
+            kept.holder = self.worker.as_ref().and_then(|w| w.pid());
+        }
     }
 
     /// A worker's final reply is read (it follows the last item). A worker that was replaced
@@ -422,18 +600,25 @@ impl source::Read for InWorker<'_> {
 }
 
 impl InWorker<'_> {
-    fn next_item(&mut self, inferences: &mut Option<u64>) -> Option<Result<Item, QueryError>> {
+    fn next_item(&mut self, got: &mut Got) -> Option<Result<Item, QueryError>> {
         let worker = self.worker.as_mut()?;
-        let got = match worker.next(self.deadline) {
+        let reply = match worker.next(self.deadline) {
             Ok(r) => r,
+            Err(e @ WorkerError::Died { .. }) => {
+                // the process died (a crash, not a Prolog error): a fresh one starts at once,
+                // and gets the state back at the next query
+                let _ = worker.prestart();
+                return Some(Ok(Item::End(End::Crashed(died_text(&e)), None)));
+            }
             Err(e) => return Some(Err(e.into())),
         };
-        Some(match got {
-            Reply::Part(line) => serde_json::from_str::<(Item, Option<u64>)>(&line)
+        Some(match reply {
+            Reply::Part(line) => serde_json::from_str::<Part>(&line)
                 .with_context(|| format!("reading the worker's answer {}", excerpt(&line)))
                 .map_err(|e| PrologError::from(e).into())
-                .map(|(item, i)| {
-                    *inferences = i.or(*inferences);
+                .map(|(item, i, printed)| {
+                    got.inferences = i.or(got.inferences);
+                    got.printed.push(&printed.0, printed.1);
                     item
                 }),
             Reply::Done(line) => {
@@ -442,7 +627,7 @@ impl InWorker<'_> {
                     .map_err(PrologError::from);
                 let e = match got {
                     Ok(Err(e)) => PrologError::Protocol(excerpt(&e)),
-                    Ok(Ok(())) => PrologError::Protocol("the worker ended without end/1".into()),
+                    Ok(Ok(())) => PrologError::Protocol("the worker ended without end/2".into()),
                     Err(e) => e,
                 };
                 Err(e.into())
@@ -450,48 +635,92 @@ impl InWorker<'_> {
             Reply::Timeout => {
                 // a fresh worker starts at once, while the caller goes on
                 let _ = worker.prestart();
-                Ok(Item::End(End::Stopped(Limit::Time)))
+                Ok(Item::End(End::Stopped(Limit::Time), None))
             }
         })
     }
 }
 
+/// A part of a worker's reply: an item, the inferences so far, and what the goal printed
+/// since the part before (and whether some of it was cut).
+type Part = (Item, Option<u64>, (String, bool));
+
+/// What a worker's death says: how it ended and the end of its standard error (where a
+/// panic's message is), or the error as it reads.
+fn died_text(e: &WorkerError) -> String {
+    match e {
+        WorkerError::Died { status, stderr } => {
+            let tail = stderr.trim_end();
+            let mut start = tail.len().saturating_sub(EXCERPT * 4);
+            while !tail.is_char_boundary(start) {
+                start += 1;
+            }
+            if tail.is_empty() {
+                format!("the Prolog worker stopped ({status}); a fresh one was started")
+            } else {
+                format!(
+                    "the Prolog worker stopped ({status}); a fresh one was started. It wrote: {}",
+                    &tail[start..]
+                )
+            }
+        }
+        e => e.to_string(),
+    }
+}
+
 impl<'a> Answers<'a, InThread<'a>> {
-    /// Answers read from a query running in a machine; `broken` is set when the machine must
-    /// not be used again.
+    /// Answers read from a query running in a machine whose `user_output` is `capture`;
+    /// `kept` is told when the machine must not be used again, and the state after the query.
+    /// `lost`: what the engine lost when it was replaced before this query.
     pub(crate) fn engine(
         state: QueryState<'a>,
-        broken: &'a mut bool,
+        kept: &'a mut Kept,
+        capture: &'a super::session::Capture,
+        lost: Vec<Lost>,
     ) -> Result<Answers<'a, InThread<'a>>, QueryError> {
-        Answers::started(InThread {
-            state: Some(state),
-            broken,
-        })
+        Answers::started(
+            InThread {
+                state: Some(state),
+                kept,
+                capture,
+            },
+            lost,
+        )
     }
 }
 
 impl<'a> Answers<'a, InWorker<'a>> {
-    /// Answers read from a worker that was sent a query; its reply ends at `deadline`.
+    /// Answers read from a worker that was sent a query; its reply ends at `deadline`; the
+    /// state after the query goes to `kept`.
     pub(crate) fn worker(
         worker: &'a mut Worker,
         deadline: Option<Instant>,
+        kept: &'a mut Kept,
+        lost: Vec<Lost>,
     ) -> Result<Answers<'a, InWorker<'a>>, QueryError> {
-        Answers::started(InWorker {
-            worker: Some(worker),
-            deadline,
-        })
+        Answers::started(
+            InWorker {
+                worker: Some(worker),
+                deadline,
+                kept: Some(kept),
+            },
+            lost,
+        )
     }
 
     /// An answer-less query that ended as said.
-    pub(crate) fn ended(end: End) -> Answers<'a, InWorker<'a>> {
+    pub(crate) fn ended(end: End, lost: Vec<Lost>) -> Answers<'a, InWorker<'a>> {
         Answers {
             source: InWorker {
                 worker: None,
                 deadline: None,
+                kept: None,
             },
             ahead: VecDeque::new(),
             end: Some(end),
-            inferences: None,
+            got: Got::default(),
+            lost,
+            state: None,
             _source: std::marker::PhantomData,
         }
     }
@@ -499,15 +728,24 @@ impl<'a> Answers<'a, InWorker<'a>> {
 
 impl<'a, S: AnswerSource> Answers<'a, S> {
     /// Reads the first item: a syntax error is the query's error.
-    fn started(source: S) -> Result<Answers<'a, S>, QueryError> {
+    fn started(source: S, lost: Vec<Lost>) -> Result<Answers<'a, S>, QueryError> {
         let mut answers = Answers {
             source,
             ahead: VecDeque::new(),
             end: None,
-            inferences: None,
+            got: Got::default(),
+            lost,
+            state: None,
             _source: std::marker::PhantomData,
         };
-        match answers.read() {
+        // (what a worker's own session lost comes first)
+        let first = loop {
+            match answers.read() {
+                Ok(Item::Lost(lost)) => answers.lost.extend(lost),
+                other => break other,
+            }
+        };
+        match first {
             Err(e) => {
                 answers.source.abandon();
                 Err(e)
@@ -530,7 +768,35 @@ impl<'a, S: AnswerSource> Answers<'a, S> {
 
     /// Prolog inferences the query took so far (`None` where not measured).
     pub fn inferences(&self) -> Option<u64> {
-        self.inferences
+        self.got.inferences
+    }
+
+    /// What the goal wrote to `user_output` so far (`write/1`, `format/2`, ...): all of it
+    /// once the answers are read to their end; up to each answer, once it is read. At most
+    /// [`PRINTED_CAP`] bytes are kept ([`Answers::printed_cut`] says when more was written).
+    /// What goes to `user_error` is not kept. (A worker stopped by its timeout loses what
+    /// its goal wrote after its last answer.)
+    pub fn printed(&self) -> &str {
+        &self.got.printed.text
+    }
+
+    /// Whether the goal wrote more than [`PRINTED_CAP`] bytes (the rest is not in
+    /// [`Answers::printed`]).
+    pub fn printed_cut(&self) -> bool {
+        self.got.printed.cut
+    }
+
+    /// What the engine lost when it was replaced before this query (empty when it was not,
+    /// or lost nothing): the state it had after the last query that ended was given back
+    /// to its replacement, save these. See [`Lost`].
+    pub fn lost(&self) -> &[Lost] {
+        &self.lost
+    }
+
+    /// The engine's state after the query (`kk_state/1`'s text), when the goal may have
+    /// changed it; once the answers are read to their end.
+    pub(crate) fn state(&self) -> Option<&str> {
+        self.state.as_deref()
     }
 
     /// Every answer left, and how the query ended.
@@ -542,9 +808,9 @@ impl<'a, S: AnswerSource> Answers<'a, S> {
 
     /// The next item from the source.
     fn read(&mut self) -> Result<Item, QueryError> {
-        match self.source.read(&mut self.inferences).0 {
+        match self.source.read(&mut self.got).0 {
             Some(got) => got,
-            None => Ok(Item::End(self.end.clone().unwrap_or(End::Complete))),
+            None => Ok(Item::End(self.end.clone().unwrap_or(End::Complete), None)),
         }
     }
 }
@@ -560,15 +826,24 @@ impl<S: AnswerSource> Iterator for Answers<'_, S> {
             Some(item) => Ok(item),
             None => self.read(),
         };
+        if let Ok(Item::End(_, Some(state))) = &item {
+            self.source.keep(state);
+        }
         match item {
             Ok(Item::Answer(a)) => Some(Ok(a)),
-            Ok(Item::End(End::AnswerTooLarge(cap))) => {
+            Ok(Item::Lost(lost)) => {
+                self.lost.extend(lost);
+                self.next()
+            }
+            Ok(Item::End(End::AnswerTooLarge(cap), state)) => {
                 self.end = Some(End::AnswerTooLarge(cap));
+                self.state = state;
                 self.source.finish();
                 Some(Err(QueryError::AnswerTooLarge { cap }))
             }
-            Ok(Item::End(end)) => {
+            Ok(Item::End(end, state)) => {
                 self.end = Some(end);
+                self.state = state;
                 self.source.finish();
                 None
             }
@@ -613,6 +888,11 @@ fn item(r: ScryerTerm) -> Result<Item, PrologError> {
     let ScryerTerm::Compound(f, args) = r else {
         return Err(proto("no item"));
     };
+    if f == "end" && args.len() == 2 {
+        let [status, state]: [ScryerTerm; 2] =
+            args.try_into().map_err(|_| proto("a malformed end"))?;
+        return end_item(status, state);
+    }
     let [arg]: [ScryerTerm; 1] = args
         .try_into()
         .map_err(|_| proto("an item of several arguments"))?;
@@ -651,35 +931,48 @@ fn item(r: ScryerTerm) -> Result<Item, PrologError> {
                 text,
             }))
         }
-        ("end", status) => {
-            let end = match status {
-                ScryerTerm::Atom(s) if s == "complete" => End::Complete,
-                ScryerTerm::Atom(s) if s == "answer_limit" => End::AnswerLimit,
-                ScryerTerm::Atom(s) if s == "inference_limit" => End::Stopped(Limit::Inferences),
-                ScryerTerm::Compound(f, e) if f == "answer_too_large" && e.len() == 1 => {
-                    End::AnswerTooLarge(integer(&e[0]).unwrap_or(0).try_into().unwrap_or(0))
-                }
-                ScryerTerm::Compound(f, e) if f == "halted" && e.len() == 1 => {
-                    End::Halted(integer(&e[0]).unwrap_or(0))
-                }
-                ScryerTerm::Compound(f, e) if f == "exception" && e.len() == 2 => {
-                    let [text, term]: [ScryerTerm; 2] =
-                        e.try_into().map_err(|_| proto("a malformed exception"))?;
-                    let text = chars_of_owned(text).unwrap_or_else(|| "an exception".into());
-                    let term = match term {
-                        ScryerTerm::Compound(t, mut v) if t == "term" && v.len() == 1 => {
-                            v.pop().and_then(|v| Term::from_encoded(v).ok())
-                        }
-                        _ => None,
-                    };
-                    End::Exception(Exception { text, term })
-                }
-                _ => return Err(proto("an unknown end")),
-            };
-            Ok(Item::End(end))
-        }
+        ("end", _) => Err(proto("an end without the state")),
         _ => Err(proto("an unknown item")),
     }
+}
+
+/// The item `end(Status, State)` the wrapper bound to `R` (see `item`).
+fn end_item(status: ScryerTerm, state: ScryerTerm) -> Result<Item, PrologError> {
+    let proto = |what: &str| PrologError::Protocol(format!("the wrapper gave {what}"));
+    let state = match state {
+        ScryerTerm::Compound(f, mut v) if f == "state" && v.len() == 1 => {
+            v.pop().and_then(chars_of_owned)
+        }
+        other => {
+            drop_scryer(other);
+            None
+        }
+    };
+    let end = match status {
+        ScryerTerm::Atom(s) if s == "complete" => End::Complete,
+        ScryerTerm::Atom(s) if s == "answer_limit" => End::AnswerLimit,
+        ScryerTerm::Atom(s) if s == "inference_limit" => End::Stopped(Limit::Inferences),
+        ScryerTerm::Compound(f, e) if f == "answer_too_large" && e.len() == 1 => {
+            End::AnswerTooLarge(integer(&e[0]).unwrap_or(0).try_into().unwrap_or(0))
+        }
+        ScryerTerm::Compound(f, e) if f == "halted" && e.len() == 1 => {
+            End::Halted(integer(&e[0]).unwrap_or(0))
+        }
+        ScryerTerm::Compound(f, e) if f == "exception" && e.len() == 2 => {
+            let [text, term]: [ScryerTerm; 2] =
+                e.try_into().map_err(|_| proto("a malformed exception"))?;
+            let text = chars_of_owned(text).unwrap_or_else(|| "an exception".into());
+            let term = match term {
+                ScryerTerm::Compound(t, mut v) if t == "term" && v.len() == 1 => {
+                    v.pop().and_then(|v| Term::from_encoded(v).ok())
+                }
+                _ => None,
+            };
+            End::Exception(Exception { text, term })
+        }
+        _ => return Err(proto("an unknown end")),
+    };
+    Ok(Item::End(end, state))
 }
 
 /// The integer a Scryer term is, when it fits in an `i64`.
@@ -716,49 +1009,129 @@ fn syntax_error(e: &ScryerTerm) -> (String, Option<usize>) {
 }
 
 /// Queries in a worker process: each one bounded by its timeout, wall clock, from the call to
-/// the last answer (the worker is started by [`QueryWorker::new`], and again after a timeout
-/// while the caller goes on).
+/// the last answer (the worker is started by [`QueryWorker::new`]). A warm spare worker is
+/// kept, started once the first is ready: it takes over at once when a timeout kills the
+/// running one (a new spare starts in the background), so the query after a timeout waits for
+/// no start; the cost is a second process.
+///
+/// A worker replaced (after a timeout, a crash, answers dropped before their end, a protocol
+/// error) gets back the state the one before had after the last query that ended: the files
+/// consulted, the clauses asserted, the flags, operators, modules and `bb_put/2` values. The
+/// first query after the replacement gives it back (within that query's timeout), and its
+/// [`Answers::lost`] names what could not be ([`Lost`]).
 pub struct QueryWorker {
     worker: Worker,
+    kept: Kept,
 }
 
 impl QueryWorker {
     /// Starts a worker (about 0.3 s) and waits until it is ready. The program must call
     /// [`crate::worker::init`] first thing in `main`.
     pub fn new() -> Result<QueryWorker, QueryError> {
-        let mut worker = Worker::new(ROLE);
+        let mut worker = Worker::new(ROLE).capture_stderr().with_spare();
         worker.start()?;
-        Ok(QueryWorker { worker })
+        Ok(QueryWorker {
+            worker,
+            kept: Kept::default(),
+        })
     }
 
     /// Starts a worker and waits until it is ready, for `timeout` at most:
     /// [`QueryError::StartTimeout`] then (the child is stopped). [`QueryWorker::new`] waits up
     /// to a minute.
     pub fn start_within(timeout: Duration) -> Result<QueryWorker, QueryError> {
-        let mut worker = Worker::new(ROLE);
+        let mut worker = Worker::new(ROLE).capture_stderr().with_spare();
         if !worker.start_within(Instant::now() + timeout)? {
             worker.stop();
             return Err(QueryError::StartTimeout(timeout));
         }
-        Ok(QueryWorker { worker })
+        Ok(QueryWorker {
+            worker,
+            kept: Kept::default(),
+        })
     }
 
     /// Runs `query` in the worker: its answers as they come, until its end or its timeout.
     ///
     /// Each query gets its own answers, whatever happened to the one before: a reply left
     /// unread (the [`Answers`] dropped early, or ended by an error) replaces the worker, and a
-    /// line of a reply that is not this query's stops it ([`crate::process`]).
+    /// line of a reply that is not this query's stops it ([`crate::process`]). A worker that
+    /// replaced another is given its state back first ([`Answers::lost`]).
     pub fn query(&mut self, query: &Query) -> Result<Answers<'_, InWorker<'_>>, QueryError> {
         query.check()?;
         let deadline = query.timeout.map(|t| Instant::now() + t);
+        let mut lost = std::mem::take(&mut self.kept.lost);
+        match self.restore(deadline)? {
+            Some(more) => lost.extend(more),
+            None => {
+                self.kept.lost = lost;
+                return Ok(Answers::ended(End::Stopped(Limit::Time), Vec::new()));
+            }
+        }
+        self.send(query, deadline, lost)
+    }
+
+    /// Consults `file` in the worker (it is consulted again in a worker that replaces this
+    /// one), within `timeout`: a typed error when it does not load
+    /// ([`QueryError::Consult`]); the clauses before a syntax error are loaded.
+    pub fn consult(&mut self, file: &std::path::Path, timeout: Duration) -> Result<(), QueryError> {
+        let query = consult_query(file).timeout(timeout);
+        let answers = self.query(&query)?;
+        let lost = answers.lost().to_vec();
+        let got = answers.collect_all();
+        // (told by the next query)
+        self.kept.lost.extend(lost);
+        consulted(file, got?)
+    }
+
+    /// Sends `query` to the worker (started unless it runs).
+    fn send(
+        &mut self,
+        query: &Query,
+        deadline: Option<Instant>,
+        lost: Vec<Lost>,
+    ) -> Result<Answers<'_, InWorker<'_>>, QueryError> {
         let line = serde_json::to_string(query)
             .context("encoding the query")
             .map_err(PrologError::from)?;
         if !self.worker.send(&line, deadline)? {
             let _ = self.worker.prestart();
-            return Ok(Answers::ended(End::Stopped(Limit::Time)));
+            return Ok(Answers::ended(End::Stopped(Limit::Time), lost));
         }
-        Answers::worker(&mut self.worker, deadline)
+        Answers::worker(&mut self.worker, deadline, &mut self.kept, lost)
+    }
+
+    /// Gives a worker that replaced another the state the other had (`Some` with what could
+    /// not be given back; nothing to give: `Some` of nothing); `None` when `deadline` passed
+    /// first (the state is given at the next query). A state that breaks the worker is given
+    /// up, and said so.
+    fn restore(&mut self, deadline: Option<Instant>) -> Result<Option<Vec<Lost>>, QueryError> {
+        let Some(state) = self.kept.state.clone() else {
+            return Ok(Some(Vec::new()));
+        };
+        let pid = self.worker.pid();
+        if pid.is_some() && pid == self.kept.holder {
+            return Ok(Some(Vec::new()));
+        }
+        let mut query = restore_query(&state);
+        query.timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        let got = self
+            .send(&query, deadline, Vec::new())
+            .and_then(Answers::collect_all);
+        let lost = match got {
+            Ok((_, End::Stopped(Limit::Time))) => return Ok(None),
+            Ok((answers, End::Complete)) => restored(&answers),
+            Ok((_, end)) => vec![Lost::State(format!("giving it back ended so: {end:?}"))],
+            Err(e) => vec![Lost::State(e.to_string())],
+        };
+        if matches!(lost.as_slice(), [Lost::State(_)]) {
+            // (the worker may hold part of it: a fresh one starts without it)
+            self.kept.state = None;
+            self.worker.stop();
+            let _ = self.worker.prestart();
+        }
+        self.kept.holder = self.worker.pid();
+        Ok(Some(lost))
     }
 
     /// The process id of the worker process, when one runs or starts (after a timeout, the
@@ -768,11 +1141,111 @@ impl QueryWorker {
     }
 }
 
+/// The query that consults `file` (`kk_query_consult/2` of `prolog/host_query.pl`).
+pub(crate) fn consult_query(file: &std::path::Path) -> Query {
+    let name = super::quote(&file.to_string_lossy());
+    Query::new(&format!("kk_query_consult({name}, R)")).max_answers(1)
+}
+
+/// How a consult went, from the answers of [`consult_query`].
+pub(crate) fn consulted(
+    file: &std::path::Path,
+    (answers, end): (Vec<Answer>, End),
+) -> Result<(), QueryError> {
+    let file = file.to_string_lossy().into_owned();
+    let r = match (answers.first().and_then(|a| a.get("R")), end) {
+        (Some(r), _) => r.clone(),
+        (None, End::Stopped(Limit::Time)) => return Err(ConsultError::Timeout { file }.into()),
+        (None, End::Halted(code)) => return Err(ConsultError::Halted { file, code }.into()),
+        (None, End::Exception(e)) => {
+            return Err(ConsultError::NotLoaded { file, why: e.text }.into())
+        }
+        (None, End::Crashed(why)) => return Err(PrologError::Failed(why).into()),
+        (None, end) => {
+            return Err(PrologError::Protocol(format!("consulting ended so: {end:?}")).into())
+        }
+    };
+    match consult_error(file, &r) {
+        None => Ok(()),
+        Some(e) => Err(e.into()),
+    }
+}
+
+/// The error that `kk_query_consult/2`'s result `r` says (`None`: the file loaded).
+fn consult_error(file: String, r: &Term) -> Option<ConsultError> {
+    let text = |t: &Term| t.as_text().unwrap_or_else(|| t.to_string());
+    match r {
+        Term::Atom(a) if a == "true" => None,
+        Term::Atom(a) if a == "no_such_file" => Some(ConsultError::NoSuchFile { file }),
+        Term::Compound(f, args) if f == "syntax_error" && args.len() == 2 => {
+            Some(ConsultError::Syntax {
+                file,
+                line: args[0]
+                    .as_i64()
+                    .and_then(|l| usize::try_from(l).ok())
+                    .filter(|&l| l > 0),
+                message: text(&args[1]),
+            })
+        }
+        Term::Compound(f, args) if f == "halt" && args.len() == 1 => Some(ConsultError::Halted {
+            file,
+            code: args[0].as_i64().unwrap_or(0),
+        }),
+        Term::Compound(f, args) if f == "not_loaded" && args.len() == 1 => {
+            Some(ConsultError::NotLoaded {
+                file,
+                why: text(&args[0]),
+            })
+        }
+        other => Some(ConsultError::NotLoaded {
+            file,
+            why: other.to_string(),
+        }),
+    }
+}
+
+/// The query that gives a fresh engine `state` (`kk_query_restore/2`).
+pub(crate) fn restore_query(state: &str) -> Query {
+    let text = format!("{state} .");
+    Query::new(&format!("kk_query_restore({}, L)", super::quote(&text))).max_answers(1)
+}
+
+/// What was lost, from the answers of [`restore_query`] (the failure to give it back when
+/// there are none).
+pub(crate) fn restored(answers: &[Answer]) -> Vec<Lost> {
+    let Some(list) = answers.first().and_then(|a| a.get("L")) else {
+        return vec![Lost::State("the state could not be read back".into())];
+    };
+    let text = |t: &Term| t.as_text().unwrap_or_else(|| t.to_string());
+    list.as_list()
+        .unwrap_or_default()
+        .iter()
+        .map(|l| match l {
+            Term::Compound(f, a) if f == "global" && a.len() == 2 => Lost::Global {
+                key: a[0].to_string(),
+                why: text(&a[1]),
+            },
+            Term::Compound(f, a) if f == "file" && a.len() == 2 => {
+                let file = text(&a[0]);
+                Lost::File(
+                    consult_error(file.clone(), &a[1]).unwrap_or(ConsultError::NotLoaded {
+                        file,
+                        why: "it did not load".into(),
+                    }),
+                )
+            }
+            other => Lost::State(format!("unreadable: {other}")),
+        })
+        .collect()
+}
+
 /// The worker role that serves queries.
 pub(crate) const ROLE: &str = "query";
 
 /// The request handler of the `query` worker role: each answer is sent as a part, as soon as
-/// it is found; the reply says only whether the query failed.
+/// it is found, with what the goal printed before it; the last part is the end, with the
+/// state after the goal when it may have changed it (the parent keeps it for a replacement).
+/// The reply says only whether the query failed.
 pub(crate) fn query_worker() -> crate::process::Handler {
     let mut session = super::Session::new();
     Box::new(move |line: &str, part: &mut dyn FnMut(&str)| {
@@ -781,28 +1254,43 @@ pub(crate) fn query_worker() -> crate::process::Handler {
             .map_err(|e| QueryError::Engine(e.into()))
             .and_then(|q| {
                 let q = Query { timeout: None, ..q };
-                let mut send = |item: Item, inferences: Option<u64>| {
-                    if let Ok(l) = serde_json::to_string(&(item, inferences)) {
+                let mut sent = 0;
+                let mut send = |item: Item, inferences: Option<u64>, printed: &Printed| {
+                    let new = (printed.text[sent..].to_string(), printed.cut);
+                    sent = printed.text.len();
+                    if let Ok(l) = serde_json::to_string(&(item, inferences, new)) {
                         part(&l);
                     }
                 };
                 let mut answers = match session.query(&q) {
                     Err(QueryError::Syntax { message, line }) => {
-                        send(Item::Syntax(message, line), None);
+                        send(Item::Syntax(message, line), None, &Printed::default());
                         return Ok(());
                     }
                     other => other?,
                 };
+                if !answers.lost().is_empty() {
+                    send(
+                        Item::Lost(answers.lost().to_vec()),
+                        None,
+                        &answers.got.printed,
+                    );
+                }
                 while let Some(a) = answers.next() {
                     match a {
-                        Ok(a) => send(Item::Answer(a), answers.inferences()),
+                        Ok(a) => send(Item::Answer(a), answers.inferences(), &answers.got.printed),
                         // (the end says it)
                         Err(QueryError::AnswerTooLarge { .. }) => {}
                         Err(e) => return Err(e),
                     }
                 }
                 let end = answers.end().cloned().unwrap_or(End::Complete);
-                send(Item::End(end), answers.inferences());
+                let state = answers.state().map(str::to_string);
+                send(
+                    Item::End(end, state),
+                    answers.inferences(),
+                    &answers.got.printed,
+                );
                 Ok(())
             });
         let got: Result<(), String> = got.map_err(|e| e.to_string());

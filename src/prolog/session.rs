@@ -1,11 +1,20 @@
 //! A [`Session`]: one Scryer engine in this thread with `kenken.pl` loaded, answering queries
 //! ([`Session::query`]) and running the homework's solvers with their answers as grids.
+//!
+//! What the engine writes to `user_output` is kept for the query that runs
+//! ([`Answers::printed`]); Scryer's panics are kept off the standard error ([`quietly`]).
 
-use scryer_prolog::Machine;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use super::start::Purpose;
 
-use super::query::{Answers, End, Query, QueryError};
+use scryer_prolog::Machine;
+use scryer_prolog::{MachineBuilder, OutputStreamConfig, StreamConfig};
+
+use super::query::{consult_query, consulted, restore_query, restored};
+use super::query::{Answers, End, Kept, Lost, Query, QueryError, PRINTED_CAP};
 use super::{noop_goal, solve_goal, Predicate, PrologError};
 use crate::puzzle::{Grid, Op, Puzzle};
 use crate::Limit;
@@ -41,13 +50,19 @@ pub struct NoopSolutions {
 ///
 /// A `Session` is not `Send` (Scryer's machine is not): use it on the thread that made it, or
 /// use a [`super::QueryWorker`] or a worker engine, which run it in a child process.
+///
+/// Its machine is replaced when a query's [`Answers`] are dropped before their end, or Scryer
+/// panics on a goal ([`End::Crashed`]); the new one gets the state the old one had after the
+/// last query that ended (consulted files, asserted clauses, flags, operators, modules,
+/// `bb_put/2` values), and the next query's [`Answers::lost`] names what it could not get.
 pub struct Session {
     machine: Machine,
     /// What the machine was built for (a replacement is built alike).
     purpose: Purpose,
-    /// The machine must be replaced before the next query (a query was left half-run, or the
-    /// engine failed).
-    broken: bool,
+    /// What is kept for a replacement machine.
+    kept: Kept,
+    /// What the machine writes to `user_output`.
+    capture: Rc<Capture>,
 }
 
 impl Session {
@@ -63,11 +78,63 @@ impl Session {
     }
 
     fn for_purpose(purpose: Purpose) -> Session {
+        let capture = Rc::new(Capture::default());
         Session {
-            machine: machine(purpose),
+            machine: machine(purpose, &capture),
             purpose,
-            broken: false,
+            kept: Kept::default(),
+            capture,
         }
+    }
+
+    /// Consults `file` (it is consulted again in a machine that replaces this one): a typed
+    /// error when it does not load ([`QueryError::Consult`]); the clauses before a syntax
+    /// error are loaded. Nothing bounds its time here (use [`super::QueryWorker::consult`]).
+    pub fn consult(&mut self, file: &std::path::Path) -> Result<(), QueryError> {
+        let answers = self.query(&consult_query(file))?;
+        let lost = answers.lost().to_vec();
+        let got = answers.collect_all();
+        // (told by the next query)
+        self.kept.lost.extend(lost);
+        consulted(file, got?)
+    }
+
+    /// Replaces a broken machine, and gives the new one the state of the old: what could
+    /// not be given back is kept in `kept.lost`, to be told.
+    fn renew(&mut self) {
+        self.machine = machine(self.purpose, &self.capture);
+        self.kept.broken = false;
+        let Some(state) = self.kept.state.clone() else {
+            return;
+        };
+        let query = restore_query(&state);
+        let got = self
+            .machine_query(&query, Vec::new())
+            .and_then(Answers::collect_all);
+        let lost = match got {
+            Ok((answers, End::Complete)) => restored(&answers),
+            Ok((_, end)) => vec![Lost::State(format!("giving it back ended so: {end:?}"))],
+            Err(e) => vec![Lost::State(e.to_string())],
+        };
+        if matches!(lost.as_slice(), [Lost::State(_)]) {
+            // (the machine may hold part of it: a fresh one starts without it)
+            self.kept.state = None;
+            self.machine = machine(self.purpose, &self.capture);
+            self.kept.broken = false;
+        }
+        self.kept.lost.extend(lost);
+    }
+
+    /// Starts `query` (wrapped) in the machine as it is.
+    fn machine_query(&mut self, query: &Query, lost: Vec<Lost>) -> Result<Answers<'_>, QueryError> {
+        self.capture.reset();
+        let Session {
+            machine,
+            kept,
+            capture,
+            ..
+        } = self;
+        Answers::engine(machine.run_query(query.wrapped()), kept, capture, lost)
     }
 
     /// Runs `query` in this thread: its answers, lazily, as the engine finds them. A syntax
@@ -85,14 +152,11 @@ impl Session {
             return Err(QueryError::NeedsWorker);
         }
         query.check()?;
-        if self.broken {
-            self.machine = machine(self.purpose);
-            self.broken = false;
+        if self.kept.broken {
+            self.renew();
         }
-        let Session {
-            machine, broken, ..
-        } = self;
-        Answers::engine(machine.run_query(query.wrapped()), broken)
+        let lost = std::mem::take(&mut self.kept.lost);
+        self.machine_query(query, lost)
     }
 
     /// Solves `p` with `kenken/3` or `plain_kenken/3`, returning at most `limit` grids
@@ -203,7 +267,8 @@ impl Session {
             e @ (QueryError::NeedsWorker
             | QueryError::SeveralGoals { .. }
             | QueryError::AnswerTooLarge { .. }
-            | QueryError::StartTimeout(_)) => PrologError::Protocol(e.to_string()),
+            | QueryError::StartTimeout(_)
+            | QueryError::Consult(_)) => PrologError::Protocol(e.to_string()),
         })?;
         while let Some(a) = answers.next() {
             let a = a.map_err(|e| PrologError::Protocol(e.to_string()))?;
@@ -224,7 +289,118 @@ impl Default for Session {
     }
 }
 
-/// A machine with `kenken.pl`, the host's wrapper and the libraries every goal finds.
-fn machine(purpose: Purpose) -> Machine {
-    super::start::machine(purpose, &mut |_| {})
+/// A machine with `kenken.pl`, the host's wrapper and the libraries every goal finds, for
+/// `purpose`, its flags and operators noted (`kk_query_start/0`); what it writes to
+/// `user_output` goes to `capture`, what it writes to `user_error` nowhere.
+fn machine(purpose: Purpose, capture: &Rc<Capture>) -> Machine {
+    let out = Rc::clone(capture);
+    let streams = StreamConfig::in_memory()
+        .with_user_output(OutputStreamConfig::callback(Box::new(move |buf| {
+            let bytes = std::mem::take(buf.get_mut());
+            buf.set_position(0);
+            out.push(&bytes);
+        })))
+        .with_user_error(OutputStreamConfig::callback(Box::new(|buf| {
+            buf.get_mut().clear();
+            buf.set_position(0);
+        })));
+    let builder = MachineBuilder::default().with_streams(streams);
+    let mut machine = super::start::machine(builder, purpose, &mut |_| {});
+    // (what loading wrote is flushed, and dropped)
+    let _ = machine
+        .run_query("kk_query_start, flush_output(user_output).".to_string())
+        .count();
+    capture.reset();
+    machine
+}
+
+/// What a machine writes to `user_output`, for the query that runs: at most [`PRINTED_CAP`]
+/// bytes of it, and whether more was written.
+#[derive(Debug, Default)]
+pub(crate) struct Capture {
+    bytes: RefCell<Vec<u8>>,
+    total: Cell<usize>,
+}
+
+impl Capture {
+    /// A new query starts.
+    fn reset(&self) {
+        self.bytes.borrow_mut().clear();
+        self.total.set(0);
+    }
+
+    fn push(&self, more: &[u8]) {
+        let total = self.total.get();
+        let room = PRINTED_CAP.saturating_sub(total);
+        self.bytes
+            .borrow_mut()
+            .extend_from_slice(&more[..more.len().min(room)]);
+        self.total.set(total.saturating_add(more.len()));
+    }
+
+    /// What was written since the last call, and whether some was cut.
+    pub(crate) fn take(&self) -> (String, bool) {
+        let bytes = std::mem::take(&mut *self.bytes.borrow_mut());
+        (
+            String::from_utf8_lossy(&bytes).into_owned(),
+            self.total.get() > PRINTED_CAP,
+        )
+    }
+}
+
+/// A panic hook, as the standard library keeps it.
+type Hook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
+
+/// How many threads run [`quietly`] now, and the hook that was there before the first.
+static QUIET: Mutex<(usize, Option<Arc<Hook>>)> = Mutex::new((0, None));
+
+thread_local! {
+    /// This thread runs [`quietly`].
+    static IN_ENGINE: Cell<bool> = const { Cell::new(false) };
+    /// The message of the panic caught on this thread.
+    static PANICKED: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (a call into Scryer), catching a panic: `Err` with its message, which is not
+/// written to the standard error. While some thread runs this, a hook of ours is installed
+/// that keeps the message of a panic on such a thread and hands any other to the hook that was
+/// there before (the program's own, or the standard one); the last thread out puts that hook
+/// back. (A hook the program sets while an engine runs is replaced by the one before it.)
+pub(crate) fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    if let Ok(mut q) = QUIET.lock() {
+        if q.0 == 0 {
+            let before: Arc<Hook> = Arc::new(std::panic::take_hook());
+            let other = Arc::clone(&before);
+            std::panic::set_hook(Box::new(move |info| {
+                if IN_ENGINE.with(Cell::get) {
+                    PANICKED.with(|p| *p.borrow_mut() = Some(info.to_string()));
+                } else {
+                    other(info);
+                }
+            }));
+            q.1 = Some(before);
+        }
+        q.0 += 1;
+    }
+    let was = IN_ENGINE.with(|e| e.replace(true));
+    let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    IN_ENGINE.with(|e| e.set(was));
+    if let Ok(mut q) = QUIET.lock() {
+        q.0 = q.0.saturating_sub(1);
+        if q.0 == 0 {
+            drop(std::panic::take_hook());
+            if let Some(before) = q.1.take() {
+                match Arc::try_unwrap(before) {
+                    Ok(hook) => std::panic::set_hook(hook),
+                    Err(shared) => std::panic::set_hook(Box::new(move |info| shared(info))),
+                }
+            }
+        }
+    }
+    got.map_err(|panic| {
+        PANICKED
+            .with(|p| p.borrow_mut().take())
+            .unwrap_or_else(|| super::query::panic_text(&panic))
+            .replace('\n', " ")
+    })
 }

@@ -50,7 +50,7 @@ pub struct StartPhase {
 pub fn start_phases() -> Vec<StartPhase> {
     let mut phases = Vec::new();
     let mut last = Instant::now();
-    let _machine = machine(Purpose::Solving, &mut |name| {
+    let _machine = machine(MachineBuilder::default(), Purpose::Solving, &mut |name| {
         let now = Instant::now();
         phases.push(StartPhase {
             name,
@@ -61,10 +61,14 @@ pub fn start_phases() -> Vec<StartPhase> {
     phases
 }
 
-/// A machine with `kenken.pl`, the host's wrapper and the libraries every goal finds, for
-/// `purpose`; `stage` is called with each stage's name as it ends.
-pub(crate) fn machine(purpose: Purpose, stage: &mut dyn FnMut(&'static str)) -> Machine {
-    let mut machine = MachineBuilder::default().build();
+/// A machine from `builder` with `kenken.pl`, the host's wrapper and the libraries every goal
+/// finds, for `purpose`; `stage` is called with each stage's name as it ends.
+pub(crate) fn machine(
+    builder: MachineBuilder,
+    purpose: Purpose,
+    stage: &mut dyn FnMut(&'static str),
+) -> Machine {
+    let mut machine = builder.build();
     stage("Scryer's machine");
     machine.consult_module_string("user", KENKEN_LIBRARIES.to_string());
     stage("the libraries kenken.pl loads (clpz, lists...)");
