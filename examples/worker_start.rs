@@ -35,7 +35,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rounds = rounds.max(1);
 
     println!("an engine's start in this thread, by stage (median of {rounds}):");
-    let runs: Vec<_> = (0..rounds).map(|_| kenken::prolog::start_phases()).collect();
+    let runs: Vec<_> = (0..rounds)
+        .map(|_| kenken::prolog::start_phases())
+        .collect();
     let mut total = Duration::ZERO;
     for (i, phase) in runs[0].iter().enumerate() {
         let m = median(runs.iter().map(|r| r[i].time).collect());
@@ -76,7 +78,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         println!(
             "  {:<22} {:>8} (median of {rounds})",
-            if keep { "with the warm spare" } else { "without a spare" },
+            if keep {
+                "with the warm spare"
+            } else {
+                "without a spare"
+            },
             ms(median(times))
         );
     }

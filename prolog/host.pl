@@ -234,9 +234,56 @@ kk_bb_put(K, V) :-
     ).
 
 kk_assert(How, C0) :-
-    (   acyclic_term(C0) -> kk_clause_reads(C0, C), call(How, C)
+    (   kk_acyclic(C0) -> kk_clause_reads(C0, C), call(How, C)
     ;   throw(error(type_error(acyclic_term, C0), How/1))
     ).
+
+% kk_acyclic(+T): T is acyclic. Scryer 0.10's acyclic_term/1 garbles a list of characters read
+% from text inside a compound term (v(1, [a]) becomes v(1, [p|_])), so it is asked only of a
+% term of more than 100,000 cells (kk_acyclic/2 counts them first).
+kk_acyclic(T) :-
+    (   kk_acyclic(T, 100000) -> true
+    ;   acyclic_term(T)
+    ).
+
+% kk_acyclic(+T, +Cap): T is acyclic, in at most Cap cells (variables, atomic terms, compound
+% terms, list cells); a cyclic T, or one past Cap, fails. A cyclic list is seen at once
+% ('$skip_max_list'/4); another cycle when Cap cells have been counted. Last call over list
+% tails and last arguments: any depth.
+kk_acyclic(T, Cap) :-
+    catch(kk_cells(T, 0, _, Cap), kk_too_many_cells, fail).
+
+kk_cells(T, N0, N, Cap) :-
+    (   var(T) -> kk_cell(N0, N, Cap)
+    ;   T = [_ | _]
+    ->  '$skip_max_list'(_, _, T, Rest),
+        (   nonvar(Rest), Rest = [_ | _] -> throw(kk_too_many_cells) ; true ),
+        kk_list_cells(T, N0, N, Cap)
+    ;   atomic(T) -> kk_cell(N0, N, Cap)
+    ;   kk_cell(N0, N1, Cap),
+        functor(T, _, Ar),
+        kk_arg_cells(1, Ar, T, N1, N, Cap)
+    ).
+
+kk_list_cells(T, N0, N, Cap) :-
+    (   nonvar(T), T = [H | Tl]
+    ->  kk_cell(N0, N1, Cap),
+        kk_cells(H, N1, N2, Cap),
+        kk_list_cells(Tl, N2, N, Cap)
+    ;   kk_cells(T, N0, N, Cap)
+    ).
+
+kk_arg_cells(I, Ar, T, N0, N, Cap) :-
+    (   I > Ar -> N = N0
+    ;   arg(I, T, X),
+        kk_cells(X, N0, N1, Cap),
+        I1 is I + 1,
+        kk_arg_cells(I1, Ar, T, N1, N, Cap)
+    ).
+
+kk_cell(N0, N, Cap) :-
+    N is N0 + 1,
+    (   N > Cap -> throw(kk_too_many_cells) ; true ).
 
 % kk_clause_reads(+C0, -C): C0 as an asserted or [user] clause is kept, as a consulted one is
 % expanded (goal_expansion/2 in host_expand.pl): its read/1,2 and read_term/2,3 goals give
@@ -956,9 +1003,9 @@ kk_changed_flags(Flags) :-
 % kk_changed_ops(-Ops): op/3 goals that give the operators their present definitions.
 kk_changed_ops(Ops) :-
     (   bb_get(kk_ops0, Ops0) -> true ; Ops0 = [] ),
-    findall(op(P, T, N),
-            ( current_op(P, T, N), \+ ( member(op(P0, T0, N0), Ops0), P0 == P, T0 == T, N0 == N ) ),
-            New),
+    % (both sides ground: memberchk/2 compares, and is a builtin; member/2 with ==/2 took
+    % 2.7 ms of a 4 ms snapshot)
+    findall(op(P, T, N), ( current_op(P, T, N), \+ memberchk(op(P, T, N), Ops0) ), New),
     findall(op(0, T, N), ( member(op(_, T, N), Ops0), \+ current_op(_, T, N) ), Gone),
     append(New, Gone, Ops).
 
@@ -990,25 +1037,13 @@ kk_file_flags(F, F-Flags) :-
 kk_globals([], [], []).
 kk_globals([K | Ks], Gs, Ls) :-
     (   catch(bb_get(K, V), _, fail)
-    ->  (   \+ acyclic_term(V) -> Gs = Gs1, Ls = [K-cyclic | Ls1]
+    ->  (   \+ kk_acyclic(V, 10000) -> Gs = Gs1, Ls = [K-'cyclic, or too big' | Ls1]
         ;   \+ ground(V) -> Gs = Gs1, Ls = [K-'not ground' | Ls1]
-        ;   \+ kk_small(V) -> Gs = Gs1, Ls = [K-'too big' | Ls1]
         ;   Gs = [K-V | Gs1], Ls = Ls1
         )
     ;   Gs = Gs1, Ls = Ls1
     ),
     kk_globals(Ks, Gs1, Ls1).
-
-% kk_small(+T): T (acyclic) has at most 10,000 subterms.
-kk_small(T) :-
-    kk_size(T, 0, N),
-    N =< 10000.
-
-kk_size(T, N0, N) :-
-    (   N0 > 10000 -> N = N0
-    ;   compound(T) -> T =.. [_ | As], N1 is N0 + 1, foldl(kk_size, As, N1, N)
-    ;   N is N0 + 1
-    ).
 
 kk_dynamic(N/A, Cs) :-
     current_predicate(user:N/A),

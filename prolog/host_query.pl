@@ -230,7 +230,7 @@ kk_join([T1, T2 | Ts], T) :-
     append(T1, [',', '\n' | Rest], T).
 
 /*  The state an engine keeps for the one that replaces it (after a timeout, a crash, a query
-    left half-run): the top level's record and replay (kk_state/1, kk_restore/7 of host.pl),
+    left half-run): the top level's record and replay (kk_state/1, kk_restore/8 of host.pl),
     taken after a goal that may have changed it.
 */
 
@@ -248,50 +248,12 @@ kk_query_start :-
 % (kk_may_change/1).
 kk_end_state(State) :-
     (   bb_get(kk_query_changes, true),
-        kk_plain_globals,
         catch(kk_state(Chars), _, fail)
     ->  State = state(Chars),
         kk_note_code_names
     ;   State = none
     ),
     bb_put(kk_query_changes, false).
-
-% kk_plain_globals: each value put with bb_put/2 (of the keys kk_state/1 keeps) is put again
-% as a copy without partial strings: Scryer 0.10 garbles a partial string inside a compound
-% term (v(1, [a]) read from a goal's text) in acyclic_term/1, which kk_state/1 calls, and may
-% then panic writing it. The copy is made through the encoding of answers (kk_enc/5), which
-% builds every list cell anew; a value too big or cyclic for it is left as it is (kk_state/1
-% does not keep it).
-kk_plain_globals :-
-    (   bb_get(kk_bb_keys, Keys) -> true ; Keys = [] ),
-    maplist(kk_plain_global, Keys).
-
-kk_plain_global(K) :-
-    (   catch(bb_get(K, V), _, fail),
-        catch(kk_enc(V, E, 0, _, 10001), kk_answer_too_large, fail)
-    ->  kk_dec(E, V1),
-        kk_bb_put(K, V1)
-    ;   true
-    ).
-
-% kk_dec(+E, -T): T is the term that kk_enc/5 encoded as E.
-kk_dec(E, T) :-
-    (   var(E) -> T = E
-    ;   E = '$kk'(l, EH, ET) -> T = [H | Tl], kk_dec(EH, H), kk_dec(ET, Tl)
-    ;   E = '$kk'(v, V) -> T = V
-    ;   compound(E), functor(E, '$kk', Ar1), arg(1, E, c)
-    ->  Ar is Ar1 - 1, functor(T, '$kk', Ar), kk_dec_args(1, Ar, 1, E, T)
-    ;   compound(E) -> functor(E, F, Ar), functor(T, F, Ar), kk_dec_args(1, Ar, 0, E, T)
-    ;   T = E
-    ).
-
-kk_dec_args(I, Ar, Off, E, T) :-
-    (   I > Ar -> true
-    ;   J is I + Off, arg(J, E, X), arg(I, T, Y),
-        kk_dec(X, Y),
-        I1 is I + 1,
-        kk_dec_args(I1, Ar, Off, E, T)
-    ).
 
 % kk_may_change(+Goal): Goal may change what kk_state/1 records. It does when it consults (a
 % list as a goal), or names anywhere in it (as a goal, or as data: maplist(assertz, Cs)) a
@@ -351,17 +313,17 @@ kk_note_code_names :-
     bb_put(kk_code_names, Ns).
 
 % kk_query_restore(+Text, -Lost): gives this (fresh) engine the state Text that kk_state/1
-% took in the engine before it, with kk_restore/7; its files are consulted one by one
+% took in the engine before it, with kk_restore/8; its files are consulted one by one
 % (kk_query_consult/2) between the modules and operators and the clauses, so that one that no
 % longer loads is told. Lost is what could not be given back: global(Key, Why) for a
 % bb_put/2 value kk_state/1 could not keep (Why: cyclic, 'not ground', 'too big'), and
 % file(File, Why) for a file (Why a result of kk_query_consult/2).
 kk_query_restore(Text, Lost) :-
     kk_chars(Text, Chars),
-    kk_read_goal(Chars, kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost0), _),
-    kk_restore(Setup, Ops, [], [], [], [], []),
+    kk_read_goal(Chars, kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost0, Broken), _),
+    kk_restore(Setup, Ops, [], [], [], [], [], Broken),
     kk_restore_files(FileFlags, LostFiles),
-    kk_restore(Setup, [], [], Dyn, Flags, Globals, []),
+    kk_restore(Setup, [], [], Dyn, Flags, Globals, [], Broken),
     findall(global(K, Why), member(K-Why, Lost0), LostGlobals),
     append(LostGlobals, LostFiles, Lost),
     kk_note_code_names.
@@ -385,12 +347,13 @@ kk_query_consult(F0, R) :-
     catch(( kk_loading(consult(F)) -> R0 = true ; R0 = false ), E, R0 = error(E)),
     kk_consulted(R0, F, R).
 
-kk_consulted(true, F, true) :- kk_remember(F).
-kk_consulted(false, F, not_loaded("the loader failed")) :- kk_remember(F).
+kk_consulted(true, F, true) :- kk_remember(F), kk_broken(F, false).
+kk_consulted(false, F, not_loaded("the loader failed")) :- kk_remember(F), kk_broken(F, true).
 kk_consulted(error(E), F, R) :-
     (   E = error(existence_error(source_sink, _), _) -> R = no_such_file
     ;   kk_unopened(E) -> kk_text(E, [], T), R = not_loaded(T)
     ;   kk_remember(F),
+        (   E = kk_halt(C) -> kk_broken(F, false) ; kk_broken(F, true) ),
         (   E = kk_halt(C) -> R = halt(C)
         ;   E = error(syntax_error(S), _:L), integer(L) -> kk_text(S, [], T), R = syntax_error(L, T)
         ;   E = error(syntax_error(S), _) -> kk_text(S, [], T), R = syntax_error(0, T)

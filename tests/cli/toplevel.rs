@@ -984,6 +984,28 @@ fn repl_cyclic_assert_is_an_error_and_a_failed_file_is_not_told_again() {
     p.exp_eof().unwrap();
 }
 
+/// Regression: Scryer 0.10's acyclic_term/1 garbles a list of characters read from text inside
+/// a compound term, and the top level called it on every asserted clause and every bb_put/2
+/// value it kept for a restart: `assertz(f(v(1,[a])))` stored `f(v(1,[e,p|_]))`, and after
+/// `bb_put(k, v(1,[a]))` the next goal's restart lost the engine and the value.
+#[test]
+fn repl_lists_of_characters_survive_assertz_and_a_restart() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken", "--timeout", "1"]);
+    p.send_line("assertz(f(v(1,[a]))), f(X).").unwrap();
+    p.exp_string("X = v(1,\"a\").").unwrap();
+    p.send_line("bb_put(k, v(2,[b,c])).").unwrap();
+    p.exp_string("true.").unwrap();
+    p.send_line("repeat, fail.").unwrap();
+    p.exp_string("% timed out").unwrap();
+    p.send_line("bb_get(k, Y), f(Z).").unwrap();
+    let seen = p.exp_string("Z = v(1,\"a\").").unwrap();
+    assert!(seen.contains("Y = v(2,\"bc\")"), "{seen}");
+    assert!(!seen.contains("engine failed"), "{seen}");
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
 /// Row 9: the prompt comes before kenken.pl is loaded; a goal typed at once waits for it.
 #[test]
 fn repl_goal_typed_at_once_waits_for_the_engine() {
