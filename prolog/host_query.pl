@@ -2,7 +2,7 @@
     loaded after host.pl (whose predicates it uses) by the engines that answer the host's
     queries (src/prolog/session.rs, Session), not by the top level.
 
-    kk_host_stream(+Text, +InferenceLimit, +MaxAnswers, +Cap, -Item, -Inferences)
+    kk_host_stream(+Text, +InferenceLimit, +MaxAnswers, +Cap, +Mode, -Item, -Inferences)
       Parses Text (chars, codes or an atom: what the flag double_quotes makes of a string) as
       a goal (read_term_from_chars/3 inside catch/3) and runs it with at most
       InferenceLimit inferences per answer; halt/0,1 in its control constructs end the query
@@ -13,7 +13,9 @@
                                one answer, at most MaxAnswers of them: Bindings a list of
                                Name=Value, Value encoded (kk_enc/5, below), Text the answer as
                                a top level prints it (chars), residual constraints included
-                               (recovered with copy_term/3);
+                               (recovered with copy_term/3); with Mode bindings (not text),
+                               an answer whose bindings are ground has Text [] (nothing of
+                               it is written: the host's solvers need only the bindings);
         end(Status, State)     the last item: Status is complete, answer_limit (a further
                                answer exists), inference_limit, answer_too_large(Cap) (an
                                answer has more than Cap nodes), halted(Code), or
@@ -38,23 +40,23 @@
     is '$kk' gets c as its first argument, anything else is itself.
 */
 
-kk_host_stream(Text, Limit, Max, Cap, Item, Inferences) :-
+kk_host_stream(Text, Limit, Max, Cap, Mode, Item, Inferences) :-
     '$inference_count'(I0),
     kk_chars(Text, Chars),      % (whatever the flag double_quotes made of it)
-    kk_host_stream(Chars, Limit, Max, Cap, Item),
+    kk_host_stream(Chars, Limit, Max, Cap, Mode, Item),
     '$inference_count'(I1),
     Inferences is I1 - I0,
     % (what the goal wrote so far reaches the host's buffer with the item)
     catch(flush_output(user_output), _, true).
 
-kk_host_stream(Chars, Limit, Max, Cap, Item) :-
+kk_host_stream(Chars, Limit, Max, Cap, Mode, Item) :-
     catch(kk_read_goal(Chars, Goal0, VNs), E, true),
     (   nonvar(E) -> Item = syntax_error(E)
     ;   var(Goal0) -> Item = syntax_error(goal_is_a_variable)
     ;   (   kk_may_change(Goal0) -> Changes = true ; Changes = false ),
         bb_put(kk_query_changes, Changes),
         kk_halts(Goal0, Goal),
-        kk_stream(kk_qualified(Goal), VNs, Limit, Max, Cap, Item)
+        kk_stream(kk_qualified(Goal), VNs, Limit, Max, Cap, Mode, Item)
     ).
 
 % kk_qualified(+Goal): calls Goal; a module qualification M:G whose M is bound but not an atom
@@ -65,13 +67,13 @@ kk_qualified(Goal) :-
     ;   call(Goal)
     ).
 
-% kk_stream(+Goal, +VNs, +Limit, +Max, -Item): each answer of Goal (at most Max) as it is found,
-% then end(Status). How the enumeration stopped is kept in a global variable (it survives the
-% backtracking into the last branch).
-kk_stream(Goal, VNs, Limit, Max, Cap, Item) :-
+% kk_stream(+Goal, +VNs, +Limit, +Max, +Cap, +Mode, -Item): each answer of Goal (at most Max)
+% as it is found, then end(Status). How the enumeration stopped is kept in a global variable
+% (it survives the backtracking into the last branch).
+kk_stream(Goal, VNs, Limit, Max, Cap, Mode, Item) :-
     Max1 is Max + 1,
     bb_put(kk_stream_end, complete),
-    (   catch(kk_nth(Goal, VNs, Limit, Max1, Cap, A, R), E, R = exception(E)),
+    (   catch(kk_nth(Goal, VNs, Limit, Max1, Cap, Mode, A, R), E, R = exception(E)),
         kk_item(R, A, Item)
     ;   bb_get(kk_stream_end, Status),
         kk_end_state(State),
@@ -105,18 +107,29 @@ kk_item(exception(E), _, _) :-
     bb_put(kk_stream_end, exception(T, Enc)),
     fail.
 
-% kk_nth(+Goal, +VNs, +Limit, +Max1, +Cap, -A, -R): the answers of Goal, R = answer and A the
-% answer for each of the first Max1 - 1; the Max1-th is R = answer_limit. An exception, the
-% inference limit or an answer of more than Cap nodes is the last solution (R says which).
-kk_nth(Goal, VNs, Limit, Max1, Cap, A, R) :-
+% kk_nth(+Goal, +VNs, +Limit, +Max1, +Cap, +Mode, -A, -R): the answers of Goal, R = answer and
+% A the answer for each of the first Max1 - 1; the Max1-th is R = answer_limit. An exception,
+% the inference limit or an answer of more than Cap nodes is the last solution (R says which).
+kk_nth(Goal, VNs, Limit, Max1, Cap, Mode, A, R) :-
     call_nth(call_with_inference_limit(catch(Goal, E, true), Limit, R0), K),
     (   nonvar(E) -> R = exception(E), A = none, !
     ;   R0 == inference_limit_exceeded -> R = R0, A = none, !
     ;   K >= Max1 -> R = answer_limit, A = none, !
-    ;   catch(kk_answer(VNs, Cap, A0), kk_answer_too_large, A0 = too_large),
+    ;   catch(kk_answer(Mode, VNs, Cap, A0), kk_answer_too_large, A0 = too_large),
         (   A0 == too_large -> R = answer_too_large(Cap), A = none, !
         ;   R = answer, A = A0
         )
+    ).
+
+% kk_answer(+Mode, +VNs, +Cap, -A): the answer a(Bindings, Text) of the query's variables VNs
+% as they are bound now (Mode: kk_host_stream/7).
+kk_answer(Mode, VNs, Cap, A) :-
+    (   Mode == bindings,
+        kk_bindings(VNs, Bindings0),
+        kk_enc_bindings(Bindings0, Bindings, 0, Cap),
+        ground(Bindings)
+    ->  A = a(Bindings, [])
+    ;   kk_answer(VNs, Cap, A)
     ).
 
 kk_answer(VNs, Cap, a(Bindings, Text)) :-

@@ -69,6 +69,17 @@ pub struct Query {
     /// compound term nested more than a million levels deep (list tails aside), or a cyclic
     /// one, is too large whatever the cap.
     pub answer_cap: usize,
+    /// Whether each answer's text ([`Answer::text`]) is written (the default). Without it,
+    /// an answer whose bindings are ground comes with an empty text and no residual goals,
+    /// which saves the engine most of its work per answer when a goal has many (the
+    /// homework's solvers run so); one with variables is written as ever.
+    #[serde(default = "written")]
+    pub text: bool,
+}
+
+/// The default of [`Query::text`].
+fn written() -> bool {
+    true
 }
 
 impl Query {
@@ -81,6 +92,16 @@ impl Query {
             inferences: DEFAULT_INFERENCE_LIMIT,
             timeout: None,
             answer_cap: DEFAULT_ANSWER_CAP,
+            text: true,
+        }
+    }
+
+    /// This query, its answers' text left unwritten where their bindings are ground
+    /// ([`Query::text`]).
+    pub fn without_text(self) -> Query {
+        Query {
+            text: false,
+            ..self
         }
     }
 
@@ -123,7 +144,7 @@ impl Query {
         }
     }
 
-    /// The goal the engine runs: the wrapper `kk_host_stream/6` of `prolog/host_query.pl`,
+    /// The goal the engine runs: the wrapper `kk_host_stream/7` of `prolog/host_query.pl`,
     /// the user's text passed as an escaped string, so that it always parses.
     pub(crate) fn wrapped(&self) -> String {
         let mut text = self.goal.trim_end().to_string();
@@ -134,11 +155,12 @@ impl Query {
         }
         let max = self.max_answers.unwrap_or(usize::MAX / 2).max(1);
         format!(
-            "kk_host_stream({}, {}, {}, {}, R, I).",
+            "kk_host_stream({}, {}, {}, {}, {}, R, I).",
             super::quote(&text),
             self.inferences,
             max,
-            self.answer_cap.clamp(1, usize::MAX / 2)
+            self.answer_cap.clamp(1, usize::MAX / 2),
+            if self.text { "text" } else { "bindings" }
         )
     }
 }

@@ -259,7 +259,7 @@ impl Session {
         inference_limit: u64,
         each: &mut EachAnswer<'_>,
     ) -> Result<(End, Option<u64>), PrologError> {
-        let mut query = Query::new(goal).inferences(inference_limit);
+        let mut query = Query::new(goal).inferences(inference_limit).without_text();
         query.max_answers = limit;
         let mut answers = self.query(&query).map_err(|e| match e {
             QueryError::Syntax { message, .. } => PrologError::Syntax(message),

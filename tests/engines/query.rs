@@ -672,3 +672,32 @@ fn a_worker_that_dies_mid_query_ends_it_as_crashed_and_its_replacement_keeps_the
     let (a, _) = answers.collect_all().unwrap();
     assert_eq!(values(&a, "X"), vec![Term::Integer(1)]);
 }
+
+/// A query without text gives the same bindings, and leaves the text unwritten only where the
+/// bindings are ground (the solvers' many answers then cost the engine less).
+#[test]
+fn answers_without_text_keep_their_bindings() {
+    let mut s = Session::new();
+    let goal =
+        "kenken_4x4_testcase(N, C), plain_kenken(N, C, T), (T = [[1|_]|_] -> V = f(_) ; V = v)";
+    let (full, _) = s.query(&Query::new(goal)).unwrap().collect_all().unwrap();
+    let (bare, end) = s
+        .query(&Query::new(goal).without_text())
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    assert_eq!(end, End::Complete);
+    assert_eq!(full.len(), 6);
+    assert_eq!(bare.len(), 6);
+    for (f, b) in full.iter().zip(&bare) {
+        assert_eq!(f.get("T"), b.get("T"));
+        assert!(f.text.contains("T = [["), "{}", f.text);
+        if b.get("V") != Some(&Term::Atom("v".into())) {
+            assert_eq!(b.text, f.text, "an answer with a variable is written");
+        } else {
+            assert_eq!(b.text, "", "a ground answer is left unwritten");
+        }
+    }
+    assert!(bare.iter().any(|b| b.text.is_empty()));
+    assert!(bare.iter().any(|b| !b.text.is_empty()));
+}
