@@ -107,15 +107,22 @@ mod tests {
     /// Scryer runs user:goal_expansion/2 at run time, on every meta-call it cannot make
     /// directly: an engine that only solves must not carry the host's expansions (regression:
     /// they made kenken/3 3 % slower, 48 % under the earlier query wrapper), and one that
-    /// answers a person's goals needs them. The probe: a key set by bb_put/2 through a
-    /// meta-call is recorded for a restart (`kk_bb_keys`) only where they are loaded.
+    /// answers a person's goals needs them. The probe: a consulted clause's bb_put/2 is
+    /// expanded to record its key for a restart (`kk_bb_keys`) only where they are loaded.
     #[test]
     fn only_the_engines_for_queries_carry_the_host_goal_expansions() {
         use super::super::{Query, Session};
-        let goal =
-            Query::new("G = bb_put(k, v), call(G), bb_get(kk_bb_keys, Ks), memberchk(k, Ks).");
-        let count = |mut s: Session| s.query(&goal).unwrap().collect_all().unwrap().0.len();
-        assert_eq!(count(Session::for_solving()), 0);
-        assert_eq!(count(Session::new()), 1);
+        let dir = std::env::temp_dir().join(format!("kenken-expand-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("p.pl");
+        std::fs::write(&file, "p :- bb_put(k, v).\n").unwrap();
+        let goal = Query::new("p, bb_get(kk_bb_keys, Ks), memberchk(k, Ks).");
+        let count = |mut s: Session| {
+            s.consult(&file).unwrap();
+            s.query(&goal).unwrap().collect_all().unwrap().0.len()
+        };
+        let (solving, queries) = (count(Session::for_solving()), count(Session::new()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!((solving, queries), (0, 1));
     }
 }
