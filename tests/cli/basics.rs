@@ -316,7 +316,7 @@ fn repl_answers_one_at_a_time() {
              |     [], T).\n\
              T = [[1,2,3],[2,3,1],[3,1,2]] ;\n\
              T = [[1,2,3],[3,1,2],[2,3,1]] .\n\
-             ?- foo(.\n   error(syntax_error(incomplete_reduction),read_term_from_chars/3:0).\n\
+             ?- foo(.\n   error(syntax_error(incomplete_reduction),read_term/3:1).\n\
              ?- member(X, [a]), X = b.\nfalse.\n\
              ?- throw(oops).\n   throw(oops).\n\
              ?- halt.\n",
