@@ -124,8 +124,9 @@
                                    6x6, 9x9, 3 cages        2.6x / 4.6x faster        yes
                                    6x6, 9x9, half the cages 2x / 2-2.5x faster        yes
                                    6x6, 9x9, 3/4 the cages  even / 1.35x slower       no
-      tables up to 500 tuples,     Keen 8x8                 25.3 s -> 21.6 s          yes
-        not 200 (1000: the same)   Keen 9x9                 33.4 s -> 34.5 s (noise)
+      tables up to 500 tuples,     Keen 8x8                 25.3 s -> 21.6 s          no
+        not 200 (1000: the same)   Keen 9x9                 33.4 s -> 34.5 s
+                                   kenken bench, 8x8 / 9x9  medians 1.15x slower
       tables up to 50              Keen 9x9 (1/5)           4.2 s -> 6.1 s            no
       no tables (arithmetic)       Keen 6x6 / 7x7 (1/5)     12x / 19x slower          no
       no line parts                Keen 6x6 / 9x9 (1/5)     1.4x / 1.7x slower        no
@@ -309,7 +310,7 @@ kenken_constraints(N, C, T) :-
     maplist(Distinct, RowLines),
     maplist(Distinct, ColLines).
 
-% The model. Each cage whose admissible tuples are few (at most 500) is posted as their
+% The model. Each cage whose admissible tuples are few (at most 200) is posted as their
 % table (tuples_in/2), which clpz propagates fully. The table carries, besides the squares'
 % values, for each row and each column holding two or more of the cage's squares, the values
 % of those squares in ascending order ("line part" variables). The line constraint then
@@ -354,15 +355,15 @@ cage_constraint_(N, T, Cage, Parts0, Parts) :-
     ).
 
 % few_cage_tuples_(+N, +Op, +Target, +Squares, -Tuples): Tuples are all the cage's
-% admissible tuples, and there are at most 500 of them. The enumeration stops at the 501st;
+% admissible tuples, and there are at most 200 of them. The enumeration stops at the 201st;
 % it is only tried where it is cheap: sums and products prune as they go, other operators
 % enumerate all N^K candidates.
 few_cage_tuples_(N, Op, Target, Squares, Tuples) :-
     length(Squares, K),
     (   member(Op, [+, *]) -> N ^ K =< 1000000 ; N ^ K =< 40000 ),
-    findall(Tuple, first_cage_tuples_(501, N, Op, Target, Squares, Tuple), Tuples),
+    findall(Tuple, first_cage_tuples_(201, N, Op, Target, Squares, Tuple), Tuples),
     length(Tuples, L),
-    L =< 500.
+    L =< 200.
 
 % first_cage_tuples_(+Max, +N, +Op, +Target, +Squares, -Tuple): the first Max answers of
 % cage_tuple/5 (the cut ends the enumeration at the Max-th).
