@@ -104,6 +104,39 @@
     plain_kenken/3 wins on small grids (no constraints to post); kenken/3 grows far more gently
     and is the one that stays bounded on hard 9x9s. For timings over many puzzles, see
     `kenken bench --engines fd,plain` and the README's "Performance" section.
+
+    The model's choices
+    -------------------
+    kenken_constraints/3's comment "The model." says what it does. What was tried (issue #38),
+    kept where it won across sizes: CPU time of posting and all answers, summed over each set
+    (Keen: tests/data/keen, 100 puzzles a size, 120 of 9x9; "(1/5)": 4 puzzles of each Keen
+    file), the variants run alternately in one process, puzzle by puzzle. "3 cages": the first
+    answers (200 at 6x6, 50 at 9x9) of kenken(N, Cs, T), Cs a Keen puzzle's first cages.
+    scripts/model-phases.sh gives the phases (tables, posting, labeling) of kenken/3 as it is.
+
+      choice                       puzzles                  before -> after           kept
+      labeling step, not enum      kenken(4, [], T), 576    2.3 s -> 1.6 s            yes
+                                   Keen 4x4-9x9             even (little search)
+      all_different, not           kenken(4, [], T)         1.6 s -> 0.65 s           yes
+        all_distinct               Keen 4x4                 2.29 s -> 2.16 s          yes
+                                   Keen 5x5                 3.75 s -> 3.84 s          no
+                                   Keen 6x6 / 9x9 (1/5)     2x / 2.5x slower          no
+                                   6x6, 9x9, 3 cages        2.6x / 4.6x faster        yes
+                                   6x6, 9x9, half the cages 2x / 2-2.5x faster        yes
+                                   6x6, 9x9, 3/4 the cages  even / 1.35x slower       no
+      tables up to 500 tuples,     Keen 8x8                 25.3 s -> 21.6 s          no
+        not 200 (1000: the same)   Keen 9x9                 33.4 s -> 34.5 s
+                                   kenken bench, 8x8 / 9x9  medians 1.15x slower
+      tables up to 50              Keen 9x9 (1/5)           4.2 s -> 6.1 s            no
+      no tables (arithmetic)       Keen 6x6 / 7x7 (1/5)     12x / 19x slower          no
+      no line parts                Keen 6x6 / 9x9 (1/5)     1.4x / 1.7x slower        no
+      lines before cages           Keen 4x4 / 6x6 / 9x9     1.3x / 2.2x / 3x slower   no
+      labeling ff, ffc, min, max   -                        answers out of order      not allowed
+      (leftmost with up keeps the order whatever the branching: step, enum or bisect)
+
+    Posting (with the propagation it runs) is most of the time on every real puzzle: 70-85%
+    (Keen 9x9: 0.2 s a puzzle, of which the tables 8 ms); labeling is most of it only where
+    answers are many.
 */
 
 :- use_module(library(clpz)).
@@ -260,7 +293,7 @@ kenken(N, C, T) :-
 kenken(N, C, T) :-
     kenken_constraints(N, C, T),
     append(T, Vs),
-    labeling([enum], Vs).
+    labeling([leftmost, up, step], Vs).
 
 kenken_constraints(N, C, T) :-
     grid_(N, T),
@@ -273,19 +306,36 @@ kenken_constraints(N, C, T) :-
     ),
     numlist(1, N, Is),
     maplist(lines_values_(N, T, Parts, Is), [row, col], [RowLines, ColLines]),
-    maplist(all_distinct, RowLines),
-    maplist(all_distinct, ColLines).
+    line_constraint_(N, C, Distinct),
+    maplist(Distinct, RowLines),
+    maplist(Distinct, ColLines).
 
 % The model. Each cage whose admissible tuples are few (at most 200) is posted as their
 % table (tuples_in/2), which clpz propagates fully. The table carries, besides the squares'
 % values, for each row and each column holding two or more of the cage's squares, the values
-% of those squares in ascending order ("line part" variables). all_distinct/1 over a line then
+% of those squares in ascending order ("line part" variables). The line constraint then
 % takes these sorted values in place of the squares: the multiset is the same, but the
 % constraint now also sees which values the cage must put somewhere in the line (as Sudoku's
-% "pointing" does) and removes them from the line's other squares. On the 9x9 Keen puzzles
-% this halves the time of kenken/3. Cages with many tuples are posted as arithmetic, whose
-% propagation is cheaper to post and run. Cages come before all_distinct/1, so that its
-% (costly) propagation starts from the narrowed domains.
+% "pointing" does) and removes them from the line's other squares. Cages with many tuples are
+% posted as arithmetic. Cages come before the line constraints, so that these start from the
+% narrowed domains. Rows and columns get all_distinct/1 (complete propagation, costly to run)
+% on grids of 5 or more whose cages cover at least two thirds of the squares, and
+% all_different/1 (removes a value once it is placed) otherwise: on small grids and on grids
+% with many answers the search is cheaper than the propagation. Labeling is leftmost, up:
+% the only order that gives the answers lexicographically; step (X = V or X #\= V) over enum
+% since a refuted value leaves the domain. The header says what else was tried.
+
+% line_constraint_(+N, +C, -Distinct): Distinct is all_distinct or all_different, the
+% constraint on each row and column of an N x N grid with the cages C.
+line_constraint_(N, C, Distinct) :-
+    maplist(cage_squares_, C, Sqss),
+    append(Sqss, Sqs0),
+    sort(Sqs0, Sqs),
+    length(Sqs, Covered),
+    (   N >= 5, 3 * Covered >= 2 * N * N
+    ->  Distinct = all_distinct
+    ;   Distinct = all_different
+    ).
 
 % cage_constraint_(+N, +T, +Cage, +Parts0, -Parts): post Cage on T; Parts is Parts0 plus
 % this cage's line parts, part(Line, Squares, SortedValues).
