@@ -470,7 +470,6 @@ maximum_(V, M0, M) :- M #= max(M0, V).
 
 plain_kenken(N, C, T) :-
     grid_(N, T),
-    append(T, Cells),
     maplist(plain_cage_(T, N), C, Cages),
     plain_checks_(Cages, N, Checks),
     findall(D, between(1, N, D), Ds),   % (numlist(1, 0, _) fails: N = 0 has Ds = [])
