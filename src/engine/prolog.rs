@@ -182,7 +182,7 @@ pub struct PrologEngine {
 }
 
 impl PrologEngine {
-    /// A fresh session with `kenken.pl` consulted (about 0.3 s), solving with `kind` (`Fd` or
+    /// A fresh session with `kenken.pl` consulted (about 0.4 s), solving with `kind` (`Fd` or
     /// `Plain`).
     pub fn new(kind: EngineKind) -> Result<PrologEngine, EngineError> {
         predicate(kind)?;
@@ -245,7 +245,7 @@ pub struct WorkerEngine {
 }
 
 impl WorkerEngine {
-    /// An engine whose solves run in a child process, started now (about 0.3 s). The program
+    /// An engine whose solves run in a child process, started now (about 0.5 s). The program
     /// must call [`crate::worker::init`] first thing in `main`.
     pub fn new(kind: EngineKind) -> Result<WorkerEngine, EngineError> {
         predicate(kind)?;

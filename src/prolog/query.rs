@@ -440,7 +440,7 @@ pub(crate) fn excerpt(text: &str) -> String {
 /// held across an `.await` or read on another thread).
 ///
 /// In this thread, an iterator dropped before its end leaves the session to be rebuilt on its
-/// next query (about 0.3 s): Scryer cannot leave a query half-run. Ask only for the answers you
+/// next query (about 0.4 s): Scryer cannot leave a query half-run. Ask only for the answers you
 /// want with [`Query::max_answers`]. A worker's answers dropped before their end replace the
 /// worker (the replacement starts at once).
 pub struct Answers<'a, S: AnswerSource = InThread<'a>> {
@@ -1047,7 +1047,7 @@ pub struct QueryWorker {
 }
 
 impl QueryWorker {
-    /// Starts a worker (about 0.3 s) and waits until it is ready. The program must call
+    /// Starts a worker (about 0.5 s) and waits until it is ready. The program must call
     /// [`crate::worker::init`] first thing in `main`.
     pub fn new() -> Result<QueryWorker, QueryError> {
         let mut worker = Worker::new(ROLE).capture_stderr().with_spare();

@@ -66,7 +66,7 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts a machine and consults `kenken.pl` and the host wrapper (about 0.3 s).
+    /// Starts a machine and consults `kenken.pl` and the host wrapper (about 0.4 s).
     pub fn new() -> Session {
         Session::for_purpose(Purpose::Queries)
     }
