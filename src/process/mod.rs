@@ -50,7 +50,8 @@ const PRINTED_CAP: usize = 64 * 1024;
 pub(crate) const FRAME_CAP: usize = 256 << 20;
 /// The prefix of the line a child prints when it cannot confine itself, then exits.
 pub(crate) const CANNOT_CONFINE: &str = "kenken-cannot-confine ";
-/// How long a fresh worker may take to get ready (building a Prolog engine takes about 0.4 s; see `examples/worker_start.rs`).
+/// How long a fresh worker may take to get ready (building a Prolog engine takes about 0.4 s:
+/// `examples/worker_start.rs` times it).
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the rest of a process group may hold a pipe open after its leader ended.
 const DRAIN: Duration = Duration::from_millis(500);
