@@ -117,6 +117,8 @@
       choice                       puzzles                  before -> after           kept
       labeling step, not enum      kenken(4, [], T), 576    2.3 s -> 1.6 s            yes
                                    Keen 4x4-9x9             even (little search)
+        ... under all_distinct     Keen 5x5, 6x6, 8x8, 9x9  medians 4-9 % slower      no: enum
+          (kenken bench, enum and step builds alternated, 2-3 rounds; all_different: step)
       all_different, not           kenken(4, [], T)         1.6 s -> 0.65 s           yes
         all_distinct               Keen 4x4                 2.29 s -> 2.16 s          yes
                                    Keen 5x5                 3.75 s -> 3.84 s          no
@@ -293,7 +295,8 @@ kenken(N, C, T) :-
 kenken(N, C, T) :-
     kenken_constraints(N, C, T),
     append(T, Vs),
-    labeling([leftmost, up, step], Vs).
+    model_(N, C, _, Branching),
+    labeling([leftmost, up, Branching], Vs).
 
 kenken_constraints(N, C, T) :-
     grid_(N, T),
@@ -306,7 +309,7 @@ kenken_constraints(N, C, T) :-
     ),
     numlist(1, N, Is),
     maplist(lines_values_(N, T, Parts, Is), [row, col], [RowLines, ColLines]),
-    line_constraint_(N, C, Distinct),
+    model_(N, C, Distinct, _),
     maplist(Distinct, RowLines),
     maplist(Distinct, ColLines).
 
@@ -322,19 +325,21 @@ kenken_constraints(N, C, T) :-
 % on grids of 5 or more whose cages cover at least two thirds of the squares, and
 % all_different/1 (removes a value once it is placed) otherwise: on small grids and on grids
 % with many answers the search is cheaper than the propagation. Labeling is leftmost, up:
-% the only order that gives the answers lexicographically; step (X = V or X #\= V) over enum
-% since a refuted value leaves the domain. The header says what else was tried.
+% the only order that gives the answers lexicographically; under all_different/1 it branches
+% by step (X = V or X #\= V: a refuted value leaves the domain, which the weaker constraint
+% then propagates), under all_distinct/1 by enum (it has pruned that value already, and step's
+% extra propagation costs more than it saves). The header says what else was tried.
 
-% line_constraint_(+N, +C, -Distinct): Distinct is all_distinct or all_different, the
-% constraint on each row and column of an N x N grid with the cages C.
-line_constraint_(N, C, Distinct) :-
+% model_(+N, +C, -Distinct, -Branching): the constraint on each row and column of an N x N grid
+% with the cages C (all_distinct or all_different), and the labeling's branching (enum or step).
+model_(N, C, Distinct, Branching) :-
     maplist(cage_squares_, C, Sqss),
     append(Sqss, Sqs0),
     sort(Sqs0, Sqs),
     length(Sqs, Covered),
     (   N >= 5, 3 * Covered >= 2 * N * N
-    ->  Distinct = all_distinct
-    ;   Distinct = all_different
+    ->  Distinct = all_distinct, Branching = enum
+    ;   Distinct = all_different, Branching = step
     ).
 
 % cage_constraint_(+N, +T, +Cage, +Parts0, -Parts): post Cage on T; Parts is Parts0 plus

@@ -31,12 +31,18 @@ phases_of(N, C, costs(TM-TI, PM-PI, LM-LI, Answers)) :-
     kenken_constraints(N, C, T),
     stamp(A2, B2),
     append(T, Vs),
-    findall(x, labeling([leftmost, up, step], Vs), Xs),   % as kenken/3 labels
+    branching(N, C, Branching),
+    findall(x, labeling([leftmost, up, Branching], Vs), Xs),   % as kenken/3 labels
     stamp(A3, B3),
     length(Xs, Answers),
     TM is A1 - A0, TI is B1 - B0,
     PM is A2 - A1, PI is B2 - B1,
     LM is A3 - A2, LI is B3 - B2.
+
+% branching(+N, +C, -B): the labeling's branching kenken/3 uses (model_/4 of the model
+% consulted; step for a model without it).
+branching(N, C, B) :-
+    (   catch(model_(N, C, _, B0), error(existence_error(_, _), _), fail) -> B = B0 ; B = step ).
 
 costs_sum(costs(T1-U1, P1-Q1, L1-M1, S1), costs(T0-U0, P0-Q0, L0-M0, S0),
           costs(T-U, P-Q, L-M, S)) :-
