@@ -280,6 +280,45 @@ fn the_call_after_a_timeout_is_answered_by_the_warm_spare() {
     }
 }
 
+/// A spare is never trusted for being started early: a worker that writes the protocol itself
+/// while it waits (frames of the next request's id, with a guessed nonce, claiming a solution)
+/// is refused when it takes over, as the first one was, and nothing it wrote is a solution.
+#[test]
+fn a_spare_that_forges_replies_while_it_waits_is_refused() {
+    let _program = use_the_kenken_binary();
+    let dir = std::env::temp_dir().join(format!("kenken-forger-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let forger = dir.join("forger.sh");
+    let nonce = "0123456789abcdef0123456789abcdef";
+    let mut script = String::from("#!/bin/sh\necho kenken-worker-ready\n");
+    for id in [1, 2] {
+        script.push_str(&format!(
+            "echo 'kenken-frame {id} {nonce} part {{\"grid\":[[1]],\"inferences\":null}}'\n\
+             echo 'kenken-frame {id} {nonce} done {{\"complete\":true,\"inference_limit\":false,\
+             \"inferences\":null,\"error\":null}}'\n"
+        ));
+    }
+    script.push_str("exec sleep 600\n");
+    std::fs::write(&forger, script).unwrap();
+    std::fs::set_permissions(&forger, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    kenken::worker::set_program(forger.clone());
+    let one = format::read_auto("kenken(1, [], T).").unwrap().remove(0);
+    let request = Request::all().with_timeout(Duration::from_secs(20));
+    let mut engine = WorkerEngine::new(EngineKind::Fd).unwrap();
+    engine.settle();
+    // (the first request goes to the first worker, the second to the spare that takes over
+    // when the first is killed for its forged frame)
+    let first = engine.solve(&one, &request);
+    let second = engine.solve(&one, &request);
+    kenken::worker::set_program(env!("CARGO_BIN_EXE_kenken").into());
+    let _ = std::fs::remove_dir_all(&dir);
+    for r in [&first, &second] {
+        assert_eq!((r.status, r.count), (Status::Error, 0), "{r:?}");
+        let message = r.error.as_ref().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("cannot be trusted"), "{message}");
+    }
+}
+
 /// Deadlines shorter than a worker's start, one call after another, after a kill: the
 /// starting worker is not killed with each call, so some call soon finds it ready and is
 /// answered (regression: each call killed the worker it waited for, and no call after the
