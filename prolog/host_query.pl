@@ -123,19 +123,18 @@ kk_nth(Goal, VNs, Limit, Max1, Cap, Mode, A, R) :-
 
 % kk_answer(+Mode, +VNs, +Cap, -A): the answer a(Bindings, Text) of the query's variables VNs
 % as they are bound now (Mode: kk_host_stream/7).
-kk_answer(Mode, VNs, Cap, A) :-
-    (   Mode == bindings,
-        kk_bindings(VNs, Bindings0),
-        kk_enc_bindings(Bindings0, Bindings, 0, Cap),
-        ground(Bindings)
-    ->  A = a(Bindings, [])
-    ;   kk_answer(VNs, Cap, A)
-    ).
-
-kk_answer(VNs, Cap, a(Bindings, Text)) :-
+kk_answer(Mode, VNs, Cap, a(Bindings, Text)) :-
     kk_bindings(VNs, Bindings0),
     % the values encoded first: one too large (or cyclic) costs no text
     kk_enc_bindings(Bindings0, Bindings1, 0, Cap),
+    (   Mode == bindings, ground(Bindings1)
+    ->  Bindings = Bindings1, Text = []
+    ;   kk_written(VNs, Bindings0, Bindings1, Bindings, Text)
+    ).
+
+% kk_written(+VNs, +Bindings0, +Bindings1, -Bindings, -Text): Text, the answer Bindings0 as a
+% top level writes it, and Bindings, the encoded Bindings1 with their variables named as there.
+kk_written(VNs, Bindings0, Bindings1, Bindings, Text) :-
     term_variables(VNs, Vs),
     copy_term(Vs, Vs, Gs),          % residual goals, over the query's own variables
     term_variables(Bindings0-Gs, All),

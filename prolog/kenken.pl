@@ -293,9 +293,8 @@ kenken(N, C, T) :-
     N == 0, C == [], !,
     T = [].
 kenken(N, C, T) :-
-    kenken_constraints(N, C, T),
+    kenken_constraints_(N, C, T, Branching),
     append(T, Vs),
-    model_(N, C, _, Branching),
     label_(Branching, Vs).
 
 % label_(+Branching, +Vs): labels Vs leftmost, up, by Branching. (Each option list is written
@@ -304,6 +303,11 @@ label_(enum, Vs) :- labeling([leftmost, up, enum], Vs).
 label_(step, Vs) :- labeling([leftmost, up, step], Vs).
 
 kenken_constraints(N, C, T) :-
+    kenken_constraints_(N, C, T, _).
+
+% kenken_constraints_(+N, +C, ?T, -Branching): kenken_constraints/3, and the branching its
+% labeling takes (model_/4, below).
+kenken_constraints_(N, C, T, Branching) :-
     grid_(N, T),
     append(T, Vs),
     Vs ins 1..N,
@@ -314,7 +318,7 @@ kenken_constraints(N, C, T) :-
     ),
     numlist(1, N, Is),
     maplist(lines_values_(N, T, Parts, Is), [row, col], [RowLines, ColLines]),
-    model_(N, C, Distinct, _),
+    model_(N, C, Distinct, Branching),
     maplist(Distinct, RowLines),
     maplist(Distinct, ColLines).
 
