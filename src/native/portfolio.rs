@@ -277,8 +277,9 @@ fn run(
 
 #[cfg(test)]
 mod tests {
+    use super::super::search::Phase;
     use super::super::tests::{same_solutions, sparse};
-    use super::super::{Phase, Solutions, Solver};
+    use super::super::{Solutions, Solver};
 
     /// The learning search gone on as a portfolio at its first failure (two and three searches
     /// sharing clauses, restarting often, cutting their clauses often) gives exactly the

@@ -24,8 +24,9 @@ use std::time::Instant;
 
 use crate::rng::Rng;
 
+use super::search::luby;
 use super::table::values;
-use super::{luby, CellQueue, Recorder, Scratch, SearchStats, Solver, Stop};
+use super::{CellQueue, Recorder, Scratch, SearchStats, Solver, Stop};
 use analyze::Analyzer;
 use clauses::Clauses;
 use explain::{Explainer, View};
