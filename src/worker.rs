@@ -46,6 +46,9 @@ fn handler(role: &str) -> Option<Handler> {
 /// returns at once otherwise. Call it first thing in `main` of any program that uses worker
 /// engines.
 pub fn init() {
+    // A child of ours dies with its parent, however the parent ends (see
+    // crate::process::lifecycle): set before anything else, confinement included.
+    crate::process::lifecycle::die_with_parent();
     crate::process::init_called();
     let Ok(role) = std::env::var(ROLE_VAR) else {
         return;
@@ -57,6 +60,7 @@ pub fn init() {
         eprintln!("{CANNOT_CONFINE}{why}");
         std::process::exit(CANNOT_CONFINE_EXIT);
     }
+    crate::process::lifecycle::still_with_parent();
     if role == EXEC_ROLE {
         let e = crate::process::exec_from_env();
         eprintln!("kenken worker: {e}");

@@ -10,6 +10,7 @@
 //! its role; `Worker` is the parent's side of one (start, request, reply, kill, restart).
 
 pub(crate) mod confine;
+pub(crate) mod lifecycle;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -29,7 +30,8 @@ use crate::error::{Context, IoError, JsonError};
 
 /// The environment variable that names a child's role.
 pub(crate) const ROLE_VAR: &str = "KENKEN_WORKER";
-/// The environment variable that names the program an `exec` child runs (JSON: program, args).
+/// The environment variable that names the program an `exec` child runs (with the child's own
+/// arguments).
 const EXEC_VAR: &str = "KENKEN_EXEC";
 /// The role of a child that confines itself, then `exec`s another program.
 pub(crate) const EXEC_ROLE: &str = "exec";
@@ -165,8 +167,19 @@ pub(crate) const CONFINED_ENV: [(&str, &str); 3] = [
 ];
 
 impl Spawn {
-    /// A child running `program` with `args`.
+    /// A child running `program` with `args`: this program in the `exec` role (which makes the
+    /// child die with its parent, then `exec`s `program`: see [`lifecycle`]), or, in a
+    /// program that cannot start workers (it never called [`crate::worker::init`]), `program`
+    /// itself, which then does not die with its parent.
     pub fn program(program: &Path, args: &[OsString]) -> Spawn {
+        match Spawn::exec(program, args) {
+            Ok(s) => s,
+            Err(_) => Spawn::direct(program, args),
+        }
+    }
+
+    /// `program` with `args`, started as it is.
+    fn direct(program: &Path, args: &[OsString]) -> Spawn {
         let mut command = std::process::Command::new(program);
         command.args(args);
         Spawn {
@@ -180,7 +193,8 @@ impl Spawn {
 
     /// This program (or the one [`set_program`] named) started as a worker of `role`.
     pub(crate) fn worker(role: &str) -> Result<Spawn, WorkerError> {
-        if std::env::var_os(ROLE_VAR).is_some() {
+        let init_called = INIT_CALLED.load(std::sync::atomic::Ordering::Relaxed);
+        if std::env::var_os(ROLE_VAR).is_some() && !init_called {
             return Err(WorkerError::Protocol(
                 "this process was started as a kenken worker, but its main did not call \
                  kenken::worker::init() first"
@@ -188,15 +202,22 @@ impl Spawn {
             ));
         }
         let named = PROGRAM.lock().map(|p| p.is_some()).unwrap_or(false);
-        if !named && !INIT_CALLED.load(std::sync::atomic::Ordering::Relaxed) {
+        if !named && !init_called {
             return Err(WorkerError::Protocol(format!(
                 "this program cannot start a kenken worker (for the {role} role): call \
                  kenken::worker::init() first thing in main, or name a program that does with \
                  kenken::worker::set_program"
             )));
         }
-        let mut s = Spawn::program(&worker_program()?, &[]);
+        let mut s = Spawn::direct(&worker_program()?, &[]);
         s.command.env(ROLE_VAR, role);
+        Ok(s)
+    }
+
+    /// `program` with `args`, run by this program in the `exec` role (which `exec`s it).
+    fn exec(program: &Path, args: &[OsString]) -> Result<Spawn, WorkerError> {
+        let mut s = Spawn::worker(EXEC_ROLE)?;
+        s.command.env(EXEC_VAR, program).args(args);
         Ok(s)
     }
 
@@ -207,14 +228,7 @@ impl Spawn {
         args: &[OsString],
         confinement: &Confinement,
     ) -> Result<Spawn, WorkerError> {
-        let mut s = Spawn::worker(EXEC_ROLE)?;
-        let call: Vec<String> = std::iter::once(program.as_os_str())
-            .chain(args.iter().map(|a| a.as_os_str()))
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        let call = serde_json::to_string(&call).context("encoding the program to run")?;
-        s.command.env(EXEC_VAR, call);
-        s.confine(confinement)
+        Spawn::exec(program, args)?.confine(confinement)
     }
 
     /// Confines the child (it applies `confinement` to itself before anything else); its
@@ -307,10 +321,8 @@ impl Spawn {
             Stderr::Inherit => Stdio::inherit(),
             Stderr::Capture => Stdio::piped(),
         });
-        let mut child = self
-            .command
-            .spawn()
-            .with_context(|| format!("starting {name}"))?;
+        let mut child =
+            lifecycle::start(self.command).with_context(|| format!("starting {name}"))?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = Arc::new(Mutex::new(Vec::new()));
@@ -486,24 +498,22 @@ fn read_line_capped(
 }
 
 /// Serves the `exec` role: replaces this (already confined) process by the program
-/// `KENKEN_EXEC` names, which keeps the confinement; returns only on failure.
+/// `KENKEN_EXEC` names, with this process's arguments; it keeps the confinement and the
+/// parent-death signal. Returns only on failure.
 pub(crate) fn exec_from_env() -> std::io::Error {
-    let call: Vec<String> = match std::env::var(EXEC_VAR)
-        .map_err(std::io::Error::other)
-        .and_then(|t| serde_json::from_str(&t).map_err(std::io::Error::other))
-    {
-        Ok(c) => c,
-        Err(e) => return e,
-    };
-    let Some((program, args)) = call.split_first() else {
+    let Some(program) = std::env::var_os(EXEC_VAR).filter(|p| !p.is_empty()) else {
         return std::io::Error::other("no program to run");
     };
-    std::process::Command::new(program)
-        .args(args)
+    let e = std::process::Command::new(&program)
+        .args(std::env::args_os().skip(1))
         .env_remove(ROLE_VAR)
         .env_remove(EXEC_VAR)
         .env_remove(confine::CONFINE_VAR)
-        .exec()
+        .exec();
+    std::io::Error::new(
+        e.kind(),
+        format!("cannot run {}: {e}", Path::new(&program).display()),
+    )
 }
 
 /// A request's id and nonce: a reply frame is the request's only when it carries both.

@@ -861,11 +861,10 @@ fn reads_input(goal: &str) -> bool {
 const RELAY_VAR: &str = "KENKEN_TOPLEVEL_RELAY";
 
 /// The relay of standard input (see [`reads_input`]): copies it to standard output as it
-/// comes, until its end or until its parent (the top level's engine) dies.
+/// comes, until its end or until its parent (the top level's engine) dies (as every worker,
+/// it dies with its parent: see `crate::process::lifecycle`).
 fn relay() -> std::io::Result<()> {
     use std::io::Read;
-    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-        .map_err(std::io::Error::other)?;
     let (mut input, mut output) = (std::io::stdin().lock(), std::io::stdout().lock());
     let mut buf = [0u8; 4096];
     loop {

@@ -12,4 +12,5 @@ mod hint;
 mod hostile;
 mod judge;
 mod judge_verdicts;
+mod lifecycle;
 mod toplevel;
