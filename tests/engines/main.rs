@@ -9,6 +9,7 @@ mod common;
 mod engine;
 mod prolog;
 mod query;
+mod system;
 
 use std::sync::{Mutex, MutexGuard};
 
