@@ -76,6 +76,9 @@ pub enum SystemKind {
 }
 
 impl SystemKind {
+    /// Every system, in the order they are reported.
+    pub const ALL: [SystemKind; 3] = [SystemKind::Scryer, SystemKind::Gprolog, SystemKind::Swipl];
+
     /// The system's name (`scryer`, `gprolog`, `swipl`), as [`crate::system`] says it.
     pub fn name(self) -> &'static str {
         match self {

@@ -5,6 +5,10 @@
 //! gprolog is a program we did not write: it reads only its installation and its byte code,
 //! writes only in its scratch folder, starts nothing, opens no socket, within the setup's
 //! [`Limits`](crate::process::Limits). GNU Prolog counts no inferences.
+//!
+//! [`crate::gnu`] reads a goal's frames to the end before it returns, so the answers reach
+//! [`PrologSystem::run`]'s caller when the process has ended (all of them, deadline or not);
+//! once its loop gives way to [`super::child::read_run`] (which `Swipl` uses), they stream.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
