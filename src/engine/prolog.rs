@@ -119,7 +119,7 @@ impl GprologEngine {
     /// the program must call [`crate::worker::init`] first thing in `main`.
     pub fn new(kind: EngineKind) -> Result<GprologEngine, EngineError> {
         Self::check(kind, "gprolog")?;
-        let system = Gprolog::new(ChildSetup::default()).map_err(|e| engine_error(kind, e))?;
+        let system = Gprolog::new(ChildSetup::for_answers()).map_err(|e| engine_error(kind, e))?;
         SystemEngine::on(kind, system)
     }
 }
@@ -131,7 +131,7 @@ impl SwiplEngine {
     /// [`crate::worker::init`] first thing in `main`.
     pub fn new(kind: EngineKind) -> Result<SwiplEngine, EngineError> {
         Self::check(kind, "swipl")?;
-        let system = Swipl::new(ChildSetup::default()).map_err(|e| engine_error(kind, e))?;
+        let system = Swipl::new(ChildSetup::for_answers()).map_err(|e| engine_error(kind, e))?;
         SystemEngine::on(kind, system)
     }
 }

@@ -78,7 +78,7 @@ impl Gprolog {
         };
         Spawn::confined_exec(program, args, &confinement)?
             .stderr(Stderr::Capture)
-            .output_cap(gnu::OUTPUT_CAP)
+            .output_cap(self.setup.output_cap)
             .frame_cap(gnu::FRAME_CAP)
             .spawn()
     }
@@ -107,6 +107,7 @@ impl PrologSystem for Gprolog {
     }
 
     fn load(&mut self, program: &Program, timeout: Duration) -> Result<Loaded, SystemError> {
+        self.loaded = false;
         let deadline = Instant::now() + timeout;
         let left = || deadline.saturating_duration_since(Instant::now());
         let source: PathBuf = match program {
@@ -143,8 +144,32 @@ impl PrologSystem for Gprolog {
                 source.display()
             )));
         }
+        // (a goal that does nothing: the byte code loads, or says why not)
+        let out = self
+            .gnu
+            .run(&start, "T = []", 1, deadline)
+            .map_err(system_error)?;
+        let said: Vec<&str> = std::iter::once(messages.as_str())
+            .chain(out.printed_before_loading.iter().map(String::as_str))
+            .chain(std::iter::once(out.stderr.as_str()))
+            .flat_map(str::lines)
+            .map(str::trim_end)
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        if out.loaded.is_none() {
+            return Err(SystemError::Load(if out.ended {
+                format!("gprolog stopped while loading it: {}", said.join("\n"))
+            } else {
+                format!(
+                    "loading did not end within {} s (does a directive loop?)",
+                    timeout.as_secs_f64()
+                )
+            }));
+        }
         self.loaded = true;
-        Ok(Loaded { warnings: messages })
+        Ok(Loaded {
+            warnings: said.join("\n"),
+        })
     }
 
     fn run(&mut self, goal: &Goal, answer: &mut dyn FnMut(Answer)) -> Result<Outcome, SystemError> {

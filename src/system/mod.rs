@@ -239,14 +239,40 @@ pub enum SystemError {
 }
 
 /// How a child system is started: confined (as every child we did not write is), with these
-/// limits and these extra paths readable.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// limits and these extra paths readable, and how much of its output is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChildSetup {
     /// Resource limits.
     pub limits: Limits,
     /// Files and folders the child reads besides its installation and its scratch folder (a
     /// judged file).
     pub read: Vec<PathBuf>,
+    /// At most this many bytes of a goal's output are read (answers and printed output
+    /// together); past it the child is killed and the run is [`End::Untrusted`]. 16 MiB by
+    /// default; the engines, which may be asked for every answer of a puzzle with millions,
+    /// take [`ChildSetup::for_answers`].
+    pub output_cap: usize,
+}
+
+impl Default for ChildSetup {
+    fn default() -> ChildSetup {
+        ChildSetup {
+            limits: Limits::default(),
+            read: Vec::new(),
+            output_cap: 16 << 20,
+        }
+    }
+}
+
+impl ChildSetup {
+    /// The default setup, reading up to 1 GiB of output a goal (about ten million answers of
+    /// a 6x6 grid; the caller keeps them all anyway).
+    pub fn for_answers() -> ChildSetup {
+        ChildSetup {
+            output_cap: 1 << 30,
+            ..ChildSetup::default()
+        }
+    }
 }
 
 /// A goal's time by this process's clock: from its start (a child's `loaded` frame, or the

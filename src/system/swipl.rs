@@ -24,8 +24,6 @@ const DRIVER_PL: &str = include_str!("../../prolog/swi_driver.pl");
 /// The homework for SWI-Prolog (it includes `kenken.pl`, written beside it).
 const SWI_KENKEN_PL: &str = include_str!("../../prolog/swi_kenken.pl");
 
-/// At most this much of a swipl's standard output is read (answers included).
-const OUTPUT_CAP: usize = 16 << 20;
 /// The longest frame (an answer) read from a swipl.
 const FRAME_CAP: usize = 1 << 20;
 /// How long `swipl --dump-runtime-variables` may take.
@@ -130,7 +128,7 @@ impl Swipl {
         Ok(
             Spawn::confined_exec(&self.install.swipl, args, &confinement)?
                 .stderr(Stderr::Capture)
-                .output_cap(OUTPUT_CAP)
+                .output_cap(self.setup.output_cap)
                 .frame_cap(FRAME_CAP)
                 .spawn()?,
         )
@@ -194,6 +192,7 @@ impl PrologSystem for Swipl {
     }
 
     fn load(&mut self, program: &Program, timeout: Duration) -> Result<Loaded, SystemError> {
+        self.program = None;
         let path = match program {
             Program::Homework => {
                 self.write("kenken.pl", crate::prolog::KENKEN_PL)?;

@@ -349,6 +349,43 @@ fn a_child_system_says_how_a_goal_ended() {
     }
 }
 
+/// Loading is bounded: a directive that loops ends the load at its timeout, saying so; a
+/// program that does not load says why, and runs nothing.
+#[test]
+fn a_child_system_bounds_and_reports_a_load() {
+    let _program = use_the_kenken_binary();
+    let (_dir, looping) = written(":- initialization((repeat, fail)).\n");
+    let (_dir2, halting) = written(":- initialization(halt(5)).\n");
+    for system in child_systems() {
+        let name = system.name;
+        let mut s = (system.open)();
+        let program = |path: &std::path::Path| Program::File {
+            path: path.to_path_buf(),
+            dialect: Dialect::Scryer,
+        };
+        let start = Instant::now();
+        match s.load(&program(&looping), Duration::from_secs(3)) {
+            Err(SystemError::Load(why)) => {
+                assert!(why.contains("did not end within 3 s"), "{name}: {why}")
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "{name}");
+        assert!(
+            matches!(
+                s.load(&program(&halting), Duration::from_secs(20)),
+                Err(SystemError::Load(_))
+            ),
+            "{name}"
+        );
+        // (nothing is loaded now)
+        assert_eq!(
+            s.run(&Goal::new("T = []", 0), &mut |_| {}).err(),
+            Some(SystemError::NotLoaded(name)),
+        );
+    }
+}
+
 /// Scryer in this process refuses what it cannot do: a deadline (nothing stops it by the
 /// clock here) and a file of its own (the judge loads those in a worker).
 #[test]
