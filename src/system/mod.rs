@@ -14,18 +14,18 @@
 //!   Nothing stops it by the clock, so it refuses a goal with a deadline ([`SystemError::NeedsWorker`]).
 //! - [`ScryerWorker`]: the embedded Scryer Prolog in a worker process ([`crate::worker`]),
 //!   killed at the deadline, with a warm spare.
-//! - [`Gprolog`]: GNU Prolog as a child, one confined `gprolog` per goal ([`crate::gnu`], its
+//! - [`Gprolog`]: GNU Prolog as a child, one confined `gprolog` per goal (`crate::gnu`, its
 //!   driver `prolog/gnu_driver.pl`).
 //! - [`Swipl`]: SWI-Prolog as a child, one confined `swipl` per goal (its driver
 //!   `prolog/swi_driver.pl`, the homework `prolog/swi_kenken.pl`).
 //!
 //! A child system (`gprolog`, `swipl`) speaks the process layer's frames
-//! ([`crate::process::Ticket`]): its driver reads the request (with a fresh nonce) from standard
+//! (`crate::process::Ticket`): its driver reads the request (with a fresh nonce) from standard
 //! input before it loads the program, says `part loaded`, gives each answer as a `part` frame,
 //! and ends with a `done` frame (`complete`, `limit`, `exception(B)`); anything else it writes
 //! is the program's printed output. The parent times the goal from the `loaded` frame to the
 //! `done` frame by its own clock ([`Clock`]): no number from the child is believed.
-//! [`child`] holds what every child system shares: reading those frames into answers and an
+//! `system::child` holds what every child system shares: reading those frames into answers and an
 //! [`End`].
 //!
 //! # Adding a system

@@ -418,3 +418,40 @@ fn scryer_in_this_process_refuses_a_deadline_and_a_file() {
         Err(SystemError::Unsupported(_))
     ));
 }
+
+/// The command line takes the child systems' engines: `solve --engine` gives the spec's
+/// answers, and `bench --engines` checks them and sets each system's `kenken/3` against its
+/// `plain_kenken/3`.
+#[test]
+fn solve_and_bench_take_every_child_systems_engines() {
+    for system in child_systems() {
+        let [fd, plain] = system.engines.map(EngineKind::name);
+        let out = common::kenken()
+            .args(["solve", "--engine", fd, "--all", "--output", "json"])
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/spec-4x4.pl"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{fd}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains(r#""count":6"#), "{fd}: {stdout}");
+        assert!(stdout.contains(&format!(r#""engine":"{fd}""#)), "{stdout}");
+        let out = common::kenken()
+            .args(["bench", "--count", "1", "--ascii", "--engines"])
+            .arg(format!("native,{fd},{plain}"))
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/bench/small.jsonl"
+            ))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{fd}: {stdout}");
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.contains(system.name) && l.contains("4x4")),
+            "{}: {stdout}",
+            system.name
+        );
+    }
+}
