@@ -72,6 +72,8 @@ pub mod random;
 pub mod render;
 pub(crate) mod rng;
 #[cfg(feature = "prolog")]
+pub mod system;
+#[cfg(feature = "prolog")]
 pub mod worker;
 
 pub use engine::Limit;

@@ -38,7 +38,7 @@ fn handler(role: &str) -> Option<Handler> {
     match role {
         crate::prolog::query::ROLE => Some(crate::prolog::query::query_worker()),
         crate::judge::SCRYER_ROLE => Some(crate::judge::scryer_worker()),
-        _ => crate::engine::solve_worker(role),
+        _ => crate::system::solve_worker(role),
     }
 }
 

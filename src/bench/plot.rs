@@ -21,17 +21,21 @@ fn colour(e: EngineKind) -> RGBColor {
         EngineKind::Plain => RGBColor(0x2c, 0xa0, 0x2c),
         EngineKind::GprologFd => RGBColor(0x94, 0x67, 0xbd),
         EngineKind::GprologPlain => RGBColor(0xff, 0x7f, 0x0e),
+        EngineKind::SwiplFd => RGBColor(0x8c, 0x56, 0x4b),
+        EngineKind::SwiplPlain => RGBColor(0x17, 0xbe, 0xcf),
     }
 }
 
 /// Horizontal offset of an engine's points, so that they do not hide each other.
 fn offset(e: EngineKind) -> f64 {
     match e {
-        EngineKind::Native => -0.2,
-        EngineKind::Fd => -0.1,
-        EngineKind::Plain => 0.0,
-        EngineKind::GprologFd => 0.1,
-        EngineKind::GprologPlain => 0.2,
+        EngineKind::Native => -0.3,
+        EngineKind::Fd => -0.2,
+        EngineKind::Plain => -0.1,
+        EngineKind::GprologFd => 0.0,
+        EngineKind::GprologPlain => 0.1,
+        EngineKind::SwiplFd => 0.2,
+        EngineKind::SwiplPlain => 0.3,
     }
 }
 

@@ -5,6 +5,8 @@ use comfy_table::{CellAlignment, Table};
 use serde::Serialize;
 
 use super::{percentile, EngineKind, Record, RunStatus};
+use crate::engine::SystemKind;
+use crate::prolog::Predicate;
 
 /// How group `group` went for one engine.
 #[derive(Debug, Clone, Serialize)]
@@ -168,7 +170,7 @@ pub fn table(summaries: &[Summary], timeout_s: f64, ascii: bool) -> Table {
 /// `kenken/3` against `plain_kenken/3` on one system, at one grid size.
 #[derive(Debug, Clone, Serialize)]
 pub struct FdVsPlain {
-    /// The Prolog system: `scryer` or `gprolog`.
+    /// The Prolog system: `scryer`, `gprolog` or `swipl`.
     pub system: &'static str,
     /// The grid's side.
     pub size: usize,
@@ -186,17 +188,27 @@ pub struct FdVsPlain {
     pub fd_over_plain: Option<f64>,
 }
 
-/// The two engines of each system, as (system, FD, plain).
-const SYSTEMS: [(&str, EngineKind, EngineKind); 2] = [
-    ("scryer", EngineKind::Fd, EngineKind::Plain),
-    ("gprolog", EngineKind::GprologFd, EngineKind::GprologPlain),
-];
+/// The two engines of each Prolog system, as (system, FD, plain), in [`SystemKind::ALL`]'s
+/// order.
+fn systems() -> Vec<(&'static str, EngineKind, EngineKind)> {
+    SystemKind::ALL
+        .into_iter()
+        .filter_map(|s| {
+            let engine = |p: Predicate| {
+                EngineKind::ALL
+                    .into_iter()
+                    .find(|e| e.system() == Some(s) && e.predicate() == Some(p))
+            };
+            Some((s.name(), engine(Predicate::Fd)?, engine(Predicate::Plain)?))
+        })
+        .collect()
+}
 
 /// For each system both of whose engines ran, and each grid size: `kenken/3` against
 /// `plain_kenken/3` (the puzzles a run errored on are left out).
 pub fn fd_vs_plain(records: &[Record]) -> Vec<FdVsPlain> {
     let mut out = Vec::new();
-    for (system, fd, plain) in SYSTEMS {
+    for (system, fd, plain) in systems() {
         let mut sizes: Vec<usize> = records
             .iter()
             .filter(|r| r.engine == fd)
@@ -308,7 +320,7 @@ pub fn fd_vs_plain_text(rows: &[FdVsPlain], timeout_s: f64, ascii: bool) -> Stri
         }
     }
     let mut text = format!("kenken/3 (FD) against plain_kenken/3, median per size:\n{t}\n");
-    for (system, _, _) in SYSTEMS {
+    for (system, _, _) in systems() {
         if !rows.iter().any(|r| r.system == system) {
             continue;
         }

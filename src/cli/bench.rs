@@ -15,7 +15,8 @@ use kenken::bench::{self, report, BenchEntry, EngineKind, RunStatus};
 use kenken::format::Expected;
 
 /// `--engines`' default: every built-in engine, `native,fd,plain` (GNU Prolog's two,
-/// `gprolog-fd` and `gprolog-plain`, when asked for).
+/// `gprolog-fd` and `gprolog-plain`, and SWI-Prolog's, `swipl-fd` and `swipl-plain`, when asked
+/// for).
 static ALL_ENGINES: LazyLock<String> =
     LazyLock::new(|| EngineKind::BUILT_IN.map(EngineKind::name).join(","));
 
@@ -27,8 +28,8 @@ const DEFAULT_SET: &str = include_str!("../../examples/bench-default.jsonl");
 pub struct Args {
     /// Puzzle files (default: the shipped set, the spec's puzzles and Keen puzzles of sizes 4-9).
     files: Vec<String>,
-    /// Engines to compare, comma-separated: native, fd, plain, gprolog-fd, gprolog-plain (GNU
-    /// Prolog's two need gprolog installed).
+    /// Engines to compare, comma-separated: native, fd, plain, gprolog-fd, gprolog-plain,
+    /// swipl-fd, swipl-plain (GNU Prolog's two need gprolog installed, SWI-Prolog's swipl).
     #[arg(long, value_delimiter = ',', default_value = ALL_ENGINES.as_str(), value_parser = engine())]
     engines: Vec<EngineKind>,
     /// Wall-clock bound per solve, in seconds.

@@ -18,8 +18,9 @@ use kenken::render::{render, Style};
 pub struct Args {
     #[command(flatten)]
     input: Input,
-    /// Which solver: native, fd (kenken/3) or plain (plain_kenken/3) in Scryer Prolog, or
-    /// gprolog-fd and gprolog-plain (prolog/gnu_kenken.pl under GNU Prolog, when installed).
+    /// Which solver: native, fd (kenken/3) or plain (plain_kenken/3) in Scryer Prolog,
+    /// gprolog-fd and gprolog-plain (prolog/gnu_kenken.pl under GNU Prolog), or swipl-fd and
+    /// swipl-plain (prolog/swi_kenken.pl under SWI-Prolog), the last four when installed.
     #[arg(long, default_value_t = EngineKind::Native, value_parser = engine())]
     engine: EngineKind,
     /// Find every solution.

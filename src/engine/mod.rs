@@ -1,15 +1,15 @@
 //! One interface for every engine: a [`Request`] says what to find, an [`Engine`] finds it in a
 //! puzzle, and a [`Report`] says what happened.
 //!
-//! Four implementations stand behind the [`Engine`] trait:
+//! Two implementations stand behind the [`Engine`] trait:
 //! - [`NativeEngine`], the native Rust solver;
-//! - `PrologEngine` (feature `prolog`), `kenken/3` or `plain_kenken/3` in an embedded Scryer
-//!   Prolog in this thread;
-//! - `WorkerEngine` (feature `prolog`), the same in a child process ([`crate::worker`]) that is
-//!   killed when the request's timeout passes, so that a Prolog solve is really bounded;
-//! - `GprologEngine` (feature `prolog`), the homework's own system: `prolog/gnu_kenken.pl`'s
-//!   `kenken/3` (GNU Prolog's finite domains) or `plain_kenken/3` under the real `gprolog`,
-//!   one confined process per solve, when GNU Prolog is installed.
+//! - `SystemEngine` (feature `prolog`), the homework's `kenken/3` or `plain_kenken/3` in a
+//!   Prolog system behind the seam ([`crate::system`]), one generic engine for every system:
+//!   `PrologEngine` (an embedded Scryer Prolog in this thread), `WorkerEngine` (the same in a
+//!   child process that is killed when the request's timeout passes, so that a Prolog solve is
+//!   really bounded), `GprologEngine` (`prolog/gnu_kenken.pl` under the real `gprolog`) and
+//!   `SwiplEngine` (`prolog/swi_kenken.pl` under the real `swipl`), each child system one
+//!   confined process per solve, when it is installed.
 //!
 //! [`EngineKind::open`] makes the right one, and [`solve_all`] runs many puzzles on a pool of
 //! engines. Commands (`solve`, `bench`) use only this module: none of them matches on the engine.
@@ -26,8 +26,6 @@
 //! assert_eq!(report.solutions, vec![vec![vec![1, 2], vec![2, 1]], vec![vec![2, 1], vec![1, 2]]]);
 //! ```
 
-#[cfg(feature = "prolog")]
-mod gprolog;
 mod native;
 #[cfg(feature = "prolog")]
 mod prolog;
@@ -41,13 +39,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::puzzle::{Grid, InvalidPuzzle, Puzzle};
 
-#[cfg(feature = "prolog")]
-pub use gprolog::GprologEngine;
 pub use native::NativeEngine;
 #[cfg(feature = "prolog")]
-pub(crate) use prolog::solve_worker;
-#[cfg(feature = "prolog")]
-pub use prolog::{PrologEngine, WorkerEngine};
+pub use prolog::{GprologEngine, PrologEngine, SwiplEngine, SystemEngine, WorkerEngine};
 
 /// One of the solvers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -63,20 +57,52 @@ pub enum EngineKind {
     GprologFd,
     /// `plain_kenken/3` of `prolog/gnu_kenken.pl` (plain enumeration) under `gprolog`.
     GprologPlain,
+    /// `kenken/3` of `prolog/swi_kenken.pl` (`kenken.pl` with `library(clpfd)`) under `swipl`.
+    SwiplFd,
+    /// `plain_kenken/3` of `prolog/swi_kenken.pl` (plain enumeration) under `swipl`.
+    SwiplPlain,
+}
+
+/// The Prolog system a Prolog engine runs in ([`EngineKind::system`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SystemKind {
+    /// The embedded Scryer Prolog (`prolog/kenken.pl`).
+    Scryer,
+    /// GNU Prolog, the real `gprolog` (`prolog/gnu_kenken.pl`).
+    Gprolog,
+    /// SWI-Prolog, the real `swipl` (`prolog/swi_kenken.pl`).
+    Swipl,
+}
+
+impl SystemKind {
+    /// Every system, in the order they are reported.
+    pub const ALL: [SystemKind; 3] = [SystemKind::Scryer, SystemKind::Gprolog, SystemKind::Swipl];
+
+    /// The system's name (`scryer`, `gprolog`, `swipl`), as [`crate::system`] says it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SystemKind::Scryer => "scryer",
+            SystemKind::Gprolog => "gprolog",
+            SystemKind::Swipl => "swipl",
+        }
+    }
 }
 
 impl EngineKind {
     /// All engines, in the order they are run and reported.
-    pub const ALL: [EngineKind; 5] = [
+    pub const ALL: [EngineKind; 7] = [
         EngineKind::Native,
         EngineKind::Fd,
         EngineKind::Plain,
         EngineKind::GprologFd,
         EngineKind::GprologPlain,
+        EngineKind::SwiplFd,
+        EngineKind::SwiplPlain,
     ];
 
-    /// The engines that need nothing but this crate (GNU Prolog's need `gprolog`): what
-    /// `kenken bench` runs by default.
+    /// The engines that need nothing but this crate (GNU Prolog's need `gprolog`, SWI-Prolog's
+    /// `swipl`): what `kenken bench` runs by default.
     pub const BUILT_IN: [EngineKind; 3] = [EngineKind::Native, EngineKind::Fd, EngineKind::Plain];
 
     /// The engine's name on the command line.
@@ -87,28 +113,57 @@ impl EngineKind {
             EngineKind::Plain => "plain",
             EngineKind::GprologFd => "gprolog-fd",
             EngineKind::GprologPlain => "gprolog-plain",
+            EngineKind::SwiplFd => "swipl-fd",
+            EngineKind::SwiplPlain => "swipl-plain",
+        }
+    }
+
+    /// The Prolog system the engine runs in (`None`: the native solver).
+    pub fn system(self) -> Option<SystemKind> {
+        match self {
+            EngineKind::Native => None,
+            EngineKind::Fd | EngineKind::Plain => Some(SystemKind::Scryer),
+            EngineKind::GprologFd | EngineKind::GprologPlain => Some(SystemKind::Gprolog),
+            EngineKind::SwiplFd | EngineKind::SwiplPlain => Some(SystemKind::Swipl),
+        }
+    }
+
+    /// The homework's predicate the engine calls (`None`: the native solver).
+    #[cfg(feature = "prolog")]
+    pub fn predicate(self) -> Option<crate::prolog::Predicate> {
+        use crate::prolog::Predicate;
+        match self {
+            EngineKind::Native => None,
+            EngineKind::Fd | EngineKind::GprologFd | EngineKind::SwiplFd => Some(Predicate::Fd),
+            EngineKind::Plain | EngineKind::GprologPlain | EngineKind::SwiplPlain => {
+                Some(Predicate::Plain)
+            }
         }
     }
 
     /// Whether the engine runs under GNU Prolog.
     pub fn is_gprolog(self) -> bool {
-        matches!(self, EngineKind::GprologFd | EngineKind::GprologPlain)
+        self.system() == Some(SystemKind::Gprolog)
     }
 
     /// Makes an engine of this kind. `isolation` says where a Prolog engine runs (the native
     /// engine always runs in this thread: its deadline stops it promptly). Fails for the Prolog
     /// engines when the crate is built without the `prolog` feature.
     pub fn open(self, isolation: Isolation) -> Result<Box<dyn Engine>, EngineError> {
-        match (self, isolation) {
-            (EngineKind::Native, _) => Ok(Box::new(NativeEngine)),
+        match (self.system(), isolation) {
+            (None, _) => Ok(Box::new(NativeEngine)),
             #[cfg(feature = "prolog")]
-            (kind, _) if kind.is_gprolog() => Ok(Box::new(GprologEngine::new(kind)?)),
+            (Some(SystemKind::Scryer), Isolation::InProcess) => {
+                Ok(Box::new(PrologEngine::new(self)?))
+            }
             #[cfg(feature = "prolog")]
-            (kind, Isolation::InProcess) => Ok(Box::new(PrologEngine::new(kind)?)),
+            (Some(SystemKind::Scryer), Isolation::Worker) => Ok(Box::new(WorkerEngine::new(self)?)),
             #[cfg(feature = "prolog")]
-            (kind, Isolation::Worker) => Ok(Box::new(WorkerEngine::new(kind)?)),
+            (Some(SystemKind::Gprolog), _) => Ok(Box::new(GprologEngine::new(self)?)),
+            #[cfg(feature = "prolog")]
+            (Some(SystemKind::Swipl), _) => Ok(Box::new(SwiplEngine::new(self)?)),
             #[cfg(not(feature = "prolog"))]
-            (kind, _) => Err(EngineError::Unavailable(kind)),
+            (Some(_), _) => Err(EngineError::Unavailable(self)),
         }
     }
 }
@@ -401,12 +456,16 @@ pub enum EngineError {
     #[cfg(feature = "prolog")]
     #[error("Prolog worker: {0}")]
     Process(#[from] crate::process::WorkerError),
-    /// GNU Prolog's engine was asked for and `gprolog` is not installed.
-    #[error(
-        "the {0} engine needs GNU Prolog: install it (Debian and Ubuntu: apt-get install \
-         gprolog) so that gprolog is on the PATH"
-    )]
-    NoGprolog(EngineKind),
+    /// The engine's Prolog system (GNU Prolog, SWI-Prolog) is not installed.
+    #[error("the {kind} engine needs {system}: {install}")]
+    NotInstalled {
+        /// The engine.
+        kind: EngineKind,
+        /// The system it needs, as people name it (`GNU Prolog`).
+        system: &'static str,
+        /// How to install it.
+        install: &'static str,
+    },
     /// A timeout was asked of a Prolog engine in this process, which nothing can stop by the
     /// clock.
     #[error(

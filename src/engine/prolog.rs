@@ -1,366 +1,262 @@
-//! `kenken/3` and `plain_kenken/3` behind the [`Engine`] interface: in this process
-//! ([`PrologEngine`]) or in a killable worker process ([`WorkerEngine`]).
+//! Every Prolog engine: `kenken/3` or `plain_kenken/3` of the homework in a Prolog system
+//! behind the seam ([`crate::system`]), one generic [`SystemEngine`] for all.
 //!
-//! Either way a puzzle becomes the spec's goal text once ([`crate::prolog::solve_goal`]), a
-//! [`Session`] runs it, and its answers come back as grids through one path
-//! ([`Session::solve_goal_each`]). A worker sends each grid as soon as it is found, so that a
-//! deadline keeps every solution found before it.
+//! A puzzle becomes the spec's goal text once ([`crate::prolog::solve_goal`]); the system runs
+//! it within the request's deadline and bounds and gives each answer as it comes; the
+//! [`Outcome`] becomes the [`Report`]. Nothing here knows one system from another: the
+//! engine's kind says which system to open ([`EngineKind::system`]) and which predicate to
+//! call ([`EngineKind::predicate`]).
 
-use std::sync::mpsc;
-use std::time::Instant;
-
-use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
 
 use super::{spec_order, Engine, EngineError, EngineKind, Report, Request, Stats, Status};
-use crate::error::Context;
-use crate::process::{Handler, Reply, Worker};
-use crate::prolog::{excerpt, solve_goal, Predicate, Session, DEFAULT_INFERENCE_LIMIT};
-use crate::puzzle::{Grid, Puzzle};
+use crate::prolog::{solve_goal, Predicate};
+use crate::puzzle::Puzzle;
+use crate::system::{
+    Bound, ChildSetup, End, Goal, Gprolog, Program, PrologSystem, ScryerThread, ScryerWorker,
+    Swipl, SystemError,
+};
 
-/// The stack of the thread an in-process engine runs on: Scryer recurses deeply on big terms.
-const STACK: usize = 256 << 20;
-/// How long [`Engine::settle`] waits for a worker engine's spare to start.
-const SETTLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
-/// The thread an in-process Prolog engine solves in, as errors name it.
-const THREAD: &str = "the engine's thread";
+/// How long loading the homework may take (gprolog compiles it first).
+const LOAD_TIMEOUT: Duration = Duration::from_secs(60);
 
-fn predicate(kind: EngineKind) -> Result<Predicate, EngineError> {
-    match kind {
-        EngineKind::Fd => Ok(Predicate::Fd),
-        EngineKind::Plain => Ok(Predicate::Plain),
-        other => Err(EngineError::Prolog(format!(
-            "the {other} engine is not a Scryer Prolog engine"
-        ))),
-    }
-}
-
-/// The worker role that serves solves for `kind`.
-fn role(kind: EngineKind) -> String {
-    format!("solve-{}", kind.name())
-}
-
-/// What a worker is asked: the goal text, made once by the parent.
-#[derive(Serialize, Deserialize)]
-struct SolveRequest {
-    goal: String,
-    size: usize,
-    limit: Option<usize>,
-    inferences: u64,
-}
-
-/// A solution a worker sends as soon as it is found, with the inferences so far.
-#[derive(Serialize, Deserialize)]
-struct Found {
-    grid: Grid,
-    inferences: Option<u64>,
-}
-
-/// How a solve ended (its grids came before, one [`Found`] each).
-#[derive(Serialize, Deserialize)]
-struct SolveEnd {
-    complete: bool,
-    inference_limit: bool,
-    inferences: Option<u64>,
-    error: Option<String>,
-}
-
-/// Runs one solve in `session`, calling `found` with each solution as it is found.
-fn run(session: &mut Session, request: &SolveRequest, found: &mut dyn FnMut(Found)) -> SolveEnd {
-    let got = session.solve_goal_each(
-        &request.goal,
-        request.size,
-        request.limit,
-        request.inferences,
-        &mut |grid, inferences| {
-            found(Found {
-                grid: grid.clone(),
-                inferences,
-            })
-        },
-    );
-    match got {
-        Ok(s) => SolveEnd {
-            complete: s.complete,
-            inference_limit: s.limit_reached,
-            inferences: s.inferences,
-            error: None,
-        },
-        Err(e) => SolveEnd {
-            complete: false,
-            inference_limit: false,
-            inferences: None,
-            error: Some(e.to_string()),
-        },
-    }
-}
-
-/// A report being built from what an engine found.
-struct Partial {
+/// `kenken/3` or `plain_kenken/3` of the homework in the Prolog system `S`.
+pub struct SystemEngine<S: PrologSystem> {
     kind: EngineKind,
-    start: Instant,
-    grids: Vec<Grid>,
-    count: u64,
-    inferences: Option<u64>,
+    predicate: Predicate,
+    system: S,
 }
 
-impl Partial {
-    fn new(kind: EngineKind) -> Partial {
-        Partial {
-            kind,
-            start: Instant::now(),
-            grids: Vec::new(),
-            count: 0,
-            inferences: None,
-        }
-    }
-
-    fn found(&mut self, f: Found, request: &Request) {
-        self.count += 1;
-        self.inferences = f.inferences.or(self.inferences);
-        if !request.count_only {
-            self.grids.push(f.grid);
-        }
-    }
-
-    /// The report: `end` says how the solve ended (`None`: stopped by the deadline).
-    fn report(self, request: &Request, end: Option<SolveEnd>) -> Report {
-        let (complete, inference_limit, timed_out) = match &end {
-            Some(e) => (e.complete, e.inference_limit, false),
-            None => (false, false, true),
-        };
-        if let Some(e) = end.as_ref().and_then(|e| e.error.clone()) {
-            let mut r = Report::failed(self.kind, EngineError::Prolog(e));
-            r.elapsed = self.start.elapsed();
-            return r;
-        }
-        let inferences = end.and_then(|e| e.inferences).or(self.inferences);
-        let mut report = Report {
-            engine: self.kind,
-            solutions: self.grids,
-            count: self.count,
-            status: Status::of(self.count, complete, timed_out, inference_limit),
-            complete,
-            elapsed: self.start.elapsed(),
-            stats: Stats {
-                inferences,
-                ..Stats::default()
-            },
-            error: None,
-        };
-        spec_order(&mut report, request);
-        report
-    }
-}
-
-/// The request as a worker (or the session) takes it; fails when the puzzle is invalid.
-fn solve_request(
-    kind: EngineKind,
-    puzzle: &Puzzle,
-    request: &Request,
-) -> Result<SolveRequest, EngineError> {
-    puzzle.check()?;
-    Ok(SolveRequest {
-        goal: solve_goal(puzzle, predicate(kind)?),
-        size: puzzle.size,
-        limit: request.limit,
-        inferences: request.inferences.unwrap_or(DEFAULT_INFERENCE_LIMIT),
-    })
-}
-
-/// A solve for the engine's own thread, and where its report goes.
-type Job = (SolveRequest, Request, mpsc::Sender<Report>);
-
-/// `kenken/3` or `plain_kenken/3` in an embedded Scryer Prolog, in this process, on a thread of
-/// its own (so that the engine is `Send`, and has a roomy stack).
+/// The homework in an embedded Scryer Prolog in this process, on a thread of its own.
 ///
 /// Nothing can stop Scryer by the clock in this process, so a request with a timeout is
 /// refused ([`EngineError::NeedsWorker`]): bound the work with [`Request::with_inferences`], or
 /// use a [`WorkerEngine`].
-pub struct PrologEngine {
-    kind: EngineKind,
-    jobs: mpsc::Sender<Job>,
+pub type PrologEngine = SystemEngine<ScryerThread>;
+
+/// The homework in an embedded Scryer Prolog in a worker process ([`crate::worker`]), started
+/// when the engine is made. A request's timeout bounds the whole solve, wall clock, from the
+/// call to the report (a worker started again after a timeout counts): at the deadline the
+/// child is killed, and the report holds every solution it found before, in order. It keeps a
+/// warm spare ([`ScryerWorker`]); [`WorkerEngine::spare`] turns it off.
+pub type WorkerEngine = SystemEngine<ScryerWorker>;
+
+/// The homework's own system, GNU Prolog: `prolog/gnu_kenken.pl` under the real `gprolog`,
+/// one confined process per solve ([`Gprolog`]). GNU Prolog counts no inferences.
+pub type GprologEngine = SystemEngine<Gprolog>;
+
+/// SWI-Prolog: `prolog/swi_kenken.pl` (`kenken.pl` under `library(clpfd)`) under the real
+/// `swipl`, one confined process per solve ([`Swipl`]). Its statistics are empty.
+pub type SwiplEngine = SystemEngine<Swipl>;
+
+impl<S: PrologSystem> SystemEngine<S> {
+    /// An engine of `kind` on `system`, the homework loaded.
+    pub fn on(kind: EngineKind, mut system: S) -> Result<SystemEngine<S>, EngineError> {
+        let predicate = kind.predicate().ok_or_else(|| {
+            EngineError::Prolog(format!("the {kind} engine is not a Prolog engine"))
+        })?;
+        system
+            .load(&Program::Homework, LOAD_TIMEOUT)
+            .map_err(|e| engine_error(kind, e))?;
+        Ok(SystemEngine {
+            kind,
+            predicate,
+            system,
+        })
+    }
+
+    /// The system the engine runs in.
+    pub fn system(&self) -> &S {
+        &self.system
+    }
+
+    /// Checks that `kind` runs on the system `name`.
+    fn check(kind: EngineKind, name: &str) -> Result<(), EngineError> {
+        match kind.system() {
+            Some(s) if s.name() == name => Ok(()),
+            _ => Err(EngineError::Prolog(format!(
+                "the {kind} engine does not run in {name}"
+            ))),
+        }
+    }
 }
 
 impl PrologEngine {
     /// A fresh session with `kenken.pl` consulted (about 0.4 s), solving with `kind` (`Fd` or
     /// `Plain`).
     pub fn new(kind: EngineKind) -> Result<PrologEngine, EngineError> {
-        predicate(kind)?;
-        let (jobs, rx) = mpsc::channel::<Job>();
-        let (ready_tx, ready) = mpsc::channel();
-        std::thread::Builder::new()
-            .name(format!("kenken-{}", kind.name()))
-            .stack_size(STACK)
-            .spawn(move || {
-                let mut session = Session::for_solving();
-                let _ = ready_tx.send(());
-                for (solve, request, reply) in rx {
-                    let mut partial = Partial::new(kind);
-                    let end = run(&mut session, &solve, &mut |f| partial.found(f, &request));
-                    let _ = reply.send(partial.report(&request, Some(end)));
-                }
-            })
-            .context("starting the engine's thread")?;
-        ready
-            .recv()
-            .map_err(|_| EngineError::ThreadStopped(THREAD))?;
-        Ok(PrologEngine { kind, jobs })
+        Self::check(kind, "scryer")?;
+        let system = ScryerThread::new().map_err(|e| engine_error(kind, e))?;
+        SystemEngine::on(kind, system)
     }
-}
-
-impl Engine for PrologEngine {
-    fn kind(&self) -> EngineKind {
-        self.kind
-    }
-
-    fn solve(&mut self, puzzle: &Puzzle, request: &Request) -> Report {
-        if request.timeout.is_some() {
-            return Report::failed(self.kind, EngineError::NeedsWorker(self.kind));
-        }
-        let solve = match solve_request(self.kind, puzzle, request) {
-            Ok(r) => r,
-            Err(e) => return Report::failed(self.kind, e),
-        };
-        let (tx, rx) = mpsc::channel();
-        if self.jobs.send((solve, *request, tx)).is_err() {
-            return Report::failed(self.kind, EngineError::ThreadStopped(THREAD));
-        }
-        rx.recv()
-            .unwrap_or_else(|_| Report::failed(self.kind, EngineError::ThreadStopped(THREAD)))
-    }
-}
-
-/// `kenken/3` or `plain_kenken/3` in a worker process ([`crate::worker`]), started when the
-/// engine is made. A request's timeout bounds the whole solve, wall clock, from the call to
-/// the report (a worker started again after a timeout counts): at the deadline the child is
-/// killed, and the report holds every solution it found before, in order.
-///
-/// The engine keeps a warm spare: a second worker, started once the first is ready, which
-/// takes over at once when a deadline kills the running one (a new spare then starts in the
-/// background). So the solve after a timeout does not wait for a start (about 0.3 to 0.6 s);
-/// the cost is a second process. [`WorkerEngine::spare`] turns it off.
-pub struct WorkerEngine {
-    kind: EngineKind,
-    worker: Worker,
 }
 
 impl WorkerEngine {
     /// An engine whose solves run in a child process, started now (about 0.5 s). The program
     /// must call [`crate::worker::init`] first thing in `main`.
     pub fn new(kind: EngineKind) -> Result<WorkerEngine, EngineError> {
-        predicate(kind)?;
-        let mut worker = Worker::new(&role(kind)).with_spare();
-        worker.start()?;
-        Ok(WorkerEngine { kind, worker })
+        Self::check(kind, "scryer")?;
+        SystemEngine::on(kind, ScryerWorker::new())
     }
 
     /// This engine, keeping a warm spare worker (`true`, the default) or not: without one, the
     /// solve after a timeout waits for a fresh worker's start.
     pub fn spare(mut self, keep: bool) -> WorkerEngine {
-        self.worker.keep_spare(keep);
+        self.system.keep_spare(keep);
         self
     }
 
     /// The process id of the running worker.
     pub fn pid(&self) -> Option<u32> {
-        self.worker.pid()
-    }
-
-    /// Sends the solve and reads what comes back until its end or the deadline.
-    fn exchange(
-        &mut self,
-        line: &str,
-        request: &Request,
-        partial: &mut Partial,
-    ) -> Result<Option<SolveEnd>, EngineError> {
-        let deadline = request.timeout.map(|t| partial.start + t);
-        if !self.worker.send(line, deadline)? {
-            let _ = self.worker.prestart();
-            return Ok(None);
-        }
-        loop {
-            match self.worker.next(deadline)? {
-                Reply::Part(p) => {
-                    let found: Found = serde_json::from_str(&p)
-                        .with_context(|| format!("reading the worker's answer {}", excerpt(&p)))?;
-                    partial.found(found, request);
-                }
-                Reply::Done(d) => {
-                    return serde_json::from_str(&d)
-                        .map(Some)
-                        .with_context(|| format!("reading the worker's reply {}", excerpt(&d)))
-                        .map_err(EngineError::from)
-                }
-                Reply::Timeout => {
-                    // a fresh worker starts at once, while the caller goes on
-                    let _ = self.worker.prestart();
-                    return Ok(None);
-                }
-            }
-        }
+        self.system.pid()
     }
 }
 
-impl Engine for WorkerEngine {
+impl GprologEngine {
+    /// Compiles `gnu_kenken.pl` for `kind` ([`EngineKind::GprologFd`] or
+    /// [`EngineKind::GprologPlain`]); fails with [`EngineError::NotInstalled`] when GNU Prolog
+    /// is not installed. gprolog runs confined, which a worker of this program does for it:
+    /// the program must call [`crate::worker::init`] first thing in `main`.
+    pub fn new(kind: EngineKind) -> Result<GprologEngine, EngineError> {
+        Self::check(kind, "gprolog")?;
+        let system = Gprolog::new(ChildSetup::for_answers()).map_err(|e| engine_error(kind, e))?;
+        SystemEngine::on(kind, system)
+    }
+}
+
+impl SwiplEngine {
+    /// `swi_kenken.pl` for `kind` ([`EngineKind::SwiplFd`] or [`EngineKind::SwiplPlain`]);
+    /// fails with [`EngineError::NotInstalled`] when SWI-Prolog is not installed. swipl runs
+    /// confined, which a worker of this program does for it: the program must call
+    /// [`crate::worker::init`] first thing in `main`.
+    pub fn new(kind: EngineKind) -> Result<SwiplEngine, EngineError> {
+        Self::check(kind, "swipl")?;
+        let system = Swipl::new(ChildSetup::for_answers()).map_err(|e| engine_error(kind, e))?;
+        SystemEngine::on(kind, system)
+    }
+}
+
+/// The engine's error for the seam's.
+fn engine_error(kind: EngineKind, e: SystemError) -> EngineError {
+    match e {
+        SystemError::NotInstalled { system, install } => EngineError::NotInstalled {
+            kind,
+            system,
+            install,
+        },
+        SystemError::NeedsWorker(_) => EngineError::NeedsWorker(kind),
+        SystemError::Process(e) => EngineError::Process(e),
+        other => EngineError::Prolog(other.to_string()),
+    }
+}
+
+impl<S: PrologSystem> Engine for SystemEngine<S> {
     fn kind(&self) -> EngineKind {
         self.kind
     }
 
     fn settle(&mut self) {
-        self.worker.spare_ready(Instant::now() + SETTLE_TIMEOUT);
+        self.system.settle();
     }
 
     fn solve(&mut self, puzzle: &Puzzle, request: &Request) -> Report {
-        let mut partial = Partial::new(self.kind);
-        let line = match solve_request(self.kind, puzzle, request)
-            .and_then(|r| Ok(serde_json::to_string(&r).context("encoding the request")?))
-        {
-            Ok(l) => l,
-            Err(e) => return Report::failed(self.kind, e),
+        let called = Instant::now();
+        let failed = |e: EngineError| {
+            let mut r = Report::failed(self.kind, e);
+            r.elapsed = called.elapsed();
+            r
         };
-        match self.exchange(&line, request, &mut partial) {
-            Ok(end) => partial.report(request, end),
-            Err(e) => {
-                let mut r = Report::failed(self.kind, e);
-                r.elapsed = partial.start.elapsed();
-                r
-            }
+        if let Err(e) = puzzle.check() {
+            return failed(e.into());
         }
-    }
-}
-
-/// The request handler of a solve worker's role (`solve-fd`, `solve-plain`), with its session
-/// built; `None` for another role. Each solution is sent as a part as soon as it is found.
-pub(crate) fn solve_worker(role: &str) -> Option<Handler> {
-    let kind = EngineKind::ALL
-        .into_iter()
-        .find(|&k| self::role(k) == role)?;
-    predicate(kind).ok()?;
-    let mut session = Session::for_solving();
-    Some(Box::new(move |line: &str, part: &mut dyn FnMut(&str)| {
-        let end = match serde_json::from_str::<SolveRequest>(line) {
-            Ok(r) => run(&mut session, &r, &mut |f| {
-                if let Ok(l) = serde_json::to_string(&f) {
-                    part(&l);
-                }
-            }),
-            Err(e) => SolveEnd {
-                complete: false,
-                inference_limit: false,
-                inferences: None,
-                error: Some(format!("bad request: {e}")),
-            },
+        let mut report = Report {
+            engine: self.kind,
+            solutions: Vec::new(),
+            count: 0,
+            status: Status::Solved,
+            complete: false,
+            elapsed: Duration::ZERO,
+            stats: Stats::default(),
+            error: None,
         };
-        serde_json::to_string(&end).unwrap_or_else(|_| {
-            r#"{"complete":false,"inference_limit":false,"inferences":null,"error":"unwritable reply"}"#.into()
-        })
-    }))
+        if request.limit == Some(0) {
+            report.elapsed = called.elapsed();
+            return report;
+        }
+        let goal = Goal {
+            max_answers: request.limit,
+            deadline: request.timeout.and_then(|t| called.checked_add(t)),
+            inferences: request.inferences,
+            ..Goal::new(&solve_goal(puzzle, self.predicate), puzzle.size)
+        };
+        let name = self.system.name();
+        let (mut bad, mut last_inferences) = (None, None);
+        let outcome = self.system.run(&goal, &mut |a| {
+            last_inferences = a.inferences.or(last_inferences);
+            match a.value {
+                Ok(grid) => {
+                    report.count += 1;
+                    if !request.count_only {
+                        report.solutions.push(grid);
+                    }
+                }
+                Err(text) => {
+                    bad.get_or_insert(text);
+                }
+            }
+        });
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(e) => return failed(engine_error(self.kind, e)),
+        };
+        if let Some(text) = bad {
+            return failed(EngineError::Prolog(format!(
+                "{name} answered T = {text}, which is not a {0}x{0} grid",
+                puzzle.size
+            )));
+        }
+        let (complete, timed_out, inference_limit) = match outcome.end {
+            End::Complete => (true, false, false),
+            End::Stopped(Bound::Answers) => (false, false, false),
+            End::Stopped(Bound::Time) => (false, true, false),
+            End::Stopped(Bound::Inferences) => (false, false, true),
+            End::Exception(ball) => {
+                return failed(EngineError::Prolog(format!(
+                    "{name}: Prolog exception: {ball}"
+                )))
+            }
+            End::Halted(code) => {
+                return failed(EngineError::Prolog(format!(
+                    "{name} stopped: the goal halted ({code})"
+                )))
+            }
+            End::Crashed(c) => {
+                return failed(EngineError::Prolog(format!("{name} stopped: {}", c.why)))
+            }
+            End::Untrusted(why) => {
+                return failed(EngineError::Prolog(format!(
+                    "the {name} process's reply cannot be trusted: {why}"
+                )))
+            }
+        };
+        report.complete = complete;
+        report.status = Status::of(report.count, complete, timed_out, inference_limit);
+        // (stopped by the clock: the call's time, which the deadline bounds; else the goal's,
+        // as the system timed it)
+        report.elapsed = if timed_out {
+            called.elapsed()
+        } else {
+            outcome.elapsed
+        };
+        report.stats.inferences = outcome.inferences.or(last_inferences);
+        spec_order(&mut report, request);
+        report
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn the_in_process_engine_can_be_sent_and_refuses_a_deadline() {

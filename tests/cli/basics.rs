@@ -430,12 +430,12 @@ fn a_bad_value_to_a_typed_option_is_a_usage_error_naming_the_values() {
         (
             &["solve", "--engine", "fast"],
             "--engine",
-            "native, fd, plain, gprolog-fd, gprolog-plain",
+            "native, fd, plain, gprolog-fd, gprolog-plain, swipl-fd, swipl-plain",
         ),
         (
             &["bench", "--engines", "native,fast"],
             "--engines",
-            "native, fd, plain, gprolog-fd, gprolog-plain",
+            "native, fd, plain, gprolog-fd, gprolog-plain, swipl-fd, swipl-plain",
         ),
         (
             &["solve", "--output", "xml"],
@@ -520,12 +520,12 @@ fn help_lists_the_values_of_typed_options() {
     for (command, values) in [
         (
             "solve",
-            "[possible values: native, fd, plain, gprolog-fd, gprolog-plain]",
+            "[possible values: native, fd, plain, gprolog-fd, gprolog-plain, swipl-fd, swipl-plain]",
         ),
         ("solve", "[possible values: auto, json, keen, text, prolog]"),
         (
             "bench",
-            "[possible values: native, fd, plain, gprolog-fd, gprolog-plain]",
+            "[possible values: native, fd, plain, gprolog-fd, gprolog-plain, swipl-fd, swipl-plain]",
         ),
         ("convert", "[possible values: json, keen, text, prolog]"),
         ("judge", "[possible values: scryer, gprolog]"),

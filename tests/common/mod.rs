@@ -30,6 +30,18 @@ pub fn gprolog() -> bool {
     there
 }
 
+/// Whether SWI-Prolog is installed: what needs it is tested only then, and says so otherwise.
+pub fn swipl() -> bool {
+    let there = std::process::Command::new("swipl")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !there {
+        eprintln!("swipl is not installed: what runs under SWI-Prolog is not tested");
+    }
+    there
+}
+
 /// `tests/data/<rel>`.
 pub fn data(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -10,7 +10,7 @@ use kenken::format;
 
 use crate::use_the_kenken_binary;
 
-fn spec_4x4() -> kenken::Puzzle {
+pub(crate) fn spec_4x4() -> kenken::Puzzle {
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/spec-4x4.pl"))
             .unwrap();
@@ -18,7 +18,7 @@ fn spec_4x4() -> kenken::Puzzle {
 }
 
 /// The spec's six answers, in its order.
-const SPEC_4X4: [[[u32; 4]; 4]; 6] = [
+pub(crate) const SPEC_4X4: [[[u32; 4]; 4]; 6] = [
     [[1, 2, 3, 4], [3, 4, 2, 1], [4, 3, 1, 2], [2, 1, 4, 3]],
     [[1, 2, 4, 3], [3, 4, 2, 1], [4, 3, 1, 2], [2, 1, 3, 4]],
     [[2, 1, 3, 4], [3, 4, 2, 1], [4, 3, 1, 2], [1, 2, 4, 3]],
@@ -358,105 +358,4 @@ fn every_engine_can_be_sent_to_another_thread() {
             );
         }
     }
-}
-
-/// GNU Prolog's `kenken/3` and `plain_kenken/3` give the native solver's answers in its order
-/// (the spec's), on the spec's puzzles, Keen puzzles of every size, random puzzles with every
-/// operator (n-ary `-` and `/`, one-square cages) and no-solution puzzles; limits, counting
-/// and deadlines keep the other engines' contract.
-#[test]
-fn gnu_prolog_engines_give_the_native_answers_in_the_same_order() {
-    if !common::gprolog() {
-        return;
-    }
-    let _program = use_the_kenken_binary();
-    let mut puzzles = vec![spec_4x4()];
-    for name in ["keen-4dn", "keen-5dh", "keen-6dx", "keen-7de"] {
-        let text = std::fs::read_to_string(format!(
-            "{}/tests/data/keen/{name}.jsonl",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap();
-        puzzles.extend(format::read_auto(&text).unwrap().into_iter().take(2));
-    }
-    for (n, seed) in [(3, 1), (4, 2), (4, 7), (5, 3)] {
-        puzzles.push(kenken::random::puzzle(n, seed).0);
-    }
-    // n-ary - and / (seed 001's reading), one-square cages, and a puzzle with no solution
-    for text in [
-        "kenken(3, [-(0, [[1|1], [2|2], [3|3]]), /(1, [[1|2], [2|3], [3|1]])], T).",
-        "kenken(4, [-(1, [[1|1], [1|2], [2|1]]), /(2, [[3|3], [3|4], [4|4]]), +(3, [[4|1]])], T).",
-        "kenken(2, [+(3, [[1|1], [1|2]]), +(4, [[2|1], [2|2]])], T).",
-    ] {
-        puzzles.push(format::read_auto(text).unwrap().remove(0));
-    }
-    let mut native = EngineKind::Native.open(Isolation::InProcess).unwrap();
-    for kind in [EngineKind::GprologFd, EngineKind::GprologPlain] {
-        let mut engine = kind.open(Isolation::Worker).unwrap();
-        let mut with_answers = 0;
-        for (i, p) in puzzles.iter().enumerate() {
-            if kind == EngineKind::GprologPlain && p.size > 5 {
-                continue; // plain enumeration of larger grids may take minutes
-            }
-            let want = native.solve(p, &Request::all());
-            let got = engine.solve(p, &Request::all().with_timeout(Duration::from_secs(60)));
-            assert_eq!(
-                got.solutions, want.solutions,
-                "{kind} puzzle {i}: {:?}",
-                got.error
-            );
-            assert_eq!(
-                (got.status, got.complete),
-                (want.status, true),
-                "{kind} {i}"
-            );
-            with_answers += usize::from(!want.solutions.is_empty());
-        }
-        // (the comparison is real: most puzzles have answers, and one has none)
-        assert!(with_answers >= 6, "{kind}: {with_answers}");
-        let p = spec_4x4();
-        let two = engine.solve(&p, &Request::unique());
-        assert_eq!(
-            (two.status, two.count, two.complete),
-            (Status::Solved, 2, false)
-        );
-        let counted = engine.solve(&p, &Request::all().counting());
-        assert_eq!((counted.count, counted.solutions.len()), (6, 0));
-        // every 6x6 Latin square is an answer of the empty puzzle: a short deadline stops it,
-        // keeping what was found
-        let empty = format::read_auto("kenken(6, [], T).").unwrap().remove(0);
-        let stopped = engine.solve(
-            &empty,
-            &Request::all().with_timeout(Duration::from_millis(300)),
-        );
-        assert_eq!(stopped.status, Status::Timeout, "{kind}");
-        assert!(!stopped.complete);
-        assert_eq!(stopped.solutions.len() as u64, stopped.count);
-    }
-}
-
-#[test]
-fn gnu_prolog_engines_without_gnu_prolog_name_the_package() {
-    // (found on the PATH only: with none, it is not installed)
-    let _program = use_the_kenken_binary();
-    let e = kenken::engine::GprologEngine::new(EngineKind::GprologFd);
-    if common::gprolog() {
-        assert!(e.is_ok());
-    }
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kenken"))
-        .args(["solve", "-", "--engine", "gprolog-plain"])
-        .env("PATH", "/nonexistent")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().unwrap().write_all(b"kenken(1, [], T).")?;
-            c.wait_with_output()
-        })
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("apt-get install gprolog"), "{stderr}");
 }

@@ -10,6 +10,7 @@ mod engine;
 mod lifecycle;
 mod prolog;
 mod query;
+mod system;
 
 use std::sync::{Mutex, MutexGuard};
 

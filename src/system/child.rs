@@ -1,0 +1,229 @@
+//! What every child system shares: a goal's frames read into answers and an [`End`], by this
+//! process's clock.
+//!
+//! A child system's driver (`prolog/gnu_driver.pl`, `prolog/swi_driver.pl`) says `part loaded`
+//! when the program is loaded and the goal starts, a `part` frame per answer (`T` written
+//! quoted), and a `done` frame: `complete`, `limit` or `exception(B)`. A child that ends with
+//! no `done` frame called `halt` (or died); a frame that is not the request's makes the whole
+//! run untrusted.
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::{Answer, Bound, Clock, Crash, End, Goal, Outcome, SystemError};
+use crate::process::{status_text, Child, Reply, Ticket, WorkerError, CANNOT_CONFINE};
+
+/// The most answers asked of a child when every one is wanted (gprolog's integers are
+/// 60-bit).
+pub(super) const ALL_ANSWERS: u64 = 1 << 50;
+
+/// The `Max` a driver is told for `goal`.
+pub(super) fn max_answers(goal: &Goal) -> u64 {
+    goal.max_answers.map_or(ALL_ANSWERS, |k| k as u64)
+}
+
+/// A deadline beyond any goal, when none is asked.
+pub(super) fn deadline(goal: &Goal, clock: &Clock) -> Instant {
+    goal.deadline.unwrap_or_else(|| {
+        clock
+            .called()
+            .checked_add(std::time::Duration::from_secs(100 * 365 * 86_400))
+            .unwrap_or_else(|| clock.called())
+    })
+}
+
+/// An answer's text read as the goal's grid, or kept as text.
+pub(super) fn answer(text: &str, size: usize) -> Answer {
+    let value = match crate::gnu::parse_grid(text) {
+        Some(g) if g.len() == size && g.iter().all(|r| r.len() == size) => Ok(g),
+        _ => Err(text.to_string()),
+    };
+    Answer {
+        value,
+        inferences: None,
+    }
+}
+
+/// The end a driver's `done` frame says.
+pub(super) fn reply_end(done: &str) -> End {
+    match done {
+        "complete" => End::Complete,
+        "limit" => End::Stopped(Bound::Answers),
+        d => match d
+            .strip_prefix("exception(")
+            .and_then(|b| b.strip_suffix(')'))
+        {
+            Some(ball) => End::Exception(ball.to_string()),
+            None => End::Untrusted(format!("an unknown reply {:?}", shorten(d))),
+        },
+    }
+}
+
+/// The end of a child that ended by itself without a reply: `halt(Code)` when it exited with
+/// a code and said nothing `fatal`, else a crash.
+pub(super) fn death_end(
+    status: Option<std::process::ExitStatus>,
+    stderr: &str,
+    fatal: &dyn Fn(&str) -> bool,
+) -> End {
+    let fatal_line = stderr.lines().find(|l| fatal(l));
+    let status_words = status.map(status_text);
+    match (fatal_line, status.and_then(|s| s.code())) {
+        (None, Some(code)) => End::Halted(code.into()),
+        (line, _) => {
+            let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
+            End::Crashed(Crash {
+                why: line
+                    .or(last)
+                    .map(|l| l.trim().to_string())
+                    .or_else(|| status_words.clone())
+                    .unwrap_or_else(|| "it stopped".into()),
+                status: status_words,
+                stderr: stderr.to_string(),
+            })
+        }
+    }
+}
+
+/// What a child said of why it could not confine itself.
+pub(super) fn cannot_confine(lines: &[String], stderr: &str) -> Option<String> {
+    lines
+        .iter()
+        .map(String::as_str)
+        .chain(stderr.lines())
+        .find_map(|l| l.strip_prefix(CANNOT_CONFINE))
+        .map(str::to_string)
+}
+
+/// What a child run left besides its answers.
+pub(super) struct Framed {
+    /// How it went.
+    pub(super) outcome: Outcome,
+    /// Whether the goal started (the `loaded` frame came).
+    pub(super) loaded: bool,
+    /// What it printed before the goal started (the load's messages).
+    pub(super) printed_before_loading: Vec<String>,
+    /// Its standard error.
+    pub(super) stderr: String,
+}
+
+/// Reads the frames of `ticket`'s run of `goal` from `child` until its `done` frame, its end
+/// or the deadline, giving each answer to `answer` as it comes; then kills the child (its
+/// process group) and reaps it. `fatal` tells a line of standard error that says the system
+/// died (rather than halted).
+pub(super) fn read_run(
+    mut child: Child,
+    ticket: &Ticket,
+    goal: &Goal,
+    mut clock: Clock,
+    fatal: &dyn Fn(&str) -> bool,
+    answer: &mut dyn FnMut(Answer),
+) -> Result<Framed, SystemError> {
+    let deadline = deadline(goal, &clock);
+    let mut loaded = false;
+    let mut printed = Vec::new();
+    let mut at = None;
+    let end = loop {
+        match child.next_reply(ticket, Some(deadline)) {
+            Ok(Reply::Part(p)) if p == "loaded" && !loaded => {
+                loaded = true;
+                clock.goal_started(child.last_read_at().unwrap_or_else(Instant::now));
+                printed = child.take_printed();
+            }
+            Ok(Reply::Part(p)) if loaded => answer(self::answer(&p, goal.size)),
+            Ok(Reply::Part(p)) => {
+                break End::Untrusted(format!(
+                    "an answer before the goal started: {}",
+                    shorten(&p)
+                ))
+            }
+            Ok(Reply::Done(d)) => {
+                at = child.last_read_at();
+                break reply_end(&d);
+            }
+            Ok(Reply::Timeout) => break End::Stopped(Bound::Time),
+            Err(WorkerError::BadFrame(why)) => break End::Untrusted(why),
+            Err(WorkerError::Confine(why)) => return Err(SystemError::CannotConfine(why)),
+            // (it ended: how is read below)
+            Err(_) => break End::Halted(0),
+        }
+    };
+    let at = at.unwrap_or_else(Instant::now);
+    if !loaded {
+        printed = child.take_printed();
+    }
+    let ended = child.has_ended();
+    child.kill();
+    let status = child.wait();
+    let stderr = child.stderr_text();
+    if let Some(why) = cannot_confine(&printed, &stderr) {
+        return Err(SystemError::CannotConfine(why));
+    }
+    let end = match end {
+        End::Halted(_) => death_end(if ended { status } else { None }, &stderr, fatal),
+        end => end,
+    };
+    let elapsed = match end {
+        // (the whole allowance, from the call: the goal did not end within it)
+        End::Stopped(Bound::Time) => deadline.saturating_duration_since(clock.called()),
+        _ => clock.until(at),
+    };
+    Ok(Framed {
+        outcome: Outcome {
+            end,
+            elapsed,
+            inferences: None,
+        },
+        loaded,
+        printed_before_loading: printed,
+        stderr,
+    })
+}
+
+/// `path` quoted as a Prolog atom (every system reads this form).
+pub(super) fn quoted_atom(path: &Path) -> String {
+    let mut q = String::from("'");
+    for c in path.display().to_string().chars() {
+        match c {
+            '\\' => q.push_str("\\\\"),
+            '\'' => q.push_str("''"),
+            c if c.is_control() => q.push_str(&format!("\\x{:x}\\", c as u32)),
+            c => q.push(c),
+        }
+    }
+    q.push('\'');
+    q
+}
+
+/// The first 80 characters of `text`.
+fn shorten(text: &str) -> String {
+    match text.char_indices().nth(80) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_and_deaths_are_read() {
+        assert_eq!(reply_end("complete"), End::Complete);
+        assert_eq!(reply_end("limit"), End::Stopped(Bound::Answers));
+        assert_eq!(
+            reply_end("exception(error(foo,bar))"),
+            End::Exception("error(foo,bar)".into())
+        );
+        assert!(matches!(reply_end("lies"), End::Untrusted(_)));
+        assert_eq!(
+            answer("[[1,2],[2,1]]", 2).value,
+            Ok(vec![vec![1, 2], vec![2, 1]])
+        );
+        assert_eq!(answer("[[1]]", 2).value, Err("[[1]]".into()));
+        assert_eq!(
+            quoted_atom(Path::new("/a/o'b\\c\nd")),
+            "'/a/o''b\\\\c\\xa\\d'"
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! SWI-Prolog as a child: the real `swipl`, one confined process per goal, driven by
+//! `prolog/swi_driver.pl`; the homework is `prolog/swi_kenken.pl` (which includes
+//! `prolog/kenken.pl` under `library(clpfd)`).
+//!
+//! swipl consults source directly (no compiler step, unlike gprolog): each goal's process
+//! loads the driver, reads its request (the nonce, the program to load, the goal) from
+//! standard input, then loads the program and runs the goal, answering in frames
+//! ([`super::child`]). It runs confined as gprolog does: it reads only its home (`PLBASE`, as
+//! `swipl --dump-runtime-variables` says), the system's libraries and its scratch folder
+//! (a private tmpfs holding the driver and the homework), writes only there, starts nothing,
+//! opens no socket, within [`Limits`](crate::process::Limits); no init file, no history, no
+//! signal handling, no terminal, no packs.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::child::{self, quoted_atom};
+use super::{Answer, ChildSetup, Clock, Goal, Loaded, Outcome, Program, PrologSystem, SystemError};
+use crate::process::{find_program, random_hex, Child, Confinement, Spawn, Stderr, Ticket};
+
+/// The driver: runs one goal of a loaded program, answering in frames.
+const DRIVER_PL: &str = include_str!("../../prolog/swi_driver.pl");
+/// The homework for SWI-Prolog (it includes `kenken.pl`, written beside it).
+const SWI_KENKEN_PL: &str = include_str!("../../prolog/swi_kenken.pl");
+
+/// The longest frame (an answer) read from a swipl.
+const FRAME_CAP: usize = 1 << 20;
+/// How long `swipl --dump-runtime-variables` may take.
+const ASK_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The system's name.
+const NAME: &str = "swipl";
+
+/// Where SWI-Prolog is installed.
+#[derive(Debug, Clone)]
+struct Install {
+    /// The program, links resolved.
+    swipl: PathBuf,
+    /// Its home (`PLBASE`): the boot file and the libraries.
+    home: PathBuf,
+}
+
+/// SWI-Prolog, one confined `swipl` per goal.
+pub struct Swipl {
+    install: Install,
+    setup: ChildSetup,
+    scratch: tempfile::TempDir,
+    /// The driver's module and names start with this (`kk_drv_` and a random part).
+    prefix: String,
+    /// The program loaded, as the driver is told it.
+    program: Option<PathBuf>,
+}
+
+impl Swipl {
+    /// Whether `swipl` is on the `PATH`.
+    pub fn available() -> bool {
+        find_program(NAME).is_some()
+    }
+
+    /// SWI-Prolog as installed (`swipl` on the `PATH`), started as `setup` says; fails when it
+    /// is not installed. It runs confined, which a worker of this program does for it: the
+    /// program must call [`crate::worker::init`] first thing in `main`.
+    pub fn new(setup: ChildSetup) -> Result<Swipl, SystemError> {
+        let swipl = find_program(NAME).ok_or(SystemError::NotInstalled {
+            system: "SWI-Prolog",
+            install: "install it (Debian and Ubuntu: apt-get install swi-prolog-nox) so that \
+                      swipl is on the PATH",
+        })?;
+        let scratch = tempfile::Builder::new()
+            .prefix("kenken-swipl-")
+            .tempdir()
+            .map_err(|e| SystemError::Io(format!("making a scratch folder for swipl: {e}")))?;
+        // (bin/ARCH/swipl in its home: where it reads until it says otherwise)
+        let guess = swipl
+            .ancestors()
+            .nth(3)
+            .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+        let mut system = Swipl {
+            install: Install { swipl, home: guess },
+            setup,
+            scratch,
+            prefix: format!("kk_drv_{}_", &random_hex()[..16]),
+            program: None,
+        };
+        if let Some(home) = system.ask_home()? {
+            system.install.home = home;
+        }
+        let driver = DRIVER_PL.replace("kk_drv_", &system.prefix);
+        system.write("driver.pl", &driver)?;
+        Ok(system)
+    }
+
+    /// `PLBASE`, as `swipl --dump-runtime-variables` says (confined, reading its guessed home).
+    fn ask_home(&self) -> Result<Option<PathBuf>, SystemError> {
+        let args: Vec<OsString> = vec!["--dump-runtime-variables".into()];
+        let mut child = self.start(&args)?;
+        child.close_stdin();
+        let (lines, _) = child.collect(Instant::now() + ASK_TIMEOUT);
+        let stderr = child.stderr_text();
+        if let Some(why) = child::cannot_confine(&lines, &stderr) {
+            return Err(SystemError::CannotConfine(why));
+        }
+        Ok(lines.iter().find_map(|l| {
+            let value = l.strip_prefix("PLBASE=\"")?.strip_suffix("\";")?;
+            std::fs::canonicalize(value).ok()
+        }))
+    }
+
+    fn write(&self, name: &str, text: &str) -> Result<PathBuf, SystemError> {
+        let path = self.scratch.path().join(name);
+        std::fs::write(&path, text)
+            .map_err(|e| SystemError::Io(format!("writing {}: {e}", path.display())))?;
+        Ok(path)
+    }
+
+    /// Starts `swipl` with `args`, confined.
+    fn start(&self, args: &[OsString]) -> Result<Child, SystemError> {
+        let mut read = vec![self.install.home.clone(), self.scratch.path().to_path_buf()];
+        read.extend(self.setup.read.iter().cloned());
+        let confinement = Confinement {
+            read,
+            scratch: self.scratch.path().to_path_buf(),
+            exec: vec![self.install.swipl.clone()],
+            limits: self.setup.limits,
+            scratch_size: Some(self.setup.limits.scratch),
+        };
+        Ok(
+            Spawn::confined_exec(&self.install.swipl, args, &confinement)?
+                .stderr(Stderr::Capture)
+                .output_cap(self.setup.output_cap)
+                .frame_cap(FRAME_CAP)
+                .spawn()?,
+        )
+    }
+
+    /// Runs `goal` in a fresh swipl that loads `program`.
+    fn run_in(
+        &self,
+        program: &Path,
+        goal: &Goal,
+        answer: &mut dyn FnMut(Answer),
+    ) -> Result<child::Framed, SystemError> {
+        let clock = Clock::start();
+        let main = format!("{0}:{0}main", self.prefix);
+        let args: Vec<OsString> = [
+            "-q",
+            "-f",
+            "none",
+            "-F",
+            "none",
+            "--no-tty",
+            "--no-signals",
+            "--no-packs",
+            "--no-pce",
+            "--no-debug",
+            "-g",
+            &main,
+            "-t",
+            "halt(3)",
+            "driver.pl",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        let mut child = self.start(&args)?;
+        let ticket = Ticket::new(1);
+        let request = format!(
+            "kk_request({}, \"{}\", {}, T, ({}), {}).",
+            ticket.id(),
+            ticket.nonce(),
+            quoted_atom(program),
+            goal.bare(),
+            child::max_answers(goal),
+        );
+        // (a swipl that died at once is seen by the reader)
+        let _ = child.send(&request);
+        child.close_stdin();
+        child::read_run(child, &ticket, goal, clock, &is_fatal, answer)
+    }
+}
+
+/// Whether a line of swipl's standard error says it died (not that it halted).
+fn is_fatal(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    l.contains("fatal") || l.contains("out of memory") || l.contains("could not allocate")
+}
+
+impl PrologSystem for Swipl {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn load(&mut self, program: &Program, timeout: Duration) -> Result<Loaded, SystemError> {
+        self.program = None;
+        let path = match program {
+            Program::Homework => {
+                self.write("kenken.pl", crate::prolog::KENKEN_PL)?;
+                self.write("swi_kenken.pl", SWI_KENKEN_PL)?
+            }
+            Program::File { path, .. } => {
+                if !self.setup.read.contains(path) {
+                    self.setup.read.push(path.clone());
+                }
+                path.clone()
+            }
+        };
+        // (a goal that does nothing: the program loads, or says why not)
+        let mut probe = Goal::new("T = []", 0);
+        probe.max_answers = Some(1);
+        probe.deadline = Instant::now().checked_add(timeout);
+        let run = self.run_in(&path, &probe, &mut |_| {})?;
+        let mut said = run.printed_before_loading;
+        said.extend(run.stderr.lines().map(str::to_string));
+        let warnings = said
+            .iter()
+            .map(|l| l.trim_end())
+            .filter(|l| !l.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
+        if !run.loaded {
+            let why = match run.outcome.end {
+                super::End::Stopped(super::Bound::Time) => format!(
+                    "loading did not end within {} s (does a directive loop?)",
+                    timeout.as_secs_f64()
+                ),
+                _ => format!("swipl stopped while loading it: {warnings}"),
+            };
+            return Err(SystemError::Load(why));
+        }
+        self.program = Some(path);
+        Ok(Loaded { warnings })
+    }
+
+    fn run(&mut self, goal: &Goal, answer: &mut dyn FnMut(Answer)) -> Result<Outcome, SystemError> {
+        let program = self.program.clone().ok_or(SystemError::NotLoaded(NAME))?;
+        Ok(self.run_in(&program, goal, answer)?.outcome)
+    }
+}
