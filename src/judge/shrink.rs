@@ -132,13 +132,13 @@ impl Counterexample {
     /// side (the cells that differ marked `*`).
     pub fn text(&self) -> String {
         let mut s = format!(
-            "smallest failing puzzle: {}/3, {} ({}x{}, {} cages; shrunk from \"{}\", {}x{}, in \
-             {} tries, {:.1} s{})\n",
+            "smallest failing puzzle: {}/3, {} ({}x{}, {}; shrunk from \"{}\", {}x{}, in {} \
+             tries, {:.1} s{})\n",
             self.predicate,
             self.failure.name(),
             self.size,
             self.size,
-            self.cages,
+            super::verdict::plural(self.cages, "cage"),
             self.from_case,
             self.from_size,
             self.from_size,
@@ -284,6 +284,41 @@ pub fn shrink(
     })
 }
 
+/// Shrinks every failing file of a class ([`shrink`] each, `jobs` at a time): a counterexample
+/// per file, in the files' order (`None` for a file that passed or was not judged).
+pub fn shrink_class(
+    files: &[(std::path::PathBuf, &Result<Judgement, super::JudgeError>)],
+    config: &Config,
+    jobs: usize,
+    budget: Duration,
+) -> Vec<Option<Counterexample>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let found = std::sync::Mutex::new(vec![None; files.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, files.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((file, result)) = files.get(i) else {
+                    return;
+                };
+                let Ok(j) = result else { continue };
+                if j.exit_code() != 1 {
+                    continue;
+                }
+                let one = Config {
+                    jobs: 1,
+                    ..config.clone()
+                };
+                let c = shrink(file, &one, j, budget);
+                if let Ok(mut f) = found.lock() {
+                    f[i] = c;
+                }
+            });
+        }
+    });
+    found.into_inner().unwrap_or_default()
+}
+
 /// The shrink, with the way a batch runs given (a fake one in the unit tests).
 pub(crate) fn shrink_with<'a>(
     judgement: &Judgement,
@@ -306,21 +341,40 @@ pub(crate) fn shrink_with<'a>(
     for (case, failure, puzzle, predicate) in failing.into_iter().take(3) {
         let mut run = runner_for(predicate);
         let left = budget.saturating_sub(start.elapsed());
-        let per_try = try_limit(timeout, left);
+        // a try's limit: ten times the failing case's time (at least a second, at most the
+        // case limit); for a hang, the case limit, or less when little time is left
+        let limit = match case.elapsed_ms {
+            Some(ms) if failure != Failure::Hang => {
+                Duration::from_secs_f64((ms / 100.0).clamp(1.0, timeout.as_secs_f64().max(1.0)))
+            }
+            _ => try_limit(timeout, left),
+        };
+        if case
+            .elapsed_ms
+            .is_some_and(|ms| 3.0 * ms / 1000.0 > left.as_secs_f64())
+        {
+            // (too slow to run three times in the time left)
+            continue;
+        }
         let repeats = vec![puzzle.clone(); 3];
         tries += 3;
-        let Some(reports) = run(&repeats, per_try) else {
+        let Some(reports) = run(&repeats, limit) else {
             continue;
         };
         let reports: Vec<&CaseReport> = reports.iter().flatten().collect();
+        if reports.len() < 3
+            || (failure != Failure::Hang && reports.iter().any(|r| r.verdict == Verdict::Timeout))
+        {
+            // (not run, or too slow now to tell: the next failing case)
+            continue;
+        }
         let classes: Vec<Option<Failure>> = reports.iter().map(|r| Failure::of(r)).collect();
         let given_rows = case.goal.starts_with("T = ");
-        if reports.len() == 3 && classes.iter().all(Option::is_none) && given_rows {
+        if classes.iter().all(Option::is_none) && given_rows {
             // (it fails only with the rows of T it was given: try the next failing case)
             continue;
         }
-        let same = reports.len() == 3
-            && classes.iter().all(|c| *c == Some(failure))
+        let same = classes.iter().all(|c| *c == Some(failure))
             && reports.windows(2).all(|w| same_outcome(w[0], w[1]));
         let mut found = Counterexample::of(
             &puzzle,
@@ -337,46 +391,42 @@ pub(crate) fn shrink_with<'a>(
         }
         let mut current = puzzle;
         let mut complete = false;
-        loop {
-            let left = budget.saturating_sub(start.elapsed());
-            let per_try = try_limit(timeout, left);
-            if left < per_try || left.is_zero() {
-                break;
-            }
-            let mut candidates = candidates(&current);
-            if candidates.is_empty() {
-                complete = true;
-                break;
-            }
-            let most = (left.as_secs_f64() / per_try.as_secs_f64())
-                .floor()
-                .max(1.0) as usize;
-            let cut = candidates.len() > most;
-            candidates.truncate(most);
-            tries += candidates.len();
-            let Some(reports) = run(&candidates, per_try) else {
-                break;
-            };
-            let smaller = candidates
-                .into_iter()
-                .zip(reports)
-                .find(|(_, r)| r.as_ref().and_then(Failure::of) == Some(failure));
-            match smaller {
-                Some((p, Some(r))) => {
+        'shrinking: loop {
+            let mut pending = candidates(&current);
+            while !pending.is_empty() {
+                let left = budget.saturating_sub(start.elapsed());
+                let per_try = try_limit(limit, left);
+                if left < per_try {
+                    break 'shrinking;
+                }
+                // as many as fit in the time left if every one ran to its limit
+                let most = (left.as_secs_f64() / per_try.as_secs_f64())
+                    .floor()
+                    .max(1.0) as usize;
+                let rest = pending.split_off(most.min(pending.len()));
+                let batch = std::mem::replace(&mut pending, rest);
+                tries += batch.len();
+                let Some(reports) = run(&batch, per_try) else {
+                    break 'shrinking;
+                };
+                let smaller = batch
+                    .into_iter()
+                    .zip(reports)
+                    .find(|(_, r)| r.as_ref().and_then(Failure::of) == Some(failure));
+                if let Some((p, Some(r))) = smaller {
                     current = p;
                     found = Counterexample::of(&current, predicate, failure, &r, case);
-                }
-                _ => {
-                    complete = !cut;
-                    break;
+                    continue 'shrinking;
                 }
             }
+            complete = true;
+            break;
         }
         // the puzzle found, twice more in a fresh engine: the same failure each time
         tries += 2;
         let again = run(
             &[current.clone(), current.clone()],
-            try_limit(timeout, timeout),
+            try_limit(limit, limit * 4),
         );
         let again: Vec<CaseReport> = again.into_iter().flatten().flatten().collect();
         let reproducible = again.len() == 2
@@ -748,7 +798,7 @@ mod tests {
         assert!(!c.differ.is_empty());
         assert!(c
             .text()
-            .contains("smallest failing puzzle: kenken/3, wrong answer (2x2, 1 cages"));
+            .contains("smallest failing puzzle: kenken/3, wrong answer (2x2, 1 cage;"));
         // the puzzle is a suite file
         let back = prolog::read(&c.puzzle).unwrap();
         assert_eq!(back[0].puzzle.bare(), c.shape);
