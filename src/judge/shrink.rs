@@ -144,7 +144,7 @@ impl Counterexample {
             self.from_size,
             self.tries,
             self.elapsed_s,
-            if self.complete {
+            if self.complete || !self.reproducible {
                 ""
             } else {
                 "; time ran out before the smallest"

@@ -11,5 +11,6 @@ mod grade;
 mod hint;
 mod hostile;
 mod judge;
+mod judge_course;
 mod judge_verdicts;
 mod toplevel;

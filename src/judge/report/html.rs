@@ -136,7 +136,7 @@ fn counterexample(c: &Counterexample) -> String {
         c.from_size,
         c.tries,
         c.elapsed_s,
-        if c.complete {
+        if c.complete || !c.reproducible {
             ""
         } else {
             " (time ran out before the smallest)"
