@@ -131,24 +131,30 @@ impl Counterexample {
     /// grid drawn as `kenken show` draws it, with the expected answer and the file's side by
     /// side (the cells that differ marked `*`).
     pub fn text(&self) -> String {
+        let how = if !self.reproducible {
+            format!("the failing case \"{}\" as it was", self.from_case)
+        } else {
+            format!(
+                "shrunk from \"{}\", {}x{}, in {} tries, {:.1} s{}",
+                self.from_case,
+                self.from_size,
+                self.from_size,
+                self.tries,
+                self.elapsed_s,
+                if self.complete {
+                    ""
+                } else {
+                    "; time ran out before the smallest"
+                }
+            )
+        };
         let mut s = format!(
-            "smallest failing puzzle: {}/3, {} ({}x{}, {}; shrunk from \"{}\", {}x{}, in {} \
-             tries, {:.1} s{})\n",
+            "smallest failing puzzle: {}/3, {} ({}x{}, {}; {how})\n",
             self.predicate,
             self.failure.name(),
             self.size,
             self.size,
             super::verdict::plural(self.cages, "cage"),
-            self.from_case,
-            self.from_size,
-            self.from_size,
-            self.tries,
-            self.elapsed_s,
-            if self.complete || !self.reproducible {
-                ""
-            } else {
-                "; time ran out before the smallest"
-            }
         );
         if !self.reproducible {
             s.push_str(

@@ -7,7 +7,7 @@
 
 use super::{again, xml_text as esc, Judged};
 use crate::judge::class::Row;
-use crate::judge::shrink::Counterexample;
+use crate::judge::shrink::{Counterexample, Failure};
 use crate::puzzle::{Grid, Puzzle};
 
 /// The colour of a cell where the file's answer differs (in the SVG and the legend).
@@ -69,12 +69,17 @@ pub fn page(files: &[Judged], rows: &[Row], title: &str) -> String {
         ));
         match f.counterexample {
             Some(c) => s.push_str(&format!(
-                "<td data-v=\"{}\"><a href=\"#file{i}\">{}x{}, {} cages: {}</a></td>",
+                "<td data-v=\"{}\"><a href=\"#file{i}\">{}x{}, {}: {}{}</a></td>",
                 c.size * 100 + c.cages,
                 c.size,
                 c.size,
-                c.cages,
-                esc(c.failure.name())
+                cages(c.cages),
+                esc(c.failure.name()),
+                if c.reproducible {
+                    ""
+                } else {
+                    " (not reproducible)"
+                }
             )),
             None => s.push_str("<td data-v=\"\"></td>"),
         }
@@ -123,24 +128,30 @@ pub fn page(files: &[Judged], rows: &[Row], title: &str) -> String {
 /// A failing file's smallest failing puzzle: what fails, the goal, the expected answer and the
 /// file's drawn side by side, and the puzzle as a suite file.
 fn counterexample(c: &Counterexample) -> String {
+    let how = if c.reproducible {
+        format!(
+            "shrunk from “{}” ({}x{}) in {} tries, {:.1} s{}",
+            esc(&c.from_case),
+            c.from_size,
+            c.from_size,
+            c.tries,
+            c.elapsed_s,
+            if c.complete {
+                ""
+            } else {
+                " (time ran out before the smallest)"
+            }
+        )
+    } else {
+        format!("the failing case “{}” as it was", esc(&c.from_case))
+    };
     let mut s = format!(
-        "<h3>smallest failing puzzle: {}/3, {}</h3>\n<p>{}x{}, {} cages, shrunk from “{}” ({}x{}) \
-         in {} tries, {:.1} s{}.</p>\n",
+        "<h3>smallest failing puzzle: {}/3, {}</h3>\n<p>{}x{}, {}; {how}.</p>\n",
         c.predicate,
         esc(c.failure.name()),
         c.size,
         c.size,
-        c.cages,
-        esc(&c.from_case),
-        c.from_size,
-        c.from_size,
-        c.tries,
-        c.elapsed_s,
-        if c.complete || !c.reproducible {
-            ""
-        } else {
-            " (time ran out before the smallest)"
-        }
+        cages(c.cages),
     );
     if !c.reproducible {
         s.push_str(
@@ -171,6 +182,8 @@ fn counterexample(c: &Counterexample) -> String {
             "the file's answer (cells that differ marked)",
             puzzle_svg(&c.shape, Some(a), &c.differ),
         ));
+    } else if c.expected.is_some() && c.failure == Failure::MissingAnswer {
+        s.push_str("<p class=\"warn\">The file does not give this answer.</p>");
     }
     s.push_str(&format!(
         "</div>\n<details><summary>as a suite file (<code>kenken judge FILE --suite \
@@ -178,6 +191,15 @@ fn counterexample(c: &Counterexample) -> String {
         esc(&c.puzzle)
     ));
     s
+}
+
+/// `1 cage`, `3 cages`.
+fn cages(n: usize) -> String {
+    if n == 1 {
+        "1 cage".into()
+    } else {
+        format!("{n} cages")
+    }
 }
 
 /// The side of a cell in the SVG drawings, in pixels.
