@@ -213,26 +213,29 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if progress {
         eprint!("\r\x1b[K");
     }
+    let course = matches!(
+        args.output,
+        Output::Gradescope | Output::Junit | Output::Html
+    );
     let judgement = match result {
         Ok(j) => j,
+        // (an autograder gets its report, score 0, whatever kept the file from being judged)
+        Err(e) if course => {
+            eprintln!("kenken judge: {}", shown(&e.to_string()));
+            let name = file.display().to_string();
+            let result = Err(e);
+            let judged = Judged {
+                file: &name,
+                result: &result,
+                counterexample: None,
+            };
+            let row = Row::of(file, &result, &config);
+            let mut out = std::io::stdout().lock();
+            write_course(&mut out, &args, &weights, &[judged], &[row], &config)?;
+            return Ok(exit_code(EXIT_LOAD));
+        }
         Err(e @ (JudgeError::Syntax { .. } | JudgeError::Load { .. })) => {
             eprintln!("kenken judge: {}", shown(&e.to_string()));
-            if matches!(
-                args.output,
-                Output::Gradescope | Output::Junit | Output::Html
-            ) {
-                let name = file.display().to_string();
-                let result = Err(e);
-                let judged = Judged {
-                    file: &name,
-                    result: &result,
-                    counterexample: None,
-                };
-                let row = Row::of(file, &result, &config);
-                let mut out = std::io::stdout().lock();
-                write_course(&mut out, &args, &weights, &[judged], &[row], &config)?;
-                return Ok(exit_code(EXIT_LOAD));
-            }
             if json {
                 // (a run always ends with its summary)
                 let summary = serde_json::json!({"summary": {
