@@ -487,6 +487,10 @@ fn the_class_page_is_self_contained_sortable_and_draws_the_smallest_failing_puzz
     assert!(page.contains("<h3>smallest failing puzzle: kenken/3, missing answer</h3>"));
     assert!(page.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(page.contains("1 of 2 files passed every case."));
+    assert!(page.contains(">2x2, 1 cage: missing answer</a>"));
+    // the differing cells are marked where the file gave an answer that is not a solution:
+    // here it gave none, and says so
+    assert!(page.contains("The file does not give this answer."));
     let html = write(dir.path(), "class.html", &page);
     let Some(browser) = chromium() else {
         eprintln!("skipped: chromium is not installed (apt-get install chromium)");

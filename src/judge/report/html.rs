@@ -20,10 +20,14 @@ pub fn page(files: &[Judged], rows: &[Row], title: &str) -> String {
     s.push_str(&format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>kenken \
          judge: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>kenken judge</h1>\n\
-         <p>{}</p>\n<p><b>{passed} of {} files passed every case.</b></p>\n",
+         <p>{}</p>\n<p><b>{passed} of {} passed every case.</b></p>\n",
         esc(title),
         esc(title),
-        rows.len()
+        if rows.len() == 1 {
+            "1 file".to_string()
+        } else {
+            format!("{} files", rows.len())
+        }
     ));
     if let Some(Ok(j)) = files.first().map(|f| f.result) {
         s.push_str(&format!("<p>{}</p>\n", esc(&again(j))));
