@@ -15,6 +15,9 @@ use super::input::{read_input, Input};
 use super::untrusted::{csv_cell, shown, shown_lines};
 use super::{bad_input, exit_code, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_LIMIT};
 use kenken::judge::class::{class_of, judge_class, Class, Row};
+use kenken::judge::report::gradescope::{self, Tests, Weights};
+use kenken::judge::report::{html, junit, Judged};
+use kenken::judge::shrink::{shrink, shrink_class, Counterexample};
 use kenken::judge::{
     judge, size_text, CaseReport, Config, Dialect, JudgeError, Judgement, Suite, System,
 };
@@ -83,10 +86,43 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     read: Vec<PathBuf>,
     /// Output: table (one row per case, or per file for a class, then a summary), json (one
-    /// object per line: per case then a summary; for a class, per file then the class), or
-    /// csv (one row per file).
+    /// object per line: per case then a summary; for a class, per file then the class), csv
+    /// (one row per file), gradescope (Gradescope's autograder results.json, for one file),
+    /// junit (JUnit XML: a test case per case, a test suite per file), or html (one
+    /// self-contained page: a row per file, each failing file's smallest failing puzzle
+    /// drawn).
     #[arg(long, value_enum, default_value_t = Output::Table)]
     output: Output,
+    /// With --output gradescope: the points of each group of cases, a `GROUP = POINTS` line
+    /// each (groups: `kenken/3 spec examples`, `kenken/3 edge cases`, `kenken/3 random
+    /// puzzles`, `kenken/3 puzzles`, the same for plain_kenken/3, and `plain_kenken/3 form
+    /// check`). Default: 1 point per case, 1 for the form check.
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
+    /// With --output gradescope: a Gradescope test per group of cases (the group's points
+    /// shared by its cases) or per case.
+    #[arg(long, value_enum, default_value_t = GradeBy::Group)]
+    grade_by: GradeBy,
+    /// When a file fails: the time given to shrink its smallest failing case into the smallest
+    /// puzzle that still fails the same way, in seconds, per file (each try runs confined like
+    /// the suite, bounded by --timeout); 0: no shrink.
+    #[arg(long, default_value_t = 20.0, value_parser = seconds_or_zero)]
+    shrink_time: f64,
+}
+
+/// A Gradescope test per group of cases or per case.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum GradeBy {
+    Group,
+    Case,
+}
+
+/// A time in seconds, 0 or more.
+fn seconds_or_zero(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(0.0) => Ok(0.0),
+        _ => seconds(s),
+    }
 }
 
 /// What `judge` prints.
@@ -95,6 +131,9 @@ enum Output {
     Table,
     Json,
     Csv,
+    Gradescope,
+    Junit,
+    Html,
 }
 
 /// Exit code: the file cannot be loaded.
@@ -141,14 +180,28 @@ pub fn run(args: Args) -> Result<ExitCode> {
             p.display()
         )));
     }
+    let weights = match &args.weights {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| bad_input(format!("--weights {}: {e}", path.display())))?;
+            Weights::parse(&text)
+                .map_err(|e| bad_input(format!("--weights {}: {e}", path.display())))?
+        }
+        None => Weights::default(),
+    };
     let class = class_of(&args.files).map_err(|e| bad_input(shown(&e.to_string())))?;
     let single = class.files.len() == 1 && !args.files[0].is_dir();
+    if args.output == Output::Gradescope && !single {
+        return Err(bad_input(
+            "--output gradescope grades one submission: give one file".to_string(),
+        ));
+    }
     if !single || args.output == Output::Csv {
         return run_class(&class, &config, &args);
     }
     let file = &class.files[0];
     let json = args.output == Output::Json;
-    let progress = !json && std::io::stderr().is_terminal();
+    let progress = args.output == Output::Table && std::io::stderr().is_terminal();
     let mut done = 0usize;
     let result = judge(file, &config, |r: &CaseReport| {
         done += 1;
@@ -160,8 +213,27 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if progress {
         eprint!("\r\x1b[K");
     }
+    let course = matches!(
+        args.output,
+        Output::Gradescope | Output::Junit | Output::Html
+    );
     let judgement = match result {
         Ok(j) => j,
+        // (an autograder gets its report, score 0, whatever kept the file from being judged)
+        Err(e) if course => {
+            eprintln!("kenken judge: {}", shown(&e.to_string()));
+            let name = file.display().to_string();
+            let result = Err(e);
+            let judged = Judged {
+                file: &name,
+                result: &result,
+                counterexample: None,
+            };
+            let row = Row::of(file, &result, &config);
+            let mut out = std::io::stdout().lock();
+            write_course(&mut out, &args, &weights, &[judged], &[row], &config)?;
+            return Ok(exit_code(EXIT_LOAD));
+        }
         Err(e @ (JudgeError::Syntax { .. } | JudgeError::Load { .. })) => {
             eprintln!("kenken judge: {}", shown(&e.to_string()));
             if json {
@@ -175,16 +247,105 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
+    let counterexample = shrunk(file, &config, &judgement, &args);
     let mut out = std::io::stdout().lock();
-    if json {
-        for c in &judgement.cases {
-            writeln!(out, "{}", serde_json::to_string(c)?)?;
+    match args.output {
+        Output::Json => {
+            for c in &judgement.cases {
+                writeln!(out, "{}", serde_json::to_string(c)?)?;
+            }
+            let mut summary = summary_json(&judgement);
+            summary["summary"]["counterexample"] = serde_json::to_value(&counterexample)?;
+            writeln!(out, "{summary}")?;
         }
-        writeln!(out, "{}", summary_json(&judgement))?;
-    } else {
-        write_table(&mut out, &judgement, &args.suite, &config)?;
+        Output::Table | Output::Csv => write_table(
+            &mut out,
+            &judgement,
+            &args.suite,
+            &config,
+            counterexample.as_ref(),
+        )?,
+        Output::Gradescope | Output::Junit | Output::Html => {
+            let name = file.display().to_string();
+            let result = Ok(judgement);
+            let row = Row::of(file, &result, &config);
+            let judged = Judged {
+                file: &name,
+                result: &result,
+                counterexample: counterexample.as_ref(),
+            };
+            write_course(&mut out, &args, &weights, &[judged], &[row], &config)?;
+            let code = result.map_or(EXIT_LOAD, |j| j.exit_code());
+            return Ok(exit_code(code));
+        }
     }
     Ok(exit_code(judgement.exit_code()))
+}
+
+/// The smallest failing puzzle of a judgement that failed, shrunk within --shrink-time (none
+/// when it passed, or --shrink-time is 0).
+fn shrunk(
+    file: &std::path::Path,
+    config: &Config,
+    judgement: &Judgement,
+    args: &Args,
+) -> Option<Counterexample> {
+    if args.shrink_time <= 0.0 || judgement.exit_code() != 1 {
+        return None;
+    }
+    let progress = args.output == Output::Table && std::io::stderr().is_terminal();
+    if progress {
+        eprint!(
+            "\r\x1b[Kshrinking the failing case (up to {} s)...",
+            args.shrink_time
+        );
+    }
+    let c = shrink(
+        file,
+        config,
+        judgement,
+        Duration::from_secs_f64(args.shrink_time),
+    );
+    if progress {
+        eprint!("\r\x1b[K");
+    }
+    c
+}
+
+/// Writes a course report (Gradescope, JUnit or HTML) of judged files.
+fn write_course(
+    out: &mut impl Write,
+    args: &Args,
+    weights: &Weights,
+    files: &[Judged],
+    rows: &[Row],
+    config: &Config,
+) -> Result<()> {
+    match args.output {
+        Output::Gradescope => {
+            let by = match args.grade_by {
+                GradeBy::Group => Tests::PerGroup,
+                GradeBy::Case => Tests::PerCase,
+            };
+            let Some(one) = files.first() else {
+                return Ok(());
+            };
+            let results = gradescope::results(one, weights, by);
+            writeln!(out, "{}", serde_json::to_string_pretty(&results)?)?;
+        }
+        Output::Junit => write!(out, "{}", junit::document(files))?,
+        _ => {
+            let title = format!(
+                "{} {}, {} suite; {}",
+                rows.len(),
+                if rows.len() == 1 { "file" } else { "files" },
+                args.suite,
+                confinement_text(config)
+            );
+            write!(out, "{}", html::page(files, rows, &title))?;
+        }
+    }
+    Ok(())
 }
 
 fn summary_json(j: &Judgement) -> serde_json::Value {
@@ -215,6 +376,7 @@ fn write_table(
     j: &Judgement,
     args_suite: &str,
     config: &Config,
+    counterexample: Option<&Counterexample>,
 ) -> Result<()> {
     writeln!(
         out,
@@ -269,6 +431,14 @@ fn write_table(
         ]);
     }
     writeln!(out, "{t}")?;
+    if let Some(c) = counterexample {
+        write!(
+            out,
+            "{}",
+            shown_lines(&c.text(), "").collect::<Vec<_>>().join("\n")
+        )?;
+        writeln!(out)?;
+    }
     for n in &j.notes {
         writeln!(out, "note: {}", shown(n))?;
     }
@@ -362,11 +532,38 @@ fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
     } else {
         EXIT_FAILED
     };
+    let budget = Duration::from_secs_f64(args.shrink_time);
+    let counterexamples = if args.shrink_time > 0.0 && args.output != Output::Csv {
+        if progress {
+            eprint!("\r\x1b[Kshrinking the failing files' cases...");
+        }
+        let judged: Vec<_> = files.iter().cloned().zip(&results).collect();
+        let found = shrink_class(&judged, config, args.jobs, budget);
+        if progress {
+            eprint!("\r\x1b[K");
+        }
+        found
+    } else {
+        Vec::new()
+    };
     let mut out = std::io::stdout().lock();
     match args.output {
-        Output::Json => class_json(&mut out, &rows, &results, config, code)?,
+        Output::Json => class_json(&mut out, &rows, &results, &counterexamples, config, code)?,
         Output::Csv => class_csv(&mut out, &rows, &results, config)?,
-        Output::Table => class_table(&mut out, &rows, config, args)?,
+        Output::Table => class_table(&mut out, &rows, &counterexamples, config, args)?,
+        Output::Gradescope | Output::Junit | Output::Html => {
+            let judged: Vec<Judged> = rows
+                .iter()
+                .zip(&results)
+                .enumerate()
+                .map(|(i, (r, result))| Judged {
+                    file: &r.file,
+                    result,
+                    counterexample: counterexamples.get(i).and_then(Option::as_ref),
+                })
+                .collect();
+            write_course(&mut out, args, &Weights::default(), &judged, &rows, config)?;
+        }
     }
     Ok(exit_code(code))
 }
@@ -376,15 +573,18 @@ fn class_json(
     out: &mut impl Write,
     rows: &[Row],
     results: &[Result<Judgement, JudgeError>],
+    counterexamples: &[Option<Counterexample>],
     config: &Config,
     code: i32,
 ) -> Result<()> {
-    for (row, result) in rows.iter().zip(results) {
+    for (i, (row, result)) in rows.iter().zip(results).enumerate() {
         let mut v = serde_json::to_value(row)?;
         if let Ok(j) = result {
             v["verdicts"] = verdict_counts(j);
             v["warnings"] = j.warnings.clone().into();
             v["form"] = serde_json::to_value(&j.form)?;
+            v["counterexample"] =
+                serde_json::to_value(counterexamples.get(i).and_then(Option::as_ref))?;
         }
         writeln!(out, "{v}")?;
     }
@@ -447,7 +647,13 @@ fn class_csv(
 }
 
 /// A class as a table for people: a row per file, then how many passed.
-fn class_table(out: &mut impl Write, rows: &[Row], config: &Config, args: &Args) -> Result<()> {
+fn class_table(
+    out: &mut impl Write,
+    rows: &[Row],
+    counterexamples: &[Option<Counterexample>],
+    config: &Config,
+    args: &Args,
+) -> Result<()> {
     writeln!(
         out,
         "judging {} files ({}); {} suite{}",
@@ -478,6 +684,23 @@ fn class_table(out: &mut impl Write, rows: &[Row], config: &Config, args: &Args)
         t.add_row(cells);
     }
     writeln!(out, "{t}")?;
+    for (r, c) in rows.iter().zip(counterexamples) {
+        if let Some(c) = c {
+            writeln!(
+                out,
+                "{}: smallest failing puzzle ({}/3, {}{}): {}",
+                shown(&r.file),
+                c.predicate,
+                c.failure.name(),
+                if c.reproducible {
+                    ""
+                } else {
+                    ", NOT REPRODUCIBLE"
+                },
+                shown(&c.goal)
+            )?;
+        }
+    }
     let passed = rows.iter().filter(|r| r.ok).count();
     writeln!(out, "{passed} of {} files passed every case", rows.len())?;
     Ok(())

@@ -31,7 +31,9 @@ mod dialect;
 pub mod form;
 mod gprolog;
 mod jail;
+pub mod report;
 mod scryer;
+pub mod shrink;
 mod suite;
 mod verdict;
 
@@ -320,7 +322,7 @@ impl Judgement {
 
     /// On the cases both predicates passed: how many, `kenken/3`'s total time and
     /// `plain_kenken/3`'s, in milliseconds.
-    fn both_passed(&self) -> Option<(usize, f64, f64)> {
+    pub(crate) fn both_passed(&self) -> Option<(usize, f64, f64)> {
         let time = |p: Predicate| -> HashMap<&str, f64> {
             self.cases
                 .iter()

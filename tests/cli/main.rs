@@ -11,6 +11,7 @@ mod grade;
 mod hint;
 mod hostile;
 mod judge;
+mod judge_course;
 mod judge_verdicts;
 mod lifecycle;
 mod toplevel;

@@ -1,0 +1,845 @@
+//! The smallest failing puzzle: a failing case shrunk, as property testers shrink.
+//!
+//! From the smallest failing case of a judgement, the shrink tries smaller puzzles (a smaller
+//! grid cut from the puzzle's corners, one cage alone, a cage left out, two neighbouring cages
+//! merged), keeps the smallest that still fails the same way ([`Failure`]: a wrong answer, a
+//! missing answer, an answer given twice, the wrong order, an error, a halt, a crash, a hang),
+//! and goes on from it until no smaller puzzle fails so or the time given is spent.
+//!
+//! Every try runs the judged file exactly as the suite does, confined, through [`super::judge`]
+//! (a batch of tries is one judgement of a puzzle suite): each try is bounded by the case
+//! time limit (less when little time is left), and the whole shrink by its budget. Before
+//! shrinking, the failing case runs three times in one engine: a file that fails differently
+//! on each run (random, time-dependent) is reported as not reproducible, and not shrunk. The
+//! smallest puzzle found runs twice more in a fresh engine at the end, for the same reason.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::suite;
+use super::{judge, CaseReport, Config, Judgement, Suite, Verdict};
+use crate::format::{prolog, Entry};
+use crate::prolog::Predicate;
+use crate::puzzle::{Cage, Cell, Grid, Op, Puzzle};
+
+/// How a case fails, as the shrink keeps it: a smaller puzzle must fail the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    /// An answer that is not a solution (or not a grid).
+    WrongAnswer,
+    /// A solution not given (and no answer that is not one).
+    MissingAnswer,
+    /// A solution given more than once.
+    ExtraAnswer,
+    /// The right answers in another order than the spec's.
+    Order,
+    /// An uncaught exception (or a built-in the judge does not support).
+    Error,
+    /// The judged code called `halt`.
+    Halted,
+    /// The engine died.
+    Crashed,
+    /// No end within the time limit on a grid up to 3x3.
+    Hang,
+}
+
+impl Failure {
+    /// How `report` fails; `None` for a pass, a timeout on a larger grid or a skip.
+    pub fn of(report: &CaseReport) -> Option<Failure> {
+        Some(match report.verdict {
+            Verdict::Pass | Verdict::Timeout | Verdict::Skipped => return None,
+            Verdict::Wrong if report.extra.is_empty() && !report.missing.is_empty() => {
+                Failure::MissingAnswer
+            }
+            Verdict::Wrong => Failure::WrongAnswer,
+            Verdict::Duplicate => Failure::ExtraAnswer,
+            Verdict::Order => Failure::Order,
+            Verdict::Error => Failure::Error,
+            Verdict::Halted => Failure::Halted,
+            Verdict::Crashed => Failure::Crashed,
+            Verdict::Hang => Failure::Hang,
+        })
+    }
+
+    /// The failure in words: `wrong answer`, `missing answer`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            Failure::WrongAnswer => "wrong answer",
+            Failure::MissingAnswer => "missing answer",
+            Failure::ExtraAnswer => "extra answer (a solution given twice)",
+            Failure::Order => "answers in the wrong order",
+            Failure::Error => "error",
+            Failure::Halted => "halt",
+            Failure::Crashed => "crash",
+            Failure::Hang => "hang",
+        }
+    }
+}
+
+/// The smallest failing puzzle found for a file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Counterexample {
+    /// The predicate that fails (`kenken` or `plain_kenken`).
+    pub predicate: &'static str,
+    /// How it fails.
+    pub failure: Failure,
+    /// Whether the file failed the same way on every run of the puzzle; `false`: it behaves
+    /// differently from run to run (random, time-dependent), and the puzzle is the failing case
+    /// as it was, not shrunk.
+    pub reproducible: bool,
+    /// The puzzle in the spec's syntax, as a `kenken_testcase(N, C).` fact (a suite file:
+    /// `--suite` reads it).
+    pub puzzle: String,
+    /// The goal that fails, as the judge ran it.
+    pub goal: String,
+    /// The grid's side.
+    pub size: usize,
+    /// How many cages.
+    pub cages: usize,
+    /// The verdict on the puzzle.
+    pub verdict: Verdict,
+    /// Why, in words.
+    pub detail: String,
+    /// An expected answer (the nearest one to the file's answer), if the puzzle has any.
+    pub expected: Option<Grid>,
+    /// The file's answer shown beside it: one that is not a solution, or one given twice.
+    pub answer: Option<Grid>,
+    /// The cells `[row, col]` (1-based) where the file's answer differs from the expected one,
+    /// or, with no expected answer, the cells of the cages it does not meet.
+    pub differ: Vec<[usize; 2]>,
+    /// The failing case it was shrunk from, and that case's side.
+    pub from_case: String,
+    /// The side of the case it was shrunk from.
+    pub from_size: usize,
+    /// How many puzzles were run while shrinking.
+    pub tries: usize,
+    /// Wall-clock time of the shrink, in seconds.
+    pub elapsed_s: f64,
+    /// Whether the shrink ended because no smaller puzzle fails the same way (`false`: the
+    /// time given ran out first).
+    pub complete: bool,
+    /// The puzzle itself.
+    #[serde(skip)]
+    pub shape: Puzzle,
+}
+
+impl Counterexample {
+    /// The report's section for people: what fails, the puzzle in the spec's syntax, and the
+    /// grid drawn as `kenken show` draws it, with the expected answer and the file's side by
+    /// side (the cells that differ marked `*`).
+    pub fn text(&self) -> String {
+        let how = if !self.reproducible {
+            format!("the failing case \"{}\" as it was", self.from_case)
+        } else {
+            format!(
+                "shrunk from \"{}\", {}x{}, in {} tries, {:.1} s{}",
+                self.from_case,
+                self.from_size,
+                self.from_size,
+                self.tries,
+                self.elapsed_s,
+                if self.complete {
+                    ""
+                } else {
+                    "; time ran out before the smallest"
+                }
+            )
+        };
+        let mut s = format!(
+            "smallest failing puzzle: {}/3, {} ({}x{}, {}; {how})\n",
+            self.predicate,
+            self.failure.name(),
+            self.size,
+            self.size,
+            super::verdict::plural(self.cages, "cage"),
+        );
+        if !self.reproducible {
+            s.push_str(
+                "  NOT REPRODUCIBLE: the file answered differently when the same case ran \
+                 again (random or time-dependent?); this is the failing case as it was\n",
+            );
+        }
+        s.push_str(&format!("  ?- {}.\n", self.goal));
+        s.push_str(&format!("  {}\n", self.detail));
+        let draw = |g: Option<&Grid>, mark: bool| -> String {
+            let texts: Option<Vec<Vec<String>>> = g.map(|g| {
+                g.iter()
+                    .enumerate()
+                    .map(|(r, row)| {
+                        row.iter()
+                            .enumerate()
+                            .map(|(c, v)| {
+                                let marked = mark && self.differ.contains(&[r + 1, c + 1]);
+                                format!("{v}{}", if marked { "*" } else { "" })
+                            })
+                            .collect()
+                    })
+                    .collect()
+            });
+            crate::render::render_text(
+                &self.shape,
+                texts.as_deref(),
+                crate::render::Style::default(),
+            )
+        };
+        let mut columns = Vec::new();
+        match &self.expected {
+            Some(e) => columns.push(("expected".to_string(), draw(Some(e), false))),
+            None => columns.push(("the puzzle (no solution)".to_string(), draw(None, false))),
+        }
+        match &self.answer {
+            Some(a) => columns.push(("the file's answer".to_string(), draw(Some(a), true))),
+            None if self.failure == Failure::MissingAnswer => {
+                columns.push(("the file: not given".to_string(), String::new()));
+            }
+            None => {}
+        }
+        s.push_str(&side_by_side(&columns));
+        if !self.differ.is_empty() && self.answer.is_some() {
+            s.push_str("  (* marks the cells that differ)\n");
+        }
+        s
+    }
+}
+
+/// Drawings side by side, each under its title, indented.
+fn side_by_side(columns: &[(String, String)]) -> String {
+    let width = |t: &str| t.chars().count();
+    let blocks: Vec<Vec<&str>> = columns
+        .iter()
+        .map(|(title, body)| {
+            let mut lines = vec![title.as_str()];
+            lines.extend(body.lines());
+            lines
+        })
+        .collect();
+    let widths: Vec<usize> = blocks
+        .iter()
+        .map(|b| b.iter().map(|l| width(l)).max().unwrap_or(0))
+        .collect();
+    let height = blocks.iter().map(Vec::len).max().unwrap_or(0);
+    let mut out = String::new();
+    for i in 0..height {
+        let mut line = String::from("  ");
+        for (b, w) in blocks.iter().zip(&widths) {
+            let l = b.get(i).copied().unwrap_or("");
+            line.push_str(l);
+            line.extend(std::iter::repeat_n(' ', w - width(l) + 4));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Runs a batch of puzzles for one predicate, each bounded by the given time: each puzzle's
+/// report, in the batch's order (`None` where it was not run); `None` when the batch could
+/// not be run at all.
+pub(crate) type Runner<'a> = dyn FnMut(&[Puzzle], Duration) -> Option<Vec<Option<CaseReport>>> + 'a;
+
+/// Shrinks the smallest failing case of `judgement` (of `file`, judged with `config`) within
+/// `budget`; `None` when no case failed, or no failing case fails again when run alone.
+pub fn shrink(
+    file: &Path,
+    config: &Config,
+    judgement: &Judgement,
+    budget: Duration,
+) -> Option<Counterexample> {
+    let start = Instant::now();
+    let by_predicate = |predicate: Predicate| {
+        let base = Config {
+            system: Some(judgement.system),
+            dialect: Some(judgement.dialect),
+            predicates: vec![predicate],
+            seed: None,
+            jobs: config.jobs.min(4),
+            ..config.clone()
+        };
+        move |puzzles: &[Puzzle], per_try: Duration| {
+            let entries: Vec<Entry> = puzzles
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let mut p = p.bare();
+                    p.name = Some(format!("try {i}"));
+                    Entry::new(p, 0)
+                })
+                .collect();
+            let config = Config {
+                suite: Suite::Puzzles(entries),
+                max_size: Some(puzzles.iter().map(|p| p.size).max().unwrap_or(1).max(1)),
+                timeout: per_try,
+                ..base.clone()
+            };
+            let j = judge(file, &config, |_| {}).ok()?;
+            Some(
+                (0..puzzles.len())
+                    .map(|i| {
+                        let name = format!("try {i}");
+                        j.cases.iter().find(|c| c.case == name).cloned()
+                    })
+                    .collect(),
+            )
+        }
+    };
+    shrink_with(judgement, config.timeout, budget, start, &mut |p| {
+        Box::new(by_predicate(p))
+    })
+}
+
+/// Shrinks every failing file of a class ([`shrink`] each, `jobs` at a time): a counterexample
+/// per file, in the files' order (`None` for a file that passed or was not judged).
+pub fn shrink_class(
+    files: &[(std::path::PathBuf, &Result<Judgement, super::JudgeError>)],
+    config: &Config,
+    jobs: usize,
+    budget: Duration,
+) -> Vec<Option<Counterexample>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let found = std::sync::Mutex::new(vec![None; files.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, files.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((file, result)) = files.get(i) else {
+                    return;
+                };
+                let Ok(j) = result else { continue };
+                if j.exit_code() != 1 {
+                    continue;
+                }
+                let one = Config {
+                    jobs: 1,
+                    ..config.clone()
+                };
+                let c = shrink(file, &one, j, budget);
+                if let Ok(mut f) = found.lock() {
+                    f[i] = c;
+                }
+            });
+        }
+    });
+    found.into_inner().unwrap_or_default()
+}
+
+/// The shrink, with the way a batch runs given (a fake one in the unit tests).
+pub(crate) fn shrink_with<'a>(
+    judgement: &Judgement,
+    timeout: Duration,
+    budget: Duration,
+    start: Instant,
+    runner_for: &mut dyn FnMut(Predicate) -> Box<Runner<'a>>,
+) -> Option<Counterexample> {
+    let mut failing: Vec<(&CaseReport, Failure, Puzzle, Predicate)> = judgement
+        .cases
+        .iter()
+        .filter_map(|c| {
+            let failure = Failure::of(c)?;
+            let (predicate, puzzle) = puzzle_of_goal(&c.goal)?;
+            Some((c, failure, puzzle, predicate))
+        })
+        .collect();
+    failing.sort_by_key(|(_, _, p, _)| measure(p));
+    let mut tries = 0;
+    for (case, failure, puzzle, predicate) in failing.into_iter().take(3) {
+        let mut run = runner_for(predicate);
+        let left = budget.saturating_sub(start.elapsed());
+        // a try's limit: ten times the failing case's time (at least a second, at most the
+        // case limit); for a hang, the case limit, or less when little time is left
+        let limit = match case.elapsed_ms {
+            Some(ms) if failure != Failure::Hang => {
+                Duration::from_secs_f64((ms / 100.0).clamp(1.0, timeout.as_secs_f64().max(1.0)))
+            }
+            _ => try_limit(timeout, left),
+        };
+        if case
+            .elapsed_ms
+            .is_some_and(|ms| 3.0 * ms / 1000.0 > left.as_secs_f64())
+        {
+            // (too slow to run three times in the time left)
+            continue;
+        }
+        let repeats = vec![puzzle.clone(); 3];
+        tries += 3;
+        let Some(reports) = run(&repeats, limit) else {
+            continue;
+        };
+        let reports: Vec<&CaseReport> = reports.iter().flatten().collect();
+        if reports.len() < 3
+            || (failure != Failure::Hang && reports.iter().any(|r| r.verdict == Verdict::Timeout))
+        {
+            // (not run, or too slow now to tell: the next failing case)
+            continue;
+        }
+        let classes: Vec<Option<Failure>> = reports.iter().map(|r| Failure::of(r)).collect();
+        let given_rows = case.goal.starts_with("T = ");
+        if classes.iter().all(Option::is_none) && given_rows {
+            // (it fails only with the rows of T it was given: try the next failing case)
+            continue;
+        }
+        let same = classes.iter().all(|c| *c == Some(failure))
+            && reports.windows(2).all(|w| same_outcome(w[0], w[1]));
+        let mut found = Counterexample::of(
+            &puzzle,
+            predicate,
+            failure,
+            reports.first().copied().unwrap_or(case),
+            case,
+        );
+        if !same {
+            found.reproducible = false;
+            found.tries = tries;
+            found.elapsed_s = start.elapsed().as_secs_f64();
+            return Some(found);
+        }
+        let mut current = puzzle;
+        let mut complete = false;
+        'shrinking: loop {
+            let mut pending = candidates(&current);
+            while !pending.is_empty() {
+                let left = budget.saturating_sub(start.elapsed());
+                let per_try = try_limit(limit, left);
+                if left < per_try {
+                    break 'shrinking;
+                }
+                // as many as fit in the time left if every one ran to its limit
+                let most = (left.as_secs_f64() / per_try.as_secs_f64())
+                    .floor()
+                    .max(1.0) as usize;
+                let rest = pending.split_off(most.min(pending.len()));
+                let batch = std::mem::replace(&mut pending, rest);
+                tries += batch.len();
+                let Some(reports) = run(&batch, per_try) else {
+                    break 'shrinking;
+                };
+                let smaller = batch
+                    .into_iter()
+                    .zip(reports)
+                    .find(|(_, r)| r.as_ref().and_then(Failure::of) == Some(failure));
+                if let Some((p, Some(r))) = smaller {
+                    current = p;
+                    found = Counterexample::of(&current, predicate, failure, &r, case);
+                    continue 'shrinking;
+                }
+            }
+            complete = true;
+            break;
+        }
+        // the puzzle found, twice more in a fresh engine: the same failure each time
+        tries += 2;
+        let again = run(
+            &[current.clone(), current.clone()],
+            try_limit(limit, limit * 4),
+        );
+        let again: Vec<CaseReport> = again.into_iter().flatten().flatten().collect();
+        let reproducible = again.len() == 2
+            && again.iter().all(|r| Failure::of(r) == Some(failure))
+            && same_outcome(&again[0], &again[1]);
+        found.reproducible = reproducible;
+        found.complete = complete && reproducible;
+        found.tries = tries;
+        found.elapsed_s = start.elapsed().as_secs_f64();
+        return Some(found);
+    }
+    None
+}
+
+/// The time limit of one try: the case limit, or less when little of the budget is left (at
+/// least a second).
+fn try_limit(timeout: Duration, left: Duration) -> Duration {
+    timeout
+        .min(left / 4)
+        .max(Duration::from_secs(1))
+        .min(timeout)
+}
+
+/// Whether two runs of the same puzzle ended the same: the same verdict and, unless it is a
+/// hang, the same answers.
+fn same_outcome(a: &CaseReport, b: &CaseReport) -> bool {
+    a.verdict == b.verdict
+        && (a.verdict == Verdict::Hang
+            || (a.answers == b.answers
+                && a.missing == b.missing
+                && a.extra == b.extra
+                && a.duplicates == b.duplicates))
+}
+
+/// The predicate and puzzle of a goal as the suite writes it (`kenken(N, C, T)`, after
+/// `T = [...], ` when rows of `T` are given: those are left out).
+fn puzzle_of_goal(goal: &str) -> Option<(Predicate, Puzzle)> {
+    let (predicate, at) = [Predicate::Plain, Predicate::Fd]
+        .into_iter()
+        .find_map(|p| Some((p, goal.find(&format!("{}(", p.name()))?)))?;
+    let call = &goal[at + predicate.name().len()..];
+    let entries = prolog::read(&format!("kenken{call}.")).ok()?;
+    let puzzle = entries.into_iter().next()?.puzzle;
+    Some((predicate, puzzle.bare()))
+}
+
+/// How big a puzzle is, for the shrink: side, cages, cells in cages, then the targets.
+fn measure(p: &Puzzle) -> (usize, usize, usize, u64) {
+    (
+        p.size,
+        p.cages.len(),
+        p.cages.iter().map(|c| c.cells.len()).sum(),
+        p.cages.iter().map(|c| c.target).sum(),
+    )
+}
+
+/// Smaller puzzles than `p`, smallest first: each valid, with at most
+/// [`suite::MAX_EXPECTED`] answers, none twice.
+fn candidates(p: &Puzzle) -> Vec<Puzzle> {
+    let n = p.size;
+    let solution = suite::expected(p).and_then(|s| s.into_iter().next());
+    let mut out: Vec<Puzzle> = Vec::new();
+    // smaller grids, cut from the corners: the cages inside, as they are and with targets
+    // made again from a Latin square of the smaller side
+    for k in 1..n {
+        for (r0, c0) in [(0, 0), (n - k, n - k), (0, n - k), (n - k, 0)] {
+            let inside: Vec<Cage> = p
+                .cages
+                .iter()
+                .filter(|c| {
+                    c.cells.iter().all(|x| {
+                        (r0 + 1..=r0 + k).contains(&x.row) && (c0 + 1..=c0 + k).contains(&x.col)
+                    })
+                })
+                .map(|c| {
+                    let cells = c
+                        .cells
+                        .iter()
+                        .map(|x| Cell::new(x.row - r0, x.col - c0))
+                        .collect();
+                    Cage::new(c.op, c.target, cells)
+                })
+                .collect();
+            let kept = Puzzle::new(k, inside.clone());
+            out.push(retargeted(&kept, &cyclic(k)));
+            out.push(retargeted(&kept, &crate::random::puzzle(k, 1).1));
+            out.push(kept);
+        }
+    }
+    // one cage alone
+    for c in &p.cages {
+        out.push(Puzzle::new(n, vec![c.clone()]));
+    }
+    // a cage left out
+    for i in 0..p.cages.len() {
+        let mut cages = p.cages.clone();
+        cages.remove(i);
+        out.push(Puzzle::new(n, cages));
+    }
+    // two neighbouring cages merged into one sum (or product)
+    if let Some(s) = &solution {
+        for i in 0..p.cages.len() {
+            for j in i + 1..p.cages.len() {
+                if !touching(&p.cages[i], &p.cages[j]) {
+                    continue;
+                }
+                let mut cells = p.cages[i].cells.clone();
+                cells.extend(p.cages[j].cells.iter().copied());
+                let mut cages = p.cages.clone();
+                cages.remove(j);
+                for op in [Op::Add, Op::Mul] {
+                    cages[i] = retarget(&Cage::new(op, 0, cells.clone()), s);
+                    out.push(Puzzle::new(n, cages.clone()));
+                }
+            }
+        }
+    }
+    let limit = measure(p);
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|q| {
+        measure(q) < limit
+            && q.check().is_ok()
+            && seen.insert((q.size, q.cages.clone()))
+            && suite::expected(q).is_some()
+    });
+    out.sort_by_key(measure);
+    out
+}
+
+/// Whether two cages have neighbouring cells.
+fn touching(a: &Cage, b: &Cage) -> bool {
+    a.cells.iter().any(|x| {
+        b.cells
+            .iter()
+            .any(|y| x.row.abs_diff(y.row) + x.col.abs_diff(y.col) == 1)
+    })
+}
+
+/// The cyclic Latin square of side `k`.
+fn cyclic(k: usize) -> Grid {
+    (0..k)
+        .map(|r| (0..k).map(|c| ((r + c) % k + 1) as u32).collect())
+        .collect()
+}
+
+/// `p` with every cage's target made from the values `square` gives its cells (an operator
+/// those values do not meet exactly, a `/` with a remainder, becomes `+`).
+fn retargeted(p: &Puzzle, square: &Grid) -> Puzzle {
+    Puzzle::new(
+        p.size,
+        p.cages.iter().map(|c| retarget(c, square)).collect(),
+    )
+}
+
+fn retarget(c: &Cage, square: &Grid) -> Cage {
+    let values: Vec<u64> = c
+        .cells
+        .iter()
+        .map(|x| u64::from(square[x.row - 1][x.col - 1]))
+        .collect();
+    match c.op {
+        Op::Given | Op::Unknown if values.len() == 1 => Cage::new(c.op, values[0], c.cells.clone()),
+        op => match op.apply(&values) {
+            Some(t) => Cage::new(op, t, c.cells.clone()),
+            None => Cage::new(Op::Add, values.iter().sum(), c.cells.clone()),
+        },
+    }
+}
+
+impl Counterexample {
+    /// The counterexample of `puzzle`, failing as `report` says (shrunk from `from`).
+    fn of(
+        puzzle: &Puzzle,
+        predicate: Predicate,
+        failure: Failure,
+        report: &CaseReport,
+        from: &CaseReport,
+    ) -> Counterexample {
+        let solutions = suite::expected(puzzle).unwrap_or_default();
+        let answer = report.extra.first().or(report.duplicates.first()).cloned();
+        let expected = match &answer {
+            Some(a) => solutions
+                .iter()
+                .min_by_key(|s| differing(s, a).len())
+                .cloned(),
+            None => report.missing.first().or(solutions.first()).cloned(),
+        };
+        let differ = match (&expected, &answer) {
+            (Some(e), Some(a)) => differing(e, a),
+            (None, Some(a)) => unmet_cells(puzzle, a),
+            _ => Vec::new(),
+        };
+        let cages: Vec<String> = puzzle.cages.iter().map(prolog::cage_text).collect();
+        let mut named = puzzle.bare();
+        named.name = Some(format!(
+            "smallest failing puzzle ({}/3: {})",
+            predicate.name(),
+            failure.name()
+        ));
+        Counterexample {
+            predicate: predicate.name(),
+            failure,
+            reproducible: true,
+            puzzle: prolog::write(&named).unwrap_or_default(),
+            goal: format!(
+                "{}({}, [{}], T)",
+                predicate.name(),
+                puzzle.size,
+                cages.join(", ")
+            ),
+            size: puzzle.size,
+            cages: puzzle.cages.len(),
+            verdict: report.verdict,
+            detail: report.detail.clone(),
+            expected,
+            answer,
+            differ,
+            from_case: from.case.clone(),
+            from_size: from.size,
+            tries: 0,
+            elapsed_s: 0.0,
+            complete: false,
+            shape: puzzle.bare(),
+        }
+    }
+}
+
+/// The cells where two grids differ (1-based), row by row; every cell when their shapes differ.
+fn differing(a: &Grid, b: &Grid) -> Vec<[usize; 2]> {
+    let n = a.len().max(b.len());
+    let mut out = Vec::new();
+    for r in 0..n {
+        let m = a
+            .get(r)
+            .map_or(0, Vec::len)
+            .max(b.get(r).map_or(0, Vec::len));
+        for c in 0..m {
+            if a.get(r).and_then(|x| x.get(c)) != b.get(r).and_then(|x| x.get(c)) {
+                out.push([r + 1, c + 1]);
+            }
+        }
+    }
+    out
+}
+
+/// The cells of the cages `grid` does not meet.
+fn unmet_cells(p: &Puzzle, grid: &Grid) -> Vec<[usize; 2]> {
+    let mut out: Vec<[usize; 2]> = Vec::new();
+    for cage in &p.cages {
+        let values: Option<Vec<u64>> = cage
+            .cells
+            .iter()
+            .map(|x| Some(u64::from(*grid.get(x.row - 1)?.get(x.col - 1)?)))
+            .collect();
+        if values.is_none_or(|v| !cage.op.holds(cage.target, &v)) {
+            out.extend(cage.cells.iter().map(|x| [x.row, x.col]));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec_6x6() -> Puzzle {
+        suite::spec_items()
+            .into_iter()
+            .find(|i| i.name == "spec 6x6 testcase")
+            .unwrap()
+            .puzzle
+    }
+
+    #[test]
+    fn a_goal_gives_back_its_puzzle() {
+        let p = spec_6x6();
+        let cages: Vec<String> = p.cages.iter().map(prolog::cage_text).collect();
+        let goal = format!("plain_kenken(6, [{}], T)", cages.join(", "));
+        assert_eq!(puzzle_of_goal(&goal), Some((Predicate::Plain, p.clone())));
+        let given = format!(
+            "T = [_,[3,4,2,1],_,_], kenken(6, [{}], T)",
+            cages.join(", ")
+        );
+        assert_eq!(puzzle_of_goal(&given), Some((Predicate::Fd, p)));
+    }
+
+    #[test]
+    fn candidates_are_smaller_valid_and_listable() {
+        let p = spec_6x6();
+        let c = candidates(&p);
+        assert!(c.iter().any(|q| q.size == 1));
+        assert!(c.iter().any(|q| q.size == 6 && q.cages.len() == 14));
+        for q in &c {
+            assert!(measure(q) < measure(&p));
+            assert!(q.check().is_ok());
+            assert!(suite::expected(q).is_some());
+        }
+        assert!(c.windows(2).all(|w| measure(&w[0]) <= measure(&w[1])));
+    }
+
+    /// A fake file: wrong (a grid of 1s) whenever the puzzle has a `-` cage, right otherwise.
+    fn wrong_on_sub(p: &Puzzle) -> CaseReport {
+        let expected = suite::expected(p).unwrap();
+        let case = suite::Case {
+            name: "fake".into(),
+            predicate: Predicate::Fd,
+            size: p.size,
+            goal: String::new(),
+            expected: expected.clone(),
+        };
+        let answers = if p.cages.iter().any(|c| c.op == Op::Sub) {
+            vec![vec![vec![1; p.size]; p.size]]
+        } else {
+            expected
+        };
+        let run = super::super::Run {
+            answers: answers
+                .into_iter()
+                .map(super::super::JudgedAnswer::Grid)
+                .collect(),
+            end: super::super::RunEnd::Complete,
+            elapsed: Duration::from_millis(1),
+        };
+        super::super::verdict::judge(&case, &run)
+    }
+
+    fn judged(p: &Puzzle) -> Judgement {
+        let mut report = wrong_on_sub(p);
+        let cages: Vec<String> = p.cages.iter().map(prolog::cage_text).collect();
+        report.goal = format!("kenken({}, [{}], T)", p.size, cages.join(", "));
+        report.case = "spec 6x6 testcase".into();
+        Judgement {
+            file: "f.pl".into(),
+            system: super::super::System::Scryer,
+            dialect: super::super::Dialect::Scryer,
+            dialect_detected: true,
+            max_size: 7,
+            suite: "spec".into(),
+            seed: None,
+            warnings: String::new(),
+            cases: vec![report],
+            form: None,
+            notes: Vec::new(),
+            elapsed_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_wrong_answer_shrinks_to_one_small_cage_that_still_fails() {
+        let p = spec_6x6();
+        let j = judged(&p);
+        let mut runner = |_: Predicate| -> Box<Runner<'static>> {
+            Box::new(|ps: &[Puzzle], _| Some(ps.iter().map(|p| Some(wrong_on_sub(p))).collect()))
+        };
+        let c = shrink_with(
+            &j,
+            Duration::from_secs(1),
+            Duration::from_secs(600),
+            Instant::now(),
+            &mut runner,
+        )
+        .unwrap();
+        assert!(c.reproducible && c.complete, "{c:?}");
+        assert_eq!(c.failure, Failure::WrongAnswer);
+        assert_eq!((c.size, c.cages), (2, 1), "{}", c.text());
+        assert_eq!(c.shape.cages[0].op, Op::Sub);
+        assert_eq!(c.answer, Some(vec![vec![1, 1], vec![1, 1]]));
+        assert!(!c.differ.is_empty());
+        assert!(c
+            .text()
+            .contains("smallest failing puzzle: kenken/3, wrong answer (2x2, 1 cage;"));
+        // the puzzle is a suite file
+        let back = prolog::read(&c.puzzle).unwrap();
+        assert_eq!(back[0].puzzle.bare(), c.shape);
+    }
+
+    #[test]
+    fn a_file_that_answers_differently_each_time_is_not_shrunk() {
+        let p = spec_6x6();
+        let j = judged(&p);
+        let n = std::cell::Cell::new(0u32);
+        let n = &n;
+        let mut runner = |_: Predicate| -> Box<Runner<'_>> {
+            Box::new(move |ps: &[Puzzle], _| {
+                Some(
+                    ps.iter()
+                        .map(|p| {
+                            n.set(n.get() + 1);
+                            let mut r = wrong_on_sub(p);
+                            r.extra = vec![vec![vec![n.get(); p.size]; p.size]];
+                            Some(r)
+                        })
+                        .collect(),
+                )
+            })
+        };
+        let c = shrink_with(
+            &j,
+            Duration::from_secs(1),
+            Duration::from_secs(600),
+            Instant::now(),
+            &mut runner,
+        )
+        .unwrap();
+        assert!(!c.reproducible);
+        assert_eq!(c.size, 6);
+        assert!(c.text().contains("NOT REPRODUCIBLE"));
+    }
+}
