@@ -93,7 +93,8 @@ pub(crate) fn die_with_parent() {
         return;
     }
     std::env::remove_var(PARENT_VAR);
-    let parent = parent.and_then(|p| p.trim().parse::<i32>().ok());
+    // (an id that is no number is no parent's: as a parent that ended)
+    let parent = parent.map(|p| p.trim().parse::<i32>().unwrap_or(0));
     let _ = PARENT.set(parent);
     still_with_parent();
 }
