@@ -70,7 +70,13 @@ fn spawner() -> Sender<Job> {
         .stack_size(256 << 10)
         .spawn(move || {
             for (mut command, reply) in rx {
-                let _ = reply.send(command.spawn());
+                // (a start that panics fails alone: the spawner serves the next)
+                let started =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| command.spawn()))
+                        .unwrap_or_else(|_| {
+                            Err(std::io::Error::other("starting the process failed"))
+                        });
+                let _ = reply.send(started);
             }
         });
     tx
