@@ -70,7 +70,13 @@ fn spawner() -> Sender<Job> {
         .stack_size(256 << 10)
         .spawn(move || {
             for (mut command, reply) in rx {
-                let _ = reply.send(command.spawn());
+                // (a start that panics fails alone: the spawner serves the next)
+                let started =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| command.spawn()))
+                        .unwrap_or_else(|_| {
+                            Err(std::io::Error::other("starting the process failed"))
+                        });
+                let _ = reply.send(started);
             }
         });
     tx
@@ -93,7 +99,8 @@ pub(crate) fn die_with_parent() {
         return;
     }
     std::env::remove_var(PARENT_VAR);
-    let parent = parent.and_then(|p| p.trim().parse::<i32>().ok());
+    // (an id that is no number is no parent's: as a parent that ended)
+    let parent = parent.map(|p| p.trim().parse::<i32>().unwrap_or(0));
     let _ = PARENT.set(parent);
     still_with_parent();
 }

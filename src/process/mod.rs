@@ -6,6 +6,10 @@
 //! and (for code we did not write) confinement and limits ([`Confinement`], [`Limits`]). It imports nothing
 //! above it: the table of worker roles lives at the top, in [`crate::worker::init`].
 //!
+//! Every child has one lifecycle (`lifecycle.rs`, `docs/processes.md`): it is started by one
+//! long-lived thread, dies with its parent however the parent ends, and is killed with its
+//! group when dropped.
+//!
 //! A worker is this program started again with the environment variable `KENKEN_WORKER` naming
 //! its role; `Worker` is the parent's side of one (start, request, reply, kill, restart).
 
@@ -168,7 +172,7 @@ pub(crate) const CONFINED_ENV: [(&str, &str); 3] = [
 
 impl Spawn {
     /// A child running `program` with `args`: this program in the `exec` role (which makes the
-    /// child die with its parent, then `exec`s `program`: see [`lifecycle`]), or, in a
+    /// child die with its parent, then `exec`s `program`: see `docs/processes.md`), or, in a
     /// program that cannot start workers (it never called [`crate::worker::init`]), `program`
     /// itself, which then does not die with its parent.
     pub fn program(program: &Path, args: &[OsString]) -> Spawn {

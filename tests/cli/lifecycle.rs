@@ -160,13 +160,49 @@ fn judge_killed_leaves_no_judged_engine() {
 #[test]
 fn a_worker_whose_parent_is_gone_exits_at_once() {
     // the parent it was started by (KENKEN_PARENT) is not its parent: it was orphaned before
-    // it could ask to die with its parent, and nobody waits for it
+    // it could ask to die with its parent, and nobody waits for it (nor for a forged id)
+    for parent in ["1", "0", "-1", "not a number", ""] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kenken"))
+            .env("KENKEN_WORKER", "query")
+            .env("KENKEN_PARENT", parent)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(96), "{parent:?}");
+        assert!(out.stdout.is_empty(), "{parent:?}: {:?}", out.stdout);
+    }
+}
+
+#[test]
+fn a_program_the_exec_role_cannot_run_is_named() {
     let out = Command::new(env!("CARGO_BIN_EXE_kenken"))
-        .env("KENKEN_WORKER", "query")
-        .env("KENKEN_PARENT", "1")
+        .env("KENKEN_WORKER", "exec")
+        .env("KENKEN_EXEC", "/nonexistent/kenken-test-program")
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(96));
-    assert!(out.stdout.is_empty(), "{:?}", out.stdout);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot run /nonexistent/kenken-test-program"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_program_run_by_the_exec_role_gets_its_arguments_and_not_our_variables() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kenken"))
+        .args([
+            "-c",
+            "echo \"$0 $1 [$KENKEN_WORKER$KENKEN_EXEC$KENKEN_PARENT]\"",
+            "one",
+        ])
+        .env("KENKEN_WORKER", "exec")
+        .env("KENKEN_EXEC", "/bin/sh")
+        .env("KENKEN_PARENT", std::process::id().to_string())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "one  []\n");
 }
