@@ -24,6 +24,8 @@ fi
 cargo test --no-default-features --quiet --test library -- --skip native_large::
 
 phase tests
+# (CI installs optional systems meanwhile and waits for them here)
+if [ -n "${KENKEN_BEFORE_TESTS:-}" ]; then bash -c "$KENKEN_BEFORE_TESTS"; fi
 cargo test
 
 # Every example runs bare (each prints what a reader checks by eye; its doc comment says what).
