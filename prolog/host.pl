@@ -176,37 +176,137 @@ kk_write_error(Ball) :-
     write_term(T, [quoted(true), numbervars(true), double_quotes(DQ)]),
     write('.').
 
-% kk_halts(+Goal0, -Goal): halt/0,1 in Goal0's control constructs become kk_halt exceptions,
-% so that the host ends the session (after saving what it must) instead of the engine. The
-% goals that set up the session are recorded when they succeed, to be replayed in a fresh
-% engine after an interrupt (kk_state/1): use_module/1,2 and the keys of bb_put/2 (those set
-% by the clauses of a consulted file too: see goal_expansion/2 in host_expand.pl). A goal
-% Scryer 0.10 would panic on is an error instead: M:G with M bound but not an atom, and
-% asserting a cyclic term.
-kk_halts(G, kk_var_goal(G)) :- var(G), !.
-kk_halts(M:_, throw(error(type_error(atom, M), (:)/2))) :- nonvar(M), \+ atom(M), !.
-kk_halts(use_module(M), kk_recorded(use_module(M))) :- !.
-kk_halts(use_module(M, Is), kk_recorded(use_module(M, Is))) :- !.
-kk_halts(bb_put(K, V), kk_bb_put(K, V)) :- !.
-kk_halts(assertz(C), kk_assert(assertz, C)) :- !.
-kk_halts(asserta(C), kk_assert(asserta, C)) :- !.
-kk_halts(assert(C), kk_assert(assertz, C)) :- !.
-kk_halts([user], kk_consult_user) :- !.
-kk_halts(halt, throw(kk_halt(0))) :- !.
-kk_halts(halt(C), kk_halt_(C)) :- !.
-kk_halts((A, B), (A1, B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
-kk_halts((A ; B), (A1 ; B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
-kk_halts((A -> B), (A1 -> B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
-kk_halts(\+ A, \+ A1) :- !, kk_halts(A, A1).
-kk_halts(call(A), call(A1)) :- !, kk_halts(A, A1).
-kk_halts(once(A), once(A1)) :- !, kk_halts(A, A1).
-kk_halts(findall(T, A, L), findall(T, A1, L)) :- !, kk_halts(A, A1).
-kk_halts(forall(A, B), forall(A1, B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
-kk_halts(catch(A, E, B), catch(A1, E, kk_unless_halt(E, B1))) :- !, kk_halts(A, A1), kk_halts(B, B1).
-kk_halts([F | Fs], kk_consult([F | Fs])) :- !.
-kk_halts(consult(user), kk_consult_user) :- !.
-kk_halts(consult(F), kk_consult(F)) :- !.
-kk_halts(G, G).
+/*  The host's rewriting of the session's goals, done once: on the goal typed (kk_halts/2) and
+    on the clauses of the session's code as they are loaded (a consulted file's, by
+    term_expansion/2 in host_expand.pl), asserted, typed after [user] or restored
+    (kk_clause_reads/2). Never at run time: Scryer runs user:goal_expansion/2 on every
+    meta-call, so as goal expansions these rewrites ran inside kenken.pl's and clpz's
+    meta-calls, and kenken/3 took twice the time at the top level (issue 45).
+
+    What is rewritten: halt/0,1 ends the session with its code (the engine's own would only
+    fail; in the code of a file, only in a top level's engine); bb_put/2 records its key, so
+    that kk_state/1 keeps the value across a restart; read/1,2 and read_term/2,3 give
+    end_of_file at the end of the input (kk_read_term/3); use_module/1,2 is recorded when it
+    succeeds, to be replayed in a fresh engine (in the goal typed, and in a clause of user,
+    not a directive nor a module's clause); and code that reads the input marks the session's
+    code as reading (bb kk_code_reads, kk_reader_start/0). Goals are rewritten within control
+    constructs and the goal arguments of the meta-predicates kk_meta_spec/2 names; a goal
+    built at run time is not (one typed as a variable is, as it runs: kk_var_goal/1). The
+    rewritten goals are qualified with user, so that a module's clauses reach them.
+*/
+
+% kk_halts(+Goal0, -Goal): the goal typed, rewritten (above); besides, asserting goes through
+% kk_assert/2, consulting through kk_consult/1 (remembered for make/0 and a restart) and
+% kk_consult_user/0, the recovery of catch/3 lets the session's end pass, and a goal Scryer
+% 0.10 would panic on is an error instead: M:G with M bound but not an atom, and asserting a
+% cyclic term.
+kk_halts(G0, G) :- kk_rewrite(typed, G0, G).
+
+% kk_clause_reads(+C0, -C): C0, a clause of user that is asserted, typed after [user] or
+% restored, rewritten as a consulted one is.
+kk_clause_reads(C0, C) :- kk_clause_rewrite(user, C0, C).
+
+% kk_clause_rewrite(+M, +C0, -C): the clause or directive C0 of module M's code, rewritten.
+kk_clause_rewrite(M, C0, C) :-
+    (   var(C0) -> C = C0
+    ;   C0 = (H :- B0) -> kk_rewrite(code(M), B0, B), C = (H :- B)
+    ;   C0 = (:- D0) -> kk_rewrite(directive(M), D0, D), C = (:- D)
+    ;   C = C0
+    ).
+
+% kk_rewrite(+Where, +G0, -G): the goal G0 rewritten, Where being typed (the goal typed),
+% code(M) (a clause body of module M) or directive(M).
+kk_rewrite(Where, G0, G) :-
+    (   var(G0) -> kk_rewrite_var(Where, G0, G)
+    ;   G0 = (A0, B0) -> G = (A, B), kk_rewrite(Where, A0, A), kk_rewrite(Where, B0, B)
+    ;   Where == typed, kk_typed(G0, G1) -> G = G1
+    ;   G0 = M:G1 -> ( atom(M) -> kk_rewrite(Where, G1, G2), G = M:G2 ; G = G0 )
+    ;   kk_meta_spec(G0, Spec)
+    ->  functor(G0, F, N),
+        functor(G, F, N),
+        kk_rewrite_args(1, N, Spec, Where, G0, G)
+    ;   kk_leaf(Where, G0, G)
+    ).
+
+kk_rewrite_var(typed, G, user:kk_var_goal(G)).
+kk_rewrite_var(code(_), G, G).
+kk_rewrite_var(directive(_), G, G).
+
+kk_rewrite_args(I, N, Spec, Where, G0, G) :-
+    (   I > N -> true
+    ;   arg(I, Spec, S),
+        arg(I, G0, A0),
+        arg(I, G, A),
+        (   S == 0 -> kk_rewrite(Where, A0, A)
+        ;   S == (^) -> kk_rewrite_bagof(Where, A0, A)
+        ;   A = A0
+        ),
+        I1 is I + 1,
+        kk_rewrite_args(I1, N, Spec, Where, G0, G)
+    ).
+
+kk_rewrite_bagof(Where, G0, G) :-
+    (   nonvar(G0), G0 = V^G1 -> G = V^G2, kk_rewrite_bagof(Where, G1, G2)
+    ;   kk_rewrite(Where, G0, G)
+    ).
+
+% kk_typed(+G0, -G): what only the goal typed gets (kk_halts/2).
+kk_typed(M:_, throw(error(type_error(atom, M), (:)/2))) :- nonvar(M), \+ atom(M).
+kk_typed(assertz(C), user:kk_assert(assertz, C)).
+kk_typed(asserta(C), user:kk_assert(asserta, C)).
+kk_typed(assert(C), user:kk_assert(assertz, C)).
+kk_typed([user], user:kk_consult_user).
+kk_typed([F | Fs], user:kk_consult([F | Fs])) :- [F | Fs] \== [user].
+kk_typed(consult(user), user:kk_consult_user).
+kk_typed(consult(F), user:kk_consult(F)) :- F \== user.
+kk_typed(catch(A0, E, B0), catch(A, E, user:kk_unless_halt(E, B))) :-
+    kk_halts(A0, A),
+    kk_halts(B0, B).
+
+% kk_meta_spec(?G, -Spec): the arguments of G that are goals (0; ^: a goal behind V^).
+kk_meta_spec((_ ; _), (0 ; 0)).
+kk_meta_spec((_ -> _), (0 -> 0)).
+kk_meta_spec(\+ _, \+ 0).
+kk_meta_spec(call(_), call(0)).
+kk_meta_spec(once(_), once(0)).
+kk_meta_spec(ignore(_), ignore(0)).
+kk_meta_spec(findall(_, _, _), findall(?, 0, ?)).
+kk_meta_spec(findall(_, _, _, _), findall(?, 0, ?, ?)).
+kk_meta_spec(forall(_, _), forall(0, 0)).
+kk_meta_spec(bagof(_, _, _), bagof(?, ^, ?)).
+kk_meta_spec(setof(_, _, _), setof(?, ^, ?)).
+kk_meta_spec(catch(_, _, _), catch(0, ?, 0)).
+kk_meta_spec(call_cleanup(_, _), call_cleanup(0, 0)).
+kk_meta_spec(setup_call_cleanup(_, _, _), setup_call_cleanup(0, 0, 0)).
+kk_meta_spec(call_with_inference_limit(_, _, _), call_with_inference_limit(0, ?, ?)).
+kk_meta_spec(time(_), time(0)).
+kk_meta_spec(initialization(_), initialization(0)).
+
+% kk_leaf(+Where, +G0, -G): a goal that is no control construct nor meta-call, rewritten.
+kk_leaf(Where, G0, G) :-
+    (   kk_input_goal(G0)
+    ->  kk_marks_reading(Where),
+        kk_read_goal(G0, G1),
+        (   G1 == G0 -> G = G0 ; G = user:G1 )
+    ;   G0 = bb_put(K, V) -> G = user:kk_bb_put(K, V)
+    ;   G0 == halt, kk_ends_session(Where) -> G = throw(kk_halt(0))
+    ;   G0 = halt(C), kk_ends_session(Where) -> G = user:kk_halt_(C)
+    ;   kk_import_goal(G0), kk_records_imports(Where) -> G = user:kk_recorded(G0)
+    ;   G = G0
+    ).
+
+kk_marks_reading(typed).
+kk_marks_reading(code(_)) :- bb_put(kk_code_reads, true).
+kk_marks_reading(directive(_)) :- bb_put(kk_code_reads, true).
+
+% (halt/0,1 in the code of a consulted file: only in a top level's engine, where
+% kk_top_start/1 ran; a query Session's engine halts as Scryer's does)
+kk_ends_session(typed).
+kk_ends_session(code(_)) :- bb_get(kk_relay, _).
+kk_ends_session(directive(_)) :- bb_get(kk_relay, _).
+
+kk_records_imports(typed).
+kk_records_imports(code(user)).
 
 % kk_var_goal(?G): G, which was a variable where a goal stands when the goal typed was read
 % (G = format("~w", [x]), G): any goal, whose name the host did not see, so every lazy library
@@ -218,8 +318,7 @@ kk_var_goal(G) :-
     ).
 
 kk_recorded(G) :-
-    % (call/1 expands G again: goal_expansion/2 is off meanwhile)
-    setup_call_cleanup(bb_put(kk_recording, true), call(G), bb_put(kk_recording, false)),
+    call(G),
     (   bb_get(kk_setup, Gs0) -> true ; Gs0 = [] ),
     (   memberchk(G, Gs0) -> Gs = Gs0 ; append(Gs0, [G], Gs) ),
     bb_put(kk_setup, Gs).
@@ -285,35 +384,9 @@ kk_cell(N0, N, Cap) :-
     N is N0 + 1,
     (   N > Cap -> throw(kk_too_many_cells) ; true ).
 
-% kk_clause_reads(+C0, -C): C0 as an asserted or [user] clause is kept, as a consulted one is
-% expanded (goal_expansion/2 in host_expand.pl): its read/1,2 and read_term/2,3 goals give
-% end_of_file at the end of the input, a goal of it that reads marks the session's code as
-% reading, and the modules it imports are recorded for the replay.
-kk_clause_reads(C0, C) :-
-    (   nonvar(C0), C0 = (H :- B0), callable(B0)
-    ->  kk_body_reads(B0, B), C = (H :- B)
-    ;   C = C0
-    ).
-
-kk_body_reads(G0, G) :-
-    (   var(G0) -> G = G0
-    ;   kk_control(G0, G, Gs0, Gs) -> maplist(kk_body_reads, Gs0, Gs)
-    ;   kk_input_goal(G0) -> bb_put(kk_code_reads, true), kk_read_goal(G0, G)
-    ;   kk_import_goal(G0) -> G = kk_recorded(G0)
-    ;   G = G0
-    ).
-
 % kk_import_goal(+G): G imports a module (recorded by kk_recorded/1, to be replayed).
 kk_import_goal(use_module(_)).
 kk_import_goal(use_module(_, _)).
-
-kk_control((A, B), (A1, B1), [A, B], [A1, B1]).
-kk_control((A ; B), (A1 ; B1), [A, B], [A1, B1]).
-kk_control((A -> B), (A1 -> B1), [A, B], [A1, B1]).
-kk_control(\+ A, \+ A1, [A], [A1]).
-kk_control(call(A), call(A1), [A], [A1]).
-kk_control(findall(T, A, L), findall(T, A1, L), [A], [A1]).
-kk_control(forall(A, B), forall(A1, B1), [A, B], [A1, B1]).
 
 % kk_read_goal(+G0, -G): G0, or the host's reading predicate in place of a reading one.
 kk_read_goal(G, G) :- var(G), !.
@@ -346,7 +419,10 @@ kk_clause_head((H :- _), H) :- !, callable(H).
 kk_clause_head((:- _), _) :- !, fail.
 kk_clause_head(H, H) :- callable(H).
 
-kk_user_clause((:- G)) :- !, ( catch(G, E, (kk_unless_halt(E, (kk_top_ball(E, _), fail)))) -> true ; true ).
+kk_user_clause((:- G0)) :-
+    !,
+    kk_clause_rewrite(user, (:- G0), (:- G)),
+    (   catch(G, E, (kk_unless_halt(E, (kk_top_ball(E, _), fail)))) -> true ; true ).
 kk_user_clause(C) :- kk_assert(assertz, C).
 
 % kk_consult(+Files): consults each file and remembers it for make/0 and for the replay after
@@ -960,7 +1036,7 @@ kk_top_input :-
     (   nonvar(S) -> catch(set_input(S), _, true) ; true ).
 
 % kk_reader_start: for a goal that reads (bb kk_top_reads, or any goal once a consulted file's
-% code reads: bb kk_code_reads, see goal_expansion/2 in host_expand.pl), the current input is a pipe from a
+% code reads: bb kk_code_reads, see kk_leaf/3), the current input is a pipe from a
 % relay (this program again, as kk_top_start/1 named it) that copies the process's standard
 % input, the terminal or what is piped to query: a pipe reads as it should, where the
 % terminal opened as a file (kk_top_input/0) ends after one get_char/1. The relay runs only
@@ -1108,8 +1184,8 @@ kk_restore_(N/A-Cs) :-
 
 kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).
 
-% kk_loading(+G): G loads a file: goal_expansion/2 (host_expand.pl) then notes the clauses that
-% read the input.
+% kk_loading(+G): G loads a file: term_expansion/2 (host_expand.pl) then rewrites its clauses
+% (kk_clause_rewrite/3) as they load.
 kk_loading(G) :-
     setup_call_cleanup(bb_put(kk_loading, true), G, bb_put(kk_loading, false)).
 
