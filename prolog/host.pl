@@ -79,14 +79,18 @@ kk_goal_item(G, goal(G)).
     and the goal is asked for its next answer by backtracking into it, so its side effects
     happen once per answer. Mode is
       ask(In, Out)    after each answer the host is asked (ask written to the pipe Out) and
-                      answers (read from the pipe In) next, all (the rest), whole (the answer
-                      written again in full), help (the keys, then the answer again) or stop;
+                      answers (read from the pipe In) next, all (the rest), five (the next
+                      answers up to a multiple of 5), whole (the answer written again in
+                      full), print (written again as at first), help (the keys, then the
+                      answer again) or stop;
       batch(Limit)    every answer, separated by ' ;', at most Limit of them.
     Reads is true when the goal names a predicate that reads the input, keep when every goal
     reads (`kenken query`: nobody types, and what one goal leaves of the input is the next
     one's), false otherwise (see kk_reader_start/0).
     Result is true (an answer was shown), false, error (a syntax error or uncaught exception,
-    printed as Scryer prints it), limit (Limit answers shown, more may exist), memory (the
+    printed as Scryer prints it), limit (Limit answers shown, more may exist), swap (a file
+    the goal consults replaces kenken.pl: the host runs the goal again in an engine without
+    it), swapped (the same, found as the goal ran: it stopped there), memory (the
     heap could not grow: the host says so) or halt(Code)
     (halt/0,1 was called, even inside ','/2, ;/2, ->/2, \+/1, call/1, findall/3 ...).
     Nothing is left behind: no choice point, no exception.
@@ -131,6 +135,7 @@ kk_top_(Chars, Mode, Result) :-
     (   nonvar(E0) -> kk_typed_error(E0, E), kk_top_ball(E, Result)
     ;   var(Goal0) -> kk_top_ball(error(instantiation_error, toplevel), Result)
     ;   kk_halts(Goal0, Goal),
+        kk_swap_first(Goal),
         kk_top_run(Goal, VNs, Mode, Result)
     ).
 
@@ -146,12 +151,17 @@ kk_typed_error(E0, E) :-
     ).
 
 kk_top_ball(kk_halt(Code), halt(Code)) :- !, kk_fresh_line.
-kk_top_ball(kk_swap(Name, PI), swap) :-
+% (the file replaces kenken.pl: the host runs the goal again, or not when it stopped there)
+kk_top_ball(kk_swap(Name, PI, When), Result) :-
     !,
     kk_fresh_line,
     write('% '), write(Name), write(' defines '), writeq(PI),
-    write(', which kenken.pl defines: it replaces kenken.pl wholly (as in kenken repl '),
-    write(Name), write('); the goal stopped there.'), nl.
+    write(': it is loaded in place of the kenken.pl built into this program, whose predicates '),
+    write('are all gone (as with kenken repl '), write(Name), write(')'),
+    (   When == before -> Result = swap, write('.')
+    ;   Result = swapped, write('; the goal stopped there.')
+    ),
+    nl.
 % The heap could not grow (the memory bound): the host says so (Result memory). Scryer 0.10
 % throws the term its heap holds where it meant its resource_error(memory) to be: the goal
 % that kk_top/4 runs, built there first.
@@ -255,10 +265,9 @@ kk_typed(M:_, throw(error(type_error(atom, M), (:)/2))) :- nonvar(M), \+ atom(M)
 kk_typed(assertz(C), user:kk_assert(assertz, C)).
 kk_typed(asserta(C), user:kk_assert(asserta, C)).
 kk_typed(assert(C), user:kk_assert(assertz, C)).
-kk_typed([user], user:kk_consult_user).
-kk_typed([F | Fs], user:kk_consult([F | Fs])) :- [F | Fs] \== [user].
-kk_typed(consult(user), user:kk_consult_user).
-kk_typed(consult(F), user:kk_consult(F)) :- F \== user.
+% (consult(F) with F unbound as the goal is read consults the file F names as it runs)
+kk_typed([F | Fs], G) :- ( [F | Fs] == [user] -> G = user:kk_consult_user ; G = user:kk_consult([F | Fs]) ).
+kk_typed(consult(F), G) :- ( F == user -> G = user:kk_consult_user ; G = user:kk_consult(F) ).
 kk_typed(catch(A0, E, B0), catch(A, E, user:kk_unless_halt(E, B))) :-
     kk_halts(A0, A),
     kk_halts(B0, B).
@@ -495,17 +504,58 @@ kk_remember(F) :-
 % kk_not_homework(+F): F does not define the homework's predicates while kenken.pl is loaded
 % (bb kk_homework, set by the host then): a student's own kenken.pl is never mixed with ours
 % (their kenken/3 beside our plain_kenken/3). One that does replaces kenken.pl wholly, as when
-% it is consulted at the start (Setup::loads_kenken): it is remembered, and kk_swap(Name, PI)
-% thrown, which stops the goal; the host then starts an engine without kenken.pl and gives it
-% the session's state, this file among its files (Toplevel::run).
+% it is consulted at the start (Setup::loads_kenken). A goal typed that names such a file is
+% not run (kk_swap_first/1): kk_swap(Name, PI, before) is thrown, the host starts an engine
+% without kenken.pl, gives it the session's state and runs the goal there (Toplevel::run). A
+% file whose name is built as the goal runs is met here: the file is remembered and
+% kk_swap(Name, PI, during) thrown, which stops the goal; the fresh engine gets the session's
+% state, this file among its files.
 kk_not_homework(F) :-
-    (   bb_get(kk_homework, PIs),
-        kk_source_name(F, Name),
-        catch(open(Name, read, S), _, fail),
-        call_cleanup(kk_defines_one(S, PIs, PI), close(S))
+    (   kk_homework_file(F, Name, PI)
     ->  kk_remember(F),
-        throw(kk_swap(Name, PI))
+        throw(kk_swap(Name, PI, during))
     ;   true
+    ).
+
+% kk_homework_file(+F, -Name, -PI): kenken.pl is loaded, and the file F (Name) defines PI, one
+% of its predicates.
+kk_homework_file(F, Name, PI) :-
+    bb_get(kk_homework, PIs),
+    kk_source_name(F, Name),
+    catch(open(Name, read, S), _, fail),
+    call_cleanup(kk_defines_one(S, PIs, PI), close(S)).
+
+% kk_swap_first(+Goal): Goal (as kk_halts/2 gives it) consults no file named in its text that
+% defines the homework's predicates while kenken.pl is loaded; else kk_swap/3 is thrown
+% before Goal runs (kk_not_homework/1).
+kk_swap_first(Goal) :-
+    (   bb_get(kk_homework, _),
+        kk_consulted(Goal, F),
+        kk_homework_file(F, Name, PI)
+    ->  throw(kk_swap(Name, PI, before))
+    ;   true
+    ).
+
+% kk_member(-X, +L): X is an element of the list L, perhaps partial (its unbound tail is not
+% bound).
+kk_member(X, [Y | L]) :- ( X = Y ; nonvar(L), kk_member(X, L) ).
+
+% kk_consulted(+G, -F): F, an atom, names a file the goal G (as kk_halts/2 gives it) consults.
+kk_consulted(G, F) :-
+    nonvar(G),
+    (   G = user:kk_consult(Fs) -> ( nonvar(Fs), Fs = [_ | _] -> kk_member(F, Fs) ; F = Fs ), atom(F)
+    ;   G = (A, B) -> ( kk_consulted(A, F) ; kk_consulted(B, F) )
+    ;   G = _^G1 -> kk_consulted(G1, F)
+    ;   G = _:G1 -> kk_consulted(G1, F)
+    ;   kk_meta_spec(G, Spec) -> functor(G, _, N), kk_goal_arg(1, N, Spec, G, A), kk_consulted(A, F)
+    ).
+
+% kk_goal_arg(+I, +N, +Spec, +G, -A): A is a goal argument of G, the I-th or one after it up to
+% the N-th, as Spec (kk_meta_spec/2) says.
+kk_goal_arg(I, N, Spec, G, A) :-
+    I =< N,
+    (   arg(I, Spec, S), S \== ?, arg(I, G, A)
+    ;   I1 is I + 1, kk_goal_arg(I1, N, Spec, G, A)
     ).
 
 % kk_defines_one(+S, +PIs, -PI): a clause read from S (up to its end or a syntax error)
@@ -995,7 +1045,8 @@ help :-
         "  make.                      consult again the files changed since they were loaded",
         "  help.                      this text",
         "  halt. or halt(Code).       leave (Ctrl-D too)",
-        "After an answer, w writes it whole and h lists the keys.",
+        "After an answer, w writes it whole, p as first written, f gives the next answers up to",
+        "a multiple of 5, and h lists the keys.",
         "Ctrl-C stops the running goal; consulted files, dynamic clauses, modules imported,",
         "operators, flags and bb_put/2 values stay (a value that cannot is named)."
     ]).
@@ -1130,9 +1181,11 @@ kk_dynamic(N/A, Cs) :-
 
 kk_top_restore(Text, R) :-
     kk_chars(Text, Chars),
-    catch(( kk_read_goal(Chars, G, _), call(G), R = true ), E, R = E),
-    !.
-kk_top_restore(_, false).
+    (   catch(( kk_read_goal(Chars, G, _), call(G), R0 = true ), E, R0 = E) -> R = R0
+    ;   R = false
+    ),
+    % (what the restore said is shown now, its last new line too)
+    kk_flush.
 
 kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost, Broken) :-
     maplist(kk_restore_goal, Setup),
@@ -1190,9 +1243,9 @@ kk_loading(G) :-
     setup_call_cleanup(bb_put(kk_loading, true), G, bb_put(kk_loading, false)).
 
 % kk_unless_halt(+E, :B): B, unless E ends the session or swaps its engine (kk_halt/1,
-% kk_swap/2): E is thrown on then.
+% kk_swap/3): E is thrown on then.
 kk_unless_halt(E, B) :-
-    (   ( E = kk_halt(_) ; E = kk_swap(_, _) ) -> throw(E) ; call(B) ).
+    (   ( E = kk_halt(_) ; E = kk_swap(_, _, _) ) -> throw(E) ; call(B) ).
 
 kk_halt_(C) :-
     must_be(integer, C),
@@ -1201,6 +1254,7 @@ kk_halt_(C) :-
 kk_top_run(Goal, VNs, Mode, Result) :-
     bb_put(kk_top_count, 0),
     bb_put(kk_top_all, false),
+    bb_put(kk_top_until, 0),
     kk_top_callable(Goal, Call),
     kk_reader_start,
     (   setup_call_cleanup(true, Call, Det = true),
@@ -1262,7 +1316,9 @@ kk_top_next(batch(Limit), _, N, R) :-
     ;   write(' ;'), nl, fail
     ).
 kk_top_next(ask(In, Out), VNs, N, R) :-
-    (   bb_get(kk_top_all, true)
+    (   (   bb_get(kk_top_all, true)
+        ;   bb_get(kk_top_until, U), N < U
+        )
     ->  write(' ;'), nl, fail
     ;   write(' '), kk_show,
         % the host reads one key (the reader must not) and answers next, all, stop, whole or
@@ -1274,8 +1330,13 @@ kk_top_next(ask(In, Out), VNs, N, R) :-
         ->  write(';'), nl, kk_reader_start, fail
         ;   Key == all
         ->  write(';'), nl, bb_put(kk_top_all, true), kk_reader_start, fail
+        ;   Key == five
+        ->  write(';'), nl, U is N + 5 - N mod 5, bb_put(kk_top_until, U), kk_reader_start,
+            fail
         ;   Key == whole
         ->  nl, kk_top_show(VNs, [max_depth(0)]), kk_top_next(ask(In, Out), VNs, N, R)
+        ;   Key == print
+        ->  nl, kk_top_show(VNs, []), kk_top_next(ask(In, Out), VNs, N, R)
         ;   Key == help
         ->  nl, kk_key_help, kk_top_show(VNs, []), kk_top_next(ask(In, Out), VNs, N, R)
         ;   write('.'), nl, R = true
@@ -1285,8 +1346,9 @@ kk_top_next(ask(In, Out), VNs, N, R) :-
 kk_key_help :-
     maplist(kk_help_line, [
         "% ; n r space tab: the next answer    a: all the other answers",
-        "% w: the whole answer (no ...)        h: this help",
-        "% Enter . c: stop"
+        "% f: the next answers, up to the next multiple of 5",
+        "% w: the whole answer (no ...)        p: the answer as first written",
+        "% h: this help                        Enter . c: stop"
     ]).
 
 % kk_top_show(+VNs, +Options): the answer, as Scryer's top level writes it (cyclic terms

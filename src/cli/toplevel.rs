@@ -211,6 +211,8 @@ impl Lines {
                     ";" | "n" | "r" => Key::Next,
                     "a" => Key::All,
                     "w" => Key::Whole,
+                    "p" => Key::Print,
+                    "f" => Key::Five,
                     "h" | "?" => Key::Help,
                     "" | "." => {
                         if l.is_empty() || l.trim() == "." {
@@ -403,6 +405,8 @@ fn terminal_key() -> Key {
         (Ok(1), b';' | b' ' | b'n' | b'r' | b'\t') => Key::Next,
         (Ok(1), b'a') => Key::All,
         (Ok(1), b'w') => Key::Whole,
+        (Ok(1), b'p') => Key::Print,
+        (Ok(1), b'f') => Key::Five,
         // Enter, '.', c, Ctrl-C, Ctrl-D, Escape
         (Ok(1), b'\r' | b'\n' | b'.' | b'c' | 3 | 4 | 0x1b) => Key::Stop,
         (Ok(1), _) => Key::Help,

@@ -90,9 +90,11 @@ pub enum TopResult {
     /// The engine's heap could not grow (the memory bound, [`Setup::memory`], was reached):
     /// the goal was stopped, nothing shown. The engine keeps what it took: it is best replaced.
     OutOfMemory,
-    /// The goal consulted a file that defines one of the homework's predicates: it was
-    /// stopped there (and said so), and `kenken.pl` unloaded: the engine now is one without
-    /// it, with the session's state, that file among its files.
+    /// The goal consulted a file, whose name it built as it ran, that defines one of the
+    /// homework's predicates: it was stopped there (and said so), and `kenken.pl` unloaded:
+    /// the engine now is one without it, with the session's state, that file among its files.
+    /// (A goal that names such a file in its text is run in such an engine from the start:
+    /// its own result is given.)
     Replaced,
 }
 
@@ -249,6 +251,8 @@ pub struct Toplevel {
     shown: Shown,
     /// Whether the engine panicked: it is not to be trusted, and runs nothing more.
     broken: bool,
+    /// Whether the engine has `kenken.pl`.
+    kenken: bool,
 }
 
 /// What user_output writes, shown on standard output in batches: Scryer hands over every
@@ -477,11 +481,13 @@ impl Toplevel {
             at_line_start,
             shown,
             broken: false,
+            kenken: !no_kenken,
         }
     }
 
     /// Runs `goal` (Prolog text; a missing final `.` is added) in `mode`.
     pub fn run(&mut self, goal: &str, mode: &Mode) -> Result<TopResult, PrologError> {
+        let asked = mode;
         // (the goal was typed on a line of its own, or is the first thing shown)
         self.at_line_start.store(true, Ordering::Relaxed);
         // (a quote left open is ended by a new line, as the user's Enter ends it for Scryer's
@@ -533,7 +539,12 @@ impl Toplevel {
             Term::Atom(a) if a == "error" => Ok(TopResult::Error),
             Term::Atom(a) if a == "limit" => Ok(TopResult::Limit),
             Term::Atom(a) if a == "memory" => Ok(TopResult::OutOfMemory),
+            // (a file the goal names replaces kenken.pl: the goal runs in an engine without it)
             Term::Atom(a) if a == "swap" => {
+                self.without_kenken()?;
+                self.run(goal, asked)
+            }
+            Term::Atom(a) if a == "swapped" => {
                 self.without_kenken()?;
                 Ok(TopResult::Replaced)
             }
@@ -581,6 +592,12 @@ impl Toplevel {
         let state = self.state()?;
         *self = Toplevel::new(true);
         self.restore(&state)
+    }
+
+    /// Whether the engine has `kenken.pl` (a file consulted in the session may have replaced
+    /// it: [`TopResult::Replaced`]).
+    pub fn has_kenken(&self) -> bool {
+        self.kenken
     }
 
     /// The names of the predicates the session sees (its own, those of its files, those it
@@ -963,12 +980,13 @@ enum Request {
 
 /// What the child tells its parent: `Ready` with its engine's CPU offset (the session's CPU
 /// time is its process's plus this, in milliseconds) and the names of the predicates it sees;
-/// `Done` with the goal's end, the state after it (when asked for), the session's inferences
-/// and the names of the predicates it sees then.
+/// `Done` with the goal's end, the state after it (when asked for), the session's inferences,
+/// the names of the predicates it sees then, and whether its engine has `kenken.pl` (a file
+/// the goal consulted may have replaced it).
 #[derive(Serialize, Deserialize)]
 enum Reply {
     Ready(i64, Vec<String>),
-    Done(TopResult, Option<String>, Option<u64>, Vec<String>),
+    Done(TopResult, Option<String>, Option<u64>, Vec<String>, bool),
     Failed(String),
 }
 
@@ -997,7 +1015,13 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
     for f in &setup.setup.consult {
         // (a file that halts ends the session before it starts, with its code)
         if let Ok(TopResult::Halt(n)) = top.consult(f) {
-            return send(&Reply::Done(TopResult::Halt(n), None, None, Vec::new()));
+            return send(&Reply::Done(
+                TopResult::Halt(n),
+                None,
+                None,
+                Vec::new(),
+                top.has_kenken(),
+            ));
         }
     }
     let (cpu_offset, _) = top.clocks().unwrap_or((0, 0));
@@ -1011,13 +1035,20 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
                     let state = if keep_state { top.state().ok() } else { None };
                     let inferences = top.clocks().ok().map(|(_, i)| i);
                     let names = top.names().unwrap_or_default();
-                    (Reply::Done(r, state, inferences, names), false)
+                    let kenken = top.has_kenken();
+                    (Reply::Done(r, state, inferences, names, kenken), false)
                 }
                 Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Ok(Request::Restore(g)) => match top.restore(&g) {
                 Ok(()) => (
-                    Reply::Done(TopResult::True, None, None, top.names().unwrap_or_default()),
+                    Reply::Done(
+                        TopResult::True,
+                        None,
+                        None,
+                        top.names().unwrap_or_default(),
+                        top.has_kenken(),
+                    ),
                     false,
                 ),
                 Err(e) => (Reply::Failed(e.to_string()), true),
@@ -1059,6 +1090,11 @@ pub enum Key {
     Stop,
     /// The answer again, whole (no `...`); then the question again.
     Whole,
+    /// The answer again, as it was first written (`...` past a depth of 20); then the
+    /// question again.
+    Print,
+    /// The next answers, up to the next multiple of 5 (as Scryer's `f`).
+    Five,
     /// The keys, then the answer and the question again.
     Help,
 }
@@ -1246,6 +1282,8 @@ impl TopProcess {
                         Key::All => "all.",
                         Key::Stop => "stop.",
                         Key::Whole => "whole.",
+                        Key::Print => "print.",
+                        Key::Five => "five.",
                         Key::Help => "help.",
                     };
                     if let Some(r) = self.running.as_mut() {
@@ -1382,7 +1420,7 @@ impl TopProcess {
         self.send(&Request::Goal(goal.to_string(), true))?;
         let deadline = timeout.map(|t| Instant::now() + t);
         match self.wait(deadline, key)? {
-            Waited::Reply(Reply::Done(r, state, inferences, names)) => {
+            Waited::Reply(Reply::Done(r, state, inferences, names, kenken)) => {
                 if state.is_some() {
                     self.state = state;
                 }
@@ -1392,8 +1430,9 @@ impl TopProcess {
                 if let Some(i) = inferences {
                     self.clocks.inferences = i;
                 }
-                if r == TopResult::Replaced {
-                    // (a fresh engine after a kill starts without kenken.pl too)
+                if !kenken {
+                    // (replaced by a file the goal consulted: a fresh engine after a kill
+                    // starts without kenken.pl too)
                     self.setup.no_kenken = true;
                 }
                 if r == TopResult::OutOfMemory {
@@ -1420,7 +1459,7 @@ impl TopProcess {
             };
             self.send(&Request::Restore(state))?;
             match self.wait(None, &mut |_| Key::Stop)? {
-                Waited::Reply(Reply::Done(.., names)) => {
+                Waited::Reply(Reply::Done(_, _, _, names, _)) => {
                     if !names.is_empty() {
                         self.names = names;
                     }

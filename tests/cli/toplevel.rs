@@ -984,6 +984,41 @@ fn repl_answer_keys_w_h_and_ctrl_c() {
     p.exp_eof().unwrap();
 }
 
+/// Issue 45 item 7: `p` writes the answer again as at first (after `w`), and `f` gives the
+/// next answers up to a multiple of 5, as in Scryer (regression: both repeated the help).
+#[test]
+fn repl_answer_keys_p_and_f() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken"]);
+    p.send_line("length(L, 30), between(1, 12, X).").unwrap();
+    p.exp_string("_T|...],").unwrap();
+    p.exp_string("X = 1 ").unwrap();
+    p.send("w").unwrap();
+    p.flush().unwrap();
+    p.exp_string("_D1],").unwrap();
+    p.exp_string("X = 1 ").unwrap();
+    p.send("p").unwrap();
+    p.flush().unwrap();
+    let again = p.exp_string("X = 1 ").unwrap();
+    assert!(again.contains("_T|...],"), "{again}");
+    assert!(!again.contains("the next answer"), "{again}");
+    p.send("f").unwrap();
+    p.flush().unwrap();
+    let five = p.exp_string("X = 5 ").unwrap();
+    for i in 2..=4 {
+        assert!(five.contains(&format!("X = {i} ;")), "{five}");
+    }
+    p.send("f").unwrap();
+    p.flush().unwrap();
+    p.exp_string("X = 10 ").unwrap();
+    p.send(".").unwrap();
+    p.flush().unwrap();
+    p.exp_string(".\r\n").unwrap();
+    p.exp_string("?- ").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
 /// Row 8: Scryer's panics are error messages, never a backtrace; time/1's line is flush left.
 #[test]
 fn query_goals_scryer_panics_on_are_errors() {
@@ -1250,19 +1285,37 @@ fn a_students_own_kenken_pl_is_not_mixed_with_ours() {
             2
         )
     );
-    // Consulted once kenken.pl is loaded, such a file replaces it wholly, as at the start
-    // (the goal stops there, and says so); what the session had stays.
+    // Consulted once kenken.pl is loaded, such a file replaces it wholly, as at the start:
+    // the goal that names it runs in an engine without kenken.pl (issue 45 item 7:
+    // regression, it stopped at the consult, without true.); what the session had stays.
+    let replaced = format!(
+        "% {f} defines kenken/3: it is loaded in place of the kenken.pl built into this \
+         program, whose predicates are all gone (as with kenken repl {f})"
+    );
     let (out, code) = query(&format!(
-        "assertz(kept(1)), consult('{f}'), write(not_here). kenken(2, [], T). kept(X). \
+        "assertz(kept(1)), consult('{f}'), write(here). kenken(2, [], T). kept(X). \
          catch(plain_kenken(1, [], T), error(E, _), true)."
     ));
     assert_eq!(
         out,
         format!(
-            "% {f} defines kenken/3, which kenken.pl defines: it replaces kenken.pl wholly (as \
-             in kenken repl {f}); the goal stopped there.\n\
+            "{replaced}.\nhere\ntrue.\n\
              T = [_A,_B].\nX = 1.\nE = existence_error(procedure,plain_kenken/3).\n"
         )
+    );
+    assert_eq!(code, 0);
+    // ... and its result is the goal's
+    assert_eq!(
+        query(&format!("consult('{f}'), fail.")),
+        (format!("{replaced}.\nfalse.\n"), 1)
+    );
+    // A file whose name the goal builds as it runs stops the goal there, and says so.
+    let (out, code) = query(&format!(
+        "atom_concat('{f}', '', F), consult(F), write(not_here). kenken(2, [], T)."
+    ));
+    assert_eq!(
+        out,
+        format!("{replaced}; the goal stopped there.\nT = [_A,_B].\n")
     );
     assert_eq!(code, 0);
     // A file that defines none of them is loaded beside kenken.pl.
@@ -1771,6 +1824,40 @@ fn repl_tab_completes_predicate_names() {
     p.exp_eof().unwrap();
 }
 
+/// Issue 45 item 7: `[kenken].` with a student's own kenken.pl that does not load is told as
+/// a first load (regression: "in the restart, kenken (changed since it was loaded)..."), and
+/// the message's last line ends before the next prompt (regression: `bar/0?- `).
+#[test]
+fn repl_a_students_broken_kenken_pl_is_told_as_a_first_load() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("kenken.pl"),
+        "kenken(N, _C, T) :- length(T, N).\nfoo(.\nbar.\n",
+    )
+    .unwrap();
+    let out = kenken()
+        .arg("repl")
+        .current_dir(&dir)
+        .env("XDG_DATA_HOME", &dir)
+        .write_stdin("[kenken].\nX = 1.\n")
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out,
+        "?- [kenken].\n\
+         % kenken.pl defines kenken/3: it is loaded in place of the kenken.pl built into this \
+         program, whose predicates are all gone (as with kenken repl kenken.pl).\n\
+         % kenken.pl:2: syntax error: incomplete_reduction\n\
+         % kenken.pl: loading stopped at the first syntax error (line 2); not loaded: kenken/3 \
+         (all its clauses: it was being read then); after line 2: bar/0\n\
+         false.\n\
+         ?- X = 1.\n\
+         X = 1.\n"
+    );
+}
+
 /// A homework file consulted in the repl's session replaces kenken.pl wholly, and a fresh
 /// engine after a timeout starts without kenken.pl too.
 #[test]
@@ -1784,7 +1871,9 @@ fn repl_homework_file_consulted_in_the_session_replaces_ours() {
     p.send_line("once(plain_kenken(1, [], T)).").unwrap();
     p.exp_string("T = [[1]].").unwrap();
     p.send_line(&format!("['{f}'].")).unwrap();
-    p.exp_string("it replaces kenken.pl wholly").unwrap();
+    p.exp_string("it is loaded in place of the kenken.pl built into this program")
+        .unwrap();
+    p.exp_string("\r\ntrue.").unwrap();
     p.send_line("catch(plain_kenken(1, [], T), error(E, _), true).")
         .unwrap();
     p.exp_string("E = existence_error(procedure,plain_kenken/3).")
