@@ -99,6 +99,7 @@ kk_goal_item(G, goal(G)).
 kk_top(Text, Mode, Reads, Result) :-
     kk_chars(Text, Chars),
     bb_put(kk_top_reads, Reads),
+    (   Mode = ask(In, Out) -> bb_put(kk_host_pipes, In-Out) ; true ),
     bb_put(kk_top_count, 0),
     (   catch(kk_top_(Chars, Mode, Result0), Ball, kk_top_ball(Ball, Result0))
     ->  Result = Result0
@@ -1092,7 +1093,10 @@ kk_top_input :-
 % input, the terminal or what is piped to query: a pipe reads as it should, where the
 % terminal opened as a file (kk_top_input/0) ends after one get_char/1. The relay runs only
 % while the goal does, not while the host reads a key or the next goal; it dies with this
-% process. kk_reader_stop/0 ends it.
+% process. kk_reader_stop/0 ends it. In a piped repl (bb kk_feed: a named pipe) the relay
+% copies what the host feeds it, the input after the goal typed: at kk_reader_stop/0 the host
+% stops, and what the goal did not read goes back to it, to be read as goals, as a Prolog top
+% level reading its goals and the goals' input from one stream does.
 kk_reader_start :-
     (   (   bb_get(kk_top_reads, R), R \== false
         ;   bb_get(kk_code_reads, true)
@@ -1100,10 +1104,11 @@ kk_reader_start :-
     ->  (   bb_get(kk_reader, r(_, S)) -> set_input(S)
         ;   bb_get(kk_relay, Exe),
             catch(( kk_need_library(process),
+                    (   bb_get(kk_feed, Fifo) -> atom_chars(Fifo, From) ; From = "1" ),
                     process_create(Exe, [],
                                    [stdout(pipe(S)), process(P),
                                     environment(["KENKEN_WORKER"="toplevel",
-                                                 "KENKEN_TOPLEVEL_RELAY"="1"])]) ),
+                                                 "KENKEN_TOPLEVEL_RELAY"=From])]) ),
                   _, fail)
         ->  bb_put(kk_reader, r(P, S)),
             set_input(S)
@@ -1113,7 +1118,17 @@ kk_reader_start :-
     ).
 
 kk_reader_stop :-
-    (   bb_get(kk_reader, r(P, S))
+    (   bb_get(kk_reader, r(P, S)), bb_get(kk_feed, _), bb_get(kk_host_pipes, In-Out)
+    ->  % (fed by the host: what the goal left of the input goes back to it)
+        bb_put(kk_reader, none),
+        kk_host_say(Out, drain),
+        open(In, read, I), read(I, _), close(I),
+        kk_rest_chars(S, Cs),
+        catch(process_wait(P, _), _, true),
+        catch(close(S), _, true),
+        kk_host_left(Out, Cs),
+        kk_top_input
+    ;   bb_get(kk_reader, r(P, S))
     ->  bb_put(kk_reader, none),
         catch(process_kill(P), _, true),
         catch(process_wait(P, _), _, true),
@@ -1121,6 +1136,20 @@ kk_reader_stop :-
         kk_top_input
     ;   true
     ).
+
+% kk_host_say(+Out, +Word): Word told to the host, on a line of its own, through the pipe Out.
+kk_host_say(Out, Word) :- open(Out, write, O), write(O, Word), nl(O), close(O).
+
+% kk_host_left(+Out, +Cs): the characters Cs, which the goal left of the input the host fed
+% it (bb kk_feed: a piped repl), given back to the host (`left` and their codes).
+kk_host_left(Out, Cs) :-
+    open(Out, write, O),
+    write(O, left),
+    maplist(kk_write_code(O), Cs),
+    nl(O),
+    close(O).
+
+kk_write_code(O, C) :- char_code(C, K), write(O, ' '), write(O, K).
 
 % kk_changed_flags(-Flags): the flags whose value is not the one they had at the start.
 kk_changed_flags(Flags) :-

@@ -48,6 +48,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{quote, PrologError, ALL_LIBRARIES, HOST_EXPAND_PL, HOST_PL, KENKEN_PL};
 
+mod feed;
+use feed::Feeder;
+pub use feed::{Got, PipedInput};
+
 /// The `$toplevel` module the engine is built with, instead of Scryer's own `toplevel.pl`
 /// (whose REPL is not used here): building an engine then skips compiling the libraries that
 /// REPL needs (lambda, si, os, ...), a fifth of a cold start. What Scryer itself looks up in
@@ -253,6 +257,8 @@ pub struct Toplevel {
     broken: bool,
     /// Whether the engine has `kenken.pl`.
     kenken: bool,
+    /// The named pipe the goals read from (a piped repl's), if any.
+    feed: Option<PathBuf>,
 }
 
 /// What user_output writes, shown on standard output in batches: Scryer hands over every
@@ -482,6 +488,7 @@ impl Toplevel {
             shown,
             broken: false,
             kenken: !no_kenken,
+            feed: None,
         }
     }
 
@@ -590,8 +597,26 @@ impl Toplevel {
     /// This engine replaced by one without `kenken.pl`, given this one's state.
     fn without_kenken(&mut self) -> Result<(), PrologError> {
         let state = self.state()?;
+        let feed = self.feed.take();
         *self = Toplevel::new(true);
+        if let Some(fifo) = feed {
+            self.feed_from(&fifo)?;
+        }
         self.restore(&state)
+    }
+
+    /// The goals that read get their input from the named pipe `fifo`, where the host feeds
+    /// them (see [`PipedInput`]), through the relay.
+    fn feed_from(&mut self, fifo: &Path) -> Result<(), PrologError> {
+        self.feed = Some(fifo.to_path_buf());
+        self.one(
+            &format!(
+                "bb_put(kk_feed, {}), R = true.",
+                quote_atom(&fifo.to_string_lossy())
+            ),
+            "R",
+        )
+        .map(|_| ())
     }
 
     /// Whether the engine has `kenken.pl` (a file consulted in the session may have replaced
@@ -883,7 +908,13 @@ fn relay() -> std::io::Result<()> {
     use std::io::Read;
     nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
         .map_err(std::io::Error::other)?;
-    let (mut input, mut output) = (std::io::stdin().lock(), std::io::stdout().lock());
+    // (from the named pipe the parent feeds, in a piped repl; or standard input)
+    let from = std::env::var_os(RELAY_VAR).filter(|v| v != "1");
+    let mut input: Box<dyn Read> = match from {
+        Some(fifo) => Box::new(std::fs::File::open(fifo)?),
+        None => Box::new(std::io::stdin().lock()),
+    };
+    let mut output = std::io::stdout().lock();
     let mut buf = [0u8; 4096];
     loop {
         let n = input.read(&mut buf)?;
@@ -970,6 +1001,8 @@ struct ChildSetup {
     to_child: PathBuf,
     from_child: PathBuf,
     setup: Setup,
+    /// The named pipe where the parent feeds the goals their input (see [`PipedInput`]).
+    feed: Option<PathBuf>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -1012,6 +1045,9 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
         replies.flush()
     };
     let mut top = Toplevel::new(!setup.setup.loads_kenken());
+    if let Some(fifo) = &setup.feed {
+        top.feed_from(fifo).map_err(std::io::Error::other)?;
+    }
     for f in &setup.setup.consult {
         // (a file that halts ends the session before it starts, with its code)
         if let Ok(TopResult::Halt(n)) = top.consult(f) {
@@ -1137,13 +1173,21 @@ pub struct TopProcess {
     clocks: Clocks,
     /// The names of the predicates the session sees, as the engine last told them.
     names: Vec<String>,
+    /// The input the goals read, when the repl's input is piped (see [`PipedInput`]).
+    input: Option<Arc<PipedInput>>,
+    /// What feeds it to the goal running.
+    feeder: Option<Feeder>,
 }
 
 static NEXT_DIR: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl TopProcess {
     /// Starts the child (without waiting for its engine to load).
-    pub fn start(setup: Setup) -> Result<TopProcess, PrologError> {
+    ///
+    /// With `input` (a piped repl, which reads its goals from it), a goal that reads gets the
+    /// input after it, and what it does not read goes back to `input` ([`PipedInput`]);
+    /// without, a goal reads standard input itself (the terminal).
+    pub fn start(setup: Setup, input: Option<Arc<PipedInput>>) -> Result<TopProcess, PrologError> {
         let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("kenken-top-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -1157,6 +1201,8 @@ impl TopProcess {
                 wall_origin: Some(epoch_ms()),
                 ..Clocks::default()
             },
+            input,
+            feeder: None,
         };
         p.spawn()?;
         Ok(p)
@@ -1179,10 +1225,15 @@ impl TopProcess {
             self.pipe(&format!("to-child-{n}"))?,
             self.pipe(&format!("from-child-{n}"))?,
         );
+        let feed = match self.input {
+            Some(_) => Some(self.pipe("feed")?),
+            None => None,
+        };
         let env = serde_json::to_string(&ChildSetup {
             to_child: to.clone(),
             from_child: from.clone(),
             setup: self.setup.clone(),
+            feed,
         })
         .context("encoding the top level's setup")?;
         let line = self.line_file();
@@ -1275,6 +1326,28 @@ impl TopProcess {
                 None => r.replies.recv_timeout(Duration::from_millis(100)),
             };
             match got {
+                // (the goal stops reading the input fed to it: the feeder stops, and the goal's
+                // engine is told so; it then gives back what it did not read)
+                Ok(line) if line == "drain" => {
+                    if let Some(f) = self.feeder.as_mut() {
+                        f.stop(true);
+                    }
+                    if let Some(r) = self.running.as_mut() {
+                        let _ = writeln!(r.to_child, "fed.").and_then(|_| r.to_child.flush());
+                    }
+                }
+                Ok(line) if line.starts_with("left") => {
+                    let left: String = line
+                        .split_whitespace()
+                        .skip(1)
+                        .filter_map(|c| c.parse::<u32>().ok().and_then(char::from_u32))
+                        .collect();
+                    if let (Some(input), Some(f)) = (&self.input, self.feeder.take()) {
+                        input.unread_pieces(f.pieces_of(left.as_bytes()));
+                    }
+                    // (the goal may read again, after a key)
+                    self.start_feeding();
+                }
                 Ok(line) if line == "ask" => {
                     let k = key(self);
                     let word = match k {
@@ -1375,6 +1448,14 @@ impl TopProcess {
         Ok(ended)
     }
 
+    /// Feeds the input to the goal running, when the repl's input is piped.
+    fn start_feeding(&mut self) {
+        if let (Some(input), None) = (&self.input, &self.feeder) {
+            let fifo = self.dir.join("feed");
+            self.feeder = Some(Feeder::start(&fifo, input.clone()));
+        }
+    }
+
     /// The child's [`LINE_VAR`] file.
     fn line_file(&self) -> PathBuf {
         self.dir.join("line")
@@ -1418,8 +1499,13 @@ impl TopProcess {
             return self.after_death(w);
         }
         self.send(&Request::Goal(goal.to_string(), true))?;
+        self.start_feeding();
         let deadline = timeout.map(|t| Instant::now() + t);
-        match self.wait(deadline, key)? {
+        let waited = self.wait(deadline, key);
+        if let Some(mut f) = self.feeder.take() {
+            f.stop(false);
+        }
+        match waited? {
             Waited::Reply(Reply::Done(r, state, inferences, names, kenken)) => {
                 if state.is_some() {
                     self.state = state;

@@ -741,6 +741,47 @@ fn the_host_rewrites_no_goal_at_run_time() {
     );
 }
 
+/// Issue 45 item 7: a piped repl reads its goals and what they read from one stream, as a
+/// Prolog top level does: read/1 gets the lines after its goal, get_char/1 their characters,
+/// an answer's key comes after what the goal read, and what a goal leaves is read as goals
+/// (shown once) (regression: read/1 got nothing, the lines ran as goals).
+#[test]
+fn piped_repl_goals_read_the_lines_after_them() {
+    let repl = |input: &str| {
+        let out = kenken()
+            .args(["repl", "--no-kenken"])
+            .env("XDG_DATA_HOME", tempdir())
+            .write_stdin(input)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            out.status.code(),
+        )
+    };
+    assert_eq!(
+        repl("read(X).\nfoo.\nY = 1.\n"),
+        ("?- read(X).\nX = foo.\n?- Y = 1.\nY = 1.\n".into(), Some(0))
+    );
+    assert_eq!(
+        repl("read(X). foo(bar).\nread(Z).\n"),
+        (
+            "?- read(X). foo(bar).\nX = foo(bar).\n?- read(Z).\nZ = end_of_file.\n".into(),
+            Some(0)
+        )
+    );
+    assert_eq!(
+        repl("get_char(A), get_char(B).\nxy\nmember(X, [a,b]), read(Y).\nfoo.\n;\nbar.\nhalt(3).\nW = never.\n"),
+        (
+            "?- get_char(A), get_char(B).\nA = x,\nB = y.\n?- \n\
+             ?- member(X, [a,b]), read(Y).\nX = a,\nY = foo ;\nX = b,\nY = bar.\n?- halt(3).\n"
+                .into(),
+            Some(3)
+        )
+    );
+}
+
 /// `query` with its standard input piped, run in turn on `goals`, with `file` consulted.
 fn query_input(file: &str, goals: &str, input: &str) -> (String, i32) {
     let path = tempdir().join("reads.pl");
