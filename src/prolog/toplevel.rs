@@ -19,8 +19,12 @@
 //! ends them ([`split_goals`]), a goal that reads (`read/1`, `get_char/1`, `[user]`, or a
 //! consulted predicate that does) reads standard input through a relay process while it runs
 //! (Scryer's own `user_input` reads nothing without its line editor; in `query` one relay
-//! serves every goal, in turn), reading past the end of the input gives `end_of_file`, and a
-//! goal Scryer panics on is told as an error.
+//! serves every goal, in turn; in a piped repl the parent feeds each goal the input after it,
+//! and takes back what it did not read: [`PipedInput`]), reading past the end of the input
+//! gives `end_of_file`, and a goal Scryer panics on is told as an error. The host's rewriting
+//! of goals (`halt/0,1`, `bb_put/2` keys, `read/1` at the end of the input, imports replayed)
+//! is done once, on the goal typed and on consulted files as they load, never as a
+//! `goal_expansion/2` that Scryer would run inside `kenken.pl`'s meta-calls (`docs/toplevel.md`).
 //!
 //! What happened is said as a Prolog user expects (issue 37): an uncaught exception is written
 //! as Scryer's top level writes it (`throw(true)`, never `true.`); `halt/0,1` ends the session
