@@ -2005,6 +2005,22 @@ fn toplevel_goal_against_the_solving_engine() {
         }
         println!("{line}");
     }
+    // The same goal through the query API, in this thread (an engine for a person's goals,
+    // which carries the host's rewriting of consulted files), once it is started.
+    for round in 1..=3 {
+        let mut s = kenken::prolog::Session::new();
+        let start = std::time::Instant::now();
+        let (answers, _) = s
+            .query(&kenken::prolog::Query::new(goal))
+            .unwrap()
+            .collect_all()
+            .unwrap();
+        assert_eq!(answers.len(), 1);
+        println!(
+            "round {round}: Session::query {:.2} s",
+            start.elapsed().as_secs_f64()
+        );
+    }
     for n in [1_000, 10_000, 100_000] {
         for (shape, goal) in [
             (
