@@ -12,11 +12,11 @@
     fails once there is nothing left to rewrite.)
 */
 
+% (no cut: a term this leaves is for the other clauses, library(atts)'s for :- attribute ...)
 term_expansion(T0, T) :-
     bb_get(kk_loading, true),
     nonvar(T0),
-    ( T0 = (_ :- _) ; T0 = (:- _) ),
-    !,
+    (   T0 = (_ :- _) -> true ; T0 = (:- _) ),
     prolog_load_context(module, M),
     kk_clause_rewrite(M, T0, T),
     T \== T0.

@@ -782,6 +782,27 @@ fn piped_repl_goals_read_the_lines_after_them() {
     );
 }
 
+/// The host's rewriting of consulted files as they load leaves the terms it does not rewrite
+/// to the other term expansions: a module file's `:- attribute` (library(atts)) loads, and
+/// its clause's bb_put/2 is rewritten.
+#[test]
+fn query_consulted_module_with_attributes_loads() {
+    let module = ":- module(m, [dom/2]).\n:- use_module(library(atts)).\n\
+                  :- attribute dom/1.\n\
+                  dom(X, D) :- put_atts(X, dom(D)), bb_put(mk, 1).\n";
+    assert_eq!(
+        query_input(
+            module,
+            "m:dom(X, [a]), m:get_atts(X, dom(D)), bb_get(kk_bb_keys, K).",
+            ""
+        ),
+        (
+            "D = \"a\",\nK = [mk],\nm:put_atts(X,dom(\"a\")).\n".into(),
+            0
+        )
+    );
+}
+
 /// `query` with its standard input piped, run in turn on `goals`, with `file` consulted.
 fn query_input(file: &str, goals: &str, input: &str) -> (String, i32) {
     let path = tempdir().join("reads.pl");
