@@ -79,14 +79,18 @@ kk_goal_item(G, goal(G)).
     and the goal is asked for its next answer by backtracking into it, so its side effects
     happen once per answer. Mode is
       ask(In, Out)    after each answer the host is asked (ask written to the pipe Out) and
-                      answers (read from the pipe In) next, all (the rest), whole (the answer
-                      written again in full), help (the keys, then the answer again) or stop;
+                      answers (read from the pipe In) next, all (the rest), five (the next
+                      answers up to a multiple of 5), whole (the answer written again in
+                      full), print (written again as at first), help (the keys, then the
+                      answer again) or stop;
       batch(Limit)    every answer, separated by ' ;', at most Limit of them.
     Reads is true when the goal names a predicate that reads the input, keep when every goal
     reads (`kenken query`: nobody types, and what one goal leaves of the input is the next
     one's), false otherwise (see kk_reader_start/0).
     Result is true (an answer was shown), false, error (a syntax error or uncaught exception,
-    printed as Scryer prints it), limit (Limit answers shown, more may exist), memory (the
+    printed as Scryer prints it), limit (Limit answers shown, more may exist), swap (a file
+    the goal consults replaces kenken.pl: the host runs the goal again in an engine without
+    it), swapped (the same, found as the goal ran: it stopped there), memory (the
     heap could not grow: the host says so) or halt(Code)
     (halt/0,1 was called, even inside ','/2, ;/2, ->/2, \+/1, call/1, findall/3 ...).
     Nothing is left behind: no choice point, no exception.
@@ -95,6 +99,7 @@ kk_goal_item(G, goal(G)).
 kk_top(Text, Mode, Reads, Result) :-
     kk_chars(Text, Chars),
     bb_put(kk_top_reads, Reads),
+    (   Mode = ask(In, Out) -> bb_put(kk_host_pipes, In-Out) ; true ),
     bb_put(kk_top_count, 0),
     (   catch(kk_top_(Chars, Mode, Result0), Ball, kk_top_ball(Ball, Result0))
     ->  Result = Result0
@@ -131,6 +136,7 @@ kk_top_(Chars, Mode, Result) :-
     (   nonvar(E0) -> kk_typed_error(E0, E), kk_top_ball(E, Result)
     ;   var(Goal0) -> kk_top_ball(error(instantiation_error, toplevel), Result)
     ;   kk_halts(Goal0, Goal),
+        kk_swap_first(Goal),
         kk_top_run(Goal, VNs, Mode, Result)
     ).
 
@@ -146,12 +152,17 @@ kk_typed_error(E0, E) :-
     ).
 
 kk_top_ball(kk_halt(Code), halt(Code)) :- !, kk_fresh_line.
-kk_top_ball(kk_swap(Name, PI), swap) :-
+% (the file replaces kenken.pl: the host runs the goal again, or not when it stopped there)
+kk_top_ball(kk_swap(Name, PI, When), Result) :-
     !,
     kk_fresh_line,
     write('% '), write(Name), write(' defines '), writeq(PI),
-    write(', which kenken.pl defines: it replaces kenken.pl wholly (as in kenken repl '),
-    write(Name), write('); the goal stopped there.'), nl.
+    write(': it is loaded in place of the kenken.pl built into this program, whose predicates '),
+    write('are all gone (as with kenken repl '), write(Name), write(')'),
+    (   When == before -> Result = swap, write('.')
+    ;   Result = swapped, write('; the goal stopped there.')
+    ),
+    nl.
 % The heap could not grow (the memory bound): the host says so (Result memory). Scryer 0.10
 % throws the term its heap holds where it meant its resource_error(memory) to be: the goal
 % that kk_top/4 runs, built there first.
@@ -176,37 +187,136 @@ kk_write_error(Ball) :-
     write_term(T, [quoted(true), numbervars(true), double_quotes(DQ)]),
     write('.').
 
-% kk_halts(+Goal0, -Goal): halt/0,1 in Goal0's control constructs become kk_halt exceptions,
-% so that the host ends the session (after saving what it must) instead of the engine. The
-% goals that set up the session are recorded when they succeed, to be replayed in a fresh
-% engine after an interrupt (kk_state/1): use_module/1,2 and the keys of bb_put/2 (those set
-% by the clauses of a consulted file too: see goal_expansion/2 in host_expand.pl). A goal
-% Scryer 0.10 would panic on is an error instead: M:G with M bound but not an atom, and
-% asserting a cyclic term.
-kk_halts(G, kk_var_goal(G)) :- var(G), !.
-kk_halts(M:_, throw(error(type_error(atom, M), (:)/2))) :- nonvar(M), \+ atom(M), !.
-kk_halts(use_module(M), kk_recorded(use_module(M))) :- !.
-kk_halts(use_module(M, Is), kk_recorded(use_module(M, Is))) :- !.
-kk_halts(bb_put(K, V), kk_bb_put(K, V)) :- !.
-kk_halts(assertz(C), kk_assert(assertz, C)) :- !.
-kk_halts(asserta(C), kk_assert(asserta, C)) :- !.
-kk_halts(assert(C), kk_assert(assertz, C)) :- !.
-kk_halts([user], kk_consult_user) :- !.
-kk_halts(halt, throw(kk_halt(0))) :- !.
-kk_halts(halt(C), kk_halt_(C)) :- !.
-kk_halts((A, B), (A1, B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
-kk_halts((A ; B), (A1 ; B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
-kk_halts((A -> B), (A1 -> B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
-kk_halts(\+ A, \+ A1) :- !, kk_halts(A, A1).
-kk_halts(call(A), call(A1)) :- !, kk_halts(A, A1).
-kk_halts(once(A), once(A1)) :- !, kk_halts(A, A1).
-kk_halts(findall(T, A, L), findall(T, A1, L)) :- !, kk_halts(A, A1).
-kk_halts(forall(A, B), forall(A1, B1)) :- !, kk_halts(A, A1), kk_halts(B, B1).
-kk_halts(catch(A, E, B), catch(A1, E, kk_unless_halt(E, B1))) :- !, kk_halts(A, A1), kk_halts(B, B1).
-kk_halts([F | Fs], kk_consult([F | Fs])) :- !.
-kk_halts(consult(user), kk_consult_user) :- !.
-kk_halts(consult(F), kk_consult(F)) :- !.
-kk_halts(G, G).
+/*  The host's rewriting of the session's goals, done once: on the goal typed (kk_halts/2) and
+    on the clauses of the session's code as they are loaded (a consulted file's, by
+    term_expansion/2 in host_expand.pl), asserted, typed after [user] or restored
+    (kk_clause_reads/2). Never at run time: Scryer runs user:goal_expansion/2 on every
+    meta-call, so as goal expansions these rewrites ran inside kenken.pl's and clpz's
+    meta-calls, and kenken/3 took twice the time at the top level (issue 45).
+
+    What is rewritten: halt/0,1 ends the session with its code (the engine's own would only
+    fail; in the code of a file, only in a top level's engine); bb_put/2 records its key, so
+    that kk_state/1 keeps the value across a restart; read/1,2 and read_term/2,3 give
+    end_of_file at the end of the input (kk_read_term/3); use_module/1,2 is recorded when it
+    succeeds, to be replayed in a fresh engine (in the goal typed, and in a clause of user,
+    not a directive nor a module's clause); and code that reads the input marks the session's
+    code as reading (bb kk_code_reads, kk_reader_start/0). Goals are rewritten within control
+    constructs and the goal arguments of the meta-predicates kk_meta_spec/2 names; a goal
+    built at run time is not (one typed as a variable is, as it runs: kk_var_goal/1). The
+    rewritten goals are qualified with user, so that a module's clauses reach them.
+*/
+
+% kk_halts(+Goal0, -Goal): the goal typed, rewritten (above); besides, asserting goes through
+% kk_assert/2, consulting through kk_consult/1 (remembered for make/0 and a restart) and
+% kk_consult_user/0, the recovery of catch/3 lets the session's end pass, and a goal Scryer
+% 0.10 would panic on is an error instead: M:G with M bound but not an atom, and asserting a
+% cyclic term.
+kk_halts(G0, G) :- kk_rewrite(typed, G0, G).
+
+% kk_clause_reads(+C0, -C): C0, a clause of user that is asserted, typed after [user] or
+% restored, rewritten as a consulted one is.
+kk_clause_reads(C0, C) :- kk_clause_rewrite(user, C0, C).
+
+% kk_clause_rewrite(+M, +C0, -C): the clause or directive C0 of module M's code, rewritten.
+kk_clause_rewrite(M, C0, C) :-
+    (   var(C0) -> C = C0
+    ;   C0 = (H :- B0) -> kk_rewrite(code(M), B0, B), C = (H :- B)
+    ;   C0 = (:- D0) -> kk_rewrite(directive(M), D0, D), C = (:- D)
+    ;   C = C0
+    ).
+
+% kk_rewrite(+Where, +G0, -G): the goal G0 rewritten, Where being typed (the goal typed),
+% code(M) (a clause body of module M) or directive(M).
+kk_rewrite(Where, G0, G) :-
+    (   var(G0) -> kk_rewrite_var(Where, G0, G)
+    ;   G0 = (A0, B0) -> G = (A, B), kk_rewrite(Where, A0, A), kk_rewrite(Where, B0, B)
+    ;   Where == typed, kk_typed(G0, G1) -> G = G1
+    ;   G0 = M:G1 -> ( atom(M) -> kk_rewrite(Where, G1, G2), G = M:G2 ; G = G0 )
+    ;   kk_meta_spec(G0, Spec)
+    ->  functor(G0, F, N),
+        functor(G, F, N),
+        kk_rewrite_args(1, N, Spec, Where, G0, G)
+    ;   kk_leaf(Where, G0, G)
+    ).
+
+kk_rewrite_var(typed, G, user:kk_var_goal(G)).
+kk_rewrite_var(code(_), G, G).
+kk_rewrite_var(directive(_), G, G).
+
+kk_rewrite_args(I, N, Spec, Where, G0, G) :-
+    (   I > N -> true
+    ;   arg(I, Spec, S),
+        arg(I, G0, A0),
+        arg(I, G, A),
+        (   S == 0 -> kk_rewrite(Where, A0, A)
+        ;   S == (^) -> kk_rewrite_bagof(Where, A0, A)
+        ;   A = A0
+        ),
+        I1 is I + 1,
+        kk_rewrite_args(I1, N, Spec, Where, G0, G)
+    ).
+
+kk_rewrite_bagof(Where, G0, G) :-
+    (   nonvar(G0), G0 = V^G1 -> G = V^G2, kk_rewrite_bagof(Where, G1, G2)
+    ;   kk_rewrite(Where, G0, G)
+    ).
+
+% kk_typed(+G0, -G): what only the goal typed gets (kk_halts/2).
+kk_typed(M:_, throw(error(type_error(atom, M), (:)/2))) :- nonvar(M), \+ atom(M).
+kk_typed(assertz(C), user:kk_assert(assertz, C)).
+kk_typed(asserta(C), user:kk_assert(asserta, C)).
+kk_typed(assert(C), user:kk_assert(assertz, C)).
+% (consult(F) with F unbound as the goal is read consults the file F names as it runs)
+kk_typed([F | Fs], G) :- ( [F | Fs] == [user] -> G = user:kk_consult_user ; G = user:kk_consult([F | Fs]) ).
+kk_typed(consult(F), G) :- ( F == user -> G = user:kk_consult_user ; G = user:kk_consult(F) ).
+kk_typed(catch(A0, E, B0), catch(A, E, user:kk_unless_halt(E, B))) :-
+    kk_halts(A0, A),
+    kk_halts(B0, B).
+
+% kk_meta_spec(?G, -Spec): the arguments of G that are goals (0; ^: a goal behind V^).
+kk_meta_spec((_ ; _), (0 ; 0)).
+kk_meta_spec((_ -> _), (0 -> 0)).
+kk_meta_spec(\+ _, \+ 0).
+kk_meta_spec(call(_), call(0)).
+kk_meta_spec(once(_), once(0)).
+kk_meta_spec(ignore(_), ignore(0)).
+kk_meta_spec(findall(_, _, _), findall(?, 0, ?)).
+kk_meta_spec(findall(_, _, _, _), findall(?, 0, ?, ?)).
+kk_meta_spec(forall(_, _), forall(0, 0)).
+kk_meta_spec(bagof(_, _, _), bagof(?, ^, ?)).
+kk_meta_spec(setof(_, _, _), setof(?, ^, ?)).
+kk_meta_spec(catch(_, _, _), catch(0, ?, 0)).
+kk_meta_spec(call_cleanup(_, _), call_cleanup(0, 0)).
+kk_meta_spec(setup_call_cleanup(_, _, _), setup_call_cleanup(0, 0, 0)).
+kk_meta_spec(call_with_inference_limit(_, _, _), call_with_inference_limit(0, ?, ?)).
+kk_meta_spec(time(_), time(0)).
+kk_meta_spec(initialization(_), initialization(0)).
+
+% kk_leaf(+Where, +G0, -G): a goal that is no control construct nor meta-call, rewritten.
+kk_leaf(Where, G0, G) :-
+    (   kk_input_goal(G0)
+    ->  kk_marks_reading(Where),
+        kk_read_goal(G0, G1),
+        (   G1 == G0 -> G = G0 ; G = user:G1 )
+    ;   G0 = bb_put(K, V) -> G = user:kk_bb_put(K, V)
+    ;   G0 == halt, kk_ends_session(Where) -> G = throw(kk_halt(0))
+    ;   G0 = halt(C), kk_ends_session(Where) -> G = user:kk_halt_(C)
+    ;   kk_import_goal(G0), kk_records_imports(Where) -> G = user:kk_recorded(G0)
+    ;   G = G0
+    ).
+
+kk_marks_reading(typed).
+kk_marks_reading(code(_)) :- bb_put(kk_code_reads, true).
+kk_marks_reading(directive(_)) :- bb_put(kk_code_reads, true).
+
+% (halt/0,1 in the code of a consulted file: only in a top level's engine, where
+% kk_top_start/1 ran; a query Session's engine halts as Scryer's does)
+kk_ends_session(typed).
+kk_ends_session(code(_)) :- bb_get(kk_relay, _).
+kk_ends_session(directive(_)) :- bb_get(kk_relay, _).
+
+kk_records_imports(typed).
+kk_records_imports(code(user)).
 
 % kk_var_goal(?G): G, which was a variable where a goal stands when the goal typed was read
 % (G = format("~w", [x]), G): any goal, whose name the host did not see, so every lazy library
@@ -218,8 +328,7 @@ kk_var_goal(G) :-
     ).
 
 kk_recorded(G) :-
-    % (call/1 expands G again: goal_expansion/2 is off meanwhile)
-    setup_call_cleanup(bb_put(kk_recording, true), call(G), bb_put(kk_recording, false)),
+    call(G),
     (   bb_get(kk_setup, Gs0) -> true ; Gs0 = [] ),
     (   memberchk(G, Gs0) -> Gs = Gs0 ; append(Gs0, [G], Gs) ),
     bb_put(kk_setup, Gs).
@@ -285,35 +394,9 @@ kk_cell(N0, N, Cap) :-
     N is N0 + 1,
     (   N > Cap -> throw(kk_too_many_cells) ; true ).
 
-% kk_clause_reads(+C0, -C): C0 as an asserted or [user] clause is kept, as a consulted one is
-% expanded (goal_expansion/2 in host_expand.pl): its read/1,2 and read_term/2,3 goals give
-% end_of_file at the end of the input, a goal of it that reads marks the session's code as
-% reading, and the modules it imports are recorded for the replay.
-kk_clause_reads(C0, C) :-
-    (   nonvar(C0), C0 = (H :- B0), callable(B0)
-    ->  kk_body_reads(B0, B), C = (H :- B)
-    ;   C = C0
-    ).
-
-kk_body_reads(G0, G) :-
-    (   var(G0) -> G = G0
-    ;   kk_control(G0, G, Gs0, Gs) -> maplist(kk_body_reads, Gs0, Gs)
-    ;   kk_input_goal(G0) -> bb_put(kk_code_reads, true), kk_read_goal(G0, G)
-    ;   kk_import_goal(G0) -> G = kk_recorded(G0)
-    ;   G = G0
-    ).
-
 % kk_import_goal(+G): G imports a module (recorded by kk_recorded/1, to be replayed).
 kk_import_goal(use_module(_)).
 kk_import_goal(use_module(_, _)).
-
-kk_control((A, B), (A1, B1), [A, B], [A1, B1]).
-kk_control((A ; B), (A1 ; B1), [A, B], [A1, B1]).
-kk_control((A -> B), (A1 -> B1), [A, B], [A1, B1]).
-kk_control(\+ A, \+ A1, [A], [A1]).
-kk_control(call(A), call(A1), [A], [A1]).
-kk_control(findall(T, A, L), findall(T, A1, L), [A], [A1]).
-kk_control(forall(A, B), forall(A1, B1), [A, B], [A1, B1]).
 
 % kk_read_goal(+G0, -G): G0, or the host's reading predicate in place of a reading one.
 kk_read_goal(G, G) :- var(G), !.
@@ -346,7 +429,10 @@ kk_clause_head((H :- _), H) :- !, callable(H).
 kk_clause_head((:- _), _) :- !, fail.
 kk_clause_head(H, H) :- callable(H).
 
-kk_user_clause((:- G)) :- !, ( catch(G, E, (kk_unless_halt(E, (kk_top_ball(E, _), fail)))) -> true ; true ).
+kk_user_clause((:- G0)) :-
+    !,
+    kk_clause_rewrite(user, (:- G0), (:- G)),
+    (   catch(G, E, (kk_unless_halt(E, (kk_top_ball(E, _), fail)))) -> true ; true ).
 kk_user_clause(C) :- kk_assert(assertz, C).
 
 % kk_consult(+Files): consults each file and remembers it for make/0 and for the replay after
@@ -419,17 +505,58 @@ kk_remember(F) :-
 % kk_not_homework(+F): F does not define the homework's predicates while kenken.pl is loaded
 % (bb kk_homework, set by the host then): a student's own kenken.pl is never mixed with ours
 % (their kenken/3 beside our plain_kenken/3). One that does replaces kenken.pl wholly, as when
-% it is consulted at the start (Setup::loads_kenken): it is remembered, and kk_swap(Name, PI)
-% thrown, which stops the goal; the host then starts an engine without kenken.pl and gives it
-% the session's state, this file among its files (Toplevel::run).
+% it is consulted at the start (Setup::loads_kenken). A goal typed that names such a file is
+% not run (kk_swap_first/1): kk_swap(Name, PI, before) is thrown, the host starts an engine
+% without kenken.pl, gives it the session's state and runs the goal there (Toplevel::run). A
+% file whose name is built as the goal runs is met here: the file is remembered and
+% kk_swap(Name, PI, during) thrown, which stops the goal; the fresh engine gets the session's
+% state, this file among its files.
 kk_not_homework(F) :-
-    (   bb_get(kk_homework, PIs),
-        kk_source_name(F, Name),
-        catch(open(Name, read, S), _, fail),
-        call_cleanup(kk_defines_one(S, PIs, PI), close(S))
+    (   kk_homework_file(F, Name, PI)
     ->  kk_remember(F),
-        throw(kk_swap(Name, PI))
+        throw(kk_swap(Name, PI, during))
     ;   true
+    ).
+
+% kk_homework_file(+F, -Name, -PI): kenken.pl is loaded, and the file F (Name) defines PI, one
+% of its predicates.
+kk_homework_file(F, Name, PI) :-
+    bb_get(kk_homework, PIs),
+    kk_source_name(F, Name),
+    catch(open(Name, read, S), _, fail),
+    call_cleanup(kk_defines_one(S, PIs, PI), close(S)).
+
+% kk_swap_first(+Goal): Goal (as kk_halts/2 gives it) consults no file named in its text that
+% defines the homework's predicates while kenken.pl is loaded; else kk_swap/3 is thrown
+% before Goal runs (kk_not_homework/1).
+kk_swap_first(Goal) :-
+    (   bb_get(kk_homework, _),
+        kk_consulted(Goal, F),
+        kk_homework_file(F, Name, PI)
+    ->  throw(kk_swap(Name, PI, before))
+    ;   true
+    ).
+
+% kk_member(-X, +L): X is an element of the list L, perhaps partial (its unbound tail is not
+% bound).
+kk_member(X, [Y | L]) :- ( X = Y ; nonvar(L), kk_member(X, L) ).
+
+% kk_consulted(+G, -F): F, an atom, names a file the goal G (as kk_halts/2 gives it) consults.
+kk_consulted(G, F) :-
+    nonvar(G),
+    (   G = user:kk_consult(Fs) -> ( nonvar(Fs), Fs = [_ | _] -> kk_member(F, Fs) ; F = Fs ), atom(F)
+    ;   G = (A, B) -> ( kk_consulted(A, F) ; kk_consulted(B, F) )
+    ;   G = _^G1 -> kk_consulted(G1, F)
+    ;   G = _:G1 -> kk_consulted(G1, F)
+    ;   kk_meta_spec(G, Spec) -> functor(G, _, N), kk_goal_arg(1, N, Spec, G, A), kk_consulted(A, F)
+    ).
+
+% kk_goal_arg(+I, +N, +Spec, +G, -A): A is a goal argument of G, the I-th or one after it up to
+% the N-th, as Spec (kk_meta_spec/2) says.
+kk_goal_arg(I, N, Spec, G, A) :-
+    I =< N,
+    (   arg(I, Spec, S), S \== ?, arg(I, G, A)
+    ;   I1 is I + 1, kk_goal_arg(I1, N, Spec, G, A)
     ).
 
 % kk_defines_one(+S, +PIs, -PI): a clause read from S (up to its end or a syntax error)
@@ -919,7 +1046,8 @@ help :-
         "  make.                      consult again the files changed since they were loaded",
         "  help.                      this text",
         "  halt. or halt(Code).       leave (Ctrl-D too)",
-        "After an answer, w writes it whole and h lists the keys.",
+        "After an answer, w writes it whole, p as first written, f gives the next answers up to",
+        "a multiple of 5, and h lists the keys.",
         "Ctrl-C stops the running goal; consulted files, dynamic clauses, modules imported,",
         "operators, flags and bb_put/2 values stay (a value that cannot is named)."
     ]).
@@ -960,12 +1088,15 @@ kk_top_input :-
     (   nonvar(S) -> catch(set_input(S), _, true) ; true ).
 
 % kk_reader_start: for a goal that reads (bb kk_top_reads, or any goal once a consulted file's
-% code reads: bb kk_code_reads, see goal_expansion/2 in host_expand.pl), the current input is a pipe from a
+% code reads: bb kk_code_reads, see kk_leaf/3), the current input is a pipe from a
 % relay (this program again, as kk_top_start/1 named it) that copies the process's standard
 % input, the terminal or what is piped to query: a pipe reads as it should, where the
 % terminal opened as a file (kk_top_input/0) ends after one get_char/1. The relay runs only
 % while the goal does, not while the host reads a key or the next goal; it dies with this
-% process. kk_reader_stop/0 ends it.
+% process. kk_reader_stop/0 ends it. In a piped repl (bb kk_feed: a named pipe) the relay
+% copies what the host feeds it, the input after the goal typed: at kk_reader_stop/0 the host
+% stops, and what the goal did not read goes back to it, to be read as goals, as a Prolog top
+% level reading its goals and the goals' input from one stream does.
 kk_reader_start :-
     (   (   bb_get(kk_top_reads, R), R \== false
         ;   bb_get(kk_code_reads, true)
@@ -973,10 +1104,11 @@ kk_reader_start :-
     ->  (   bb_get(kk_reader, r(_, S)) -> set_input(S)
         ;   bb_get(kk_relay, Exe),
             catch(( kk_need_library(process),
+                    (   bb_get(kk_feed, Fifo) -> atom_chars(Fifo, From) ; From = "1" ),
                     process_create(Exe, [],
                                    [stdout(pipe(S)), process(P),
                                     environment(["KENKEN_WORKER"="toplevel",
-                                                 "KENKEN_TOPLEVEL_RELAY"="1"])]) ),
+                                                 "KENKEN_TOPLEVEL_RELAY"=From])]) ),
                   _, fail)
         ->  bb_put(kk_reader, r(P, S)),
             set_input(S)
@@ -986,7 +1118,17 @@ kk_reader_start :-
     ).
 
 kk_reader_stop :-
-    (   bb_get(kk_reader, r(P, S))
+    (   bb_get(kk_reader, r(P, S)), bb_get(kk_feed, _), bb_get(kk_host_pipes, In-Out)
+    ->  % (fed by the host: what the goal left of the input goes back to it)
+        bb_put(kk_reader, none),
+        kk_host_say(Out, drain),
+        open(In, read, I), read(I, _), close(I),
+        kk_rest_chars(S, Cs),
+        catch(process_wait(P, _), _, true),
+        catch(close(S), _, true),
+        kk_host_left(Out, Cs),
+        kk_top_input
+    ;   bb_get(kk_reader, r(P, S))
     ->  bb_put(kk_reader, none),
         catch(process_kill(P), _, true),
         catch(process_wait(P, _), _, true),
@@ -994,6 +1136,20 @@ kk_reader_stop :-
         kk_top_input
     ;   true
     ).
+
+% kk_host_say(+Out, +Word): Word told to the host, on a line of its own, through the pipe Out.
+kk_host_say(Out, Word) :- open(Out, write, O), write(O, Word), nl(O), close(O).
+
+% kk_host_left(+Out, +Cs): the characters Cs, which the goal left of the input the host fed
+% it (bb kk_feed: a piped repl), given back to the host (`left` and their codes).
+kk_host_left(Out, Cs) :-
+    open(Out, write, O),
+    write(O, left),
+    maplist(kk_write_code(O), Cs),
+    nl(O),
+    close(O).
+
+kk_write_code(O, C) :- char_code(C, K), write(O, ' '), write(O, K).
 
 % kk_changed_flags(-Flags): the flags whose value is not the one they had at the start.
 kk_changed_flags(Flags) :-
@@ -1054,9 +1210,11 @@ kk_dynamic(N/A, Cs) :-
 
 kk_top_restore(Text, R) :-
     kk_chars(Text, Chars),
-    catch(( kk_read_goal(Chars, G, _), call(G), R = true ), E, R = E),
-    !.
-kk_top_restore(_, false).
+    (   catch(( kk_read_goal(Chars, G, _), call(G), R0 = true ), E, R0 = E) -> R = R0
+    ;   R = false
+    ),
+    % (what the restore said is shown now, its last new line too)
+    kk_flush.
 
 kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost, Broken) :-
     maplist(kk_restore_goal, Setup),
@@ -1108,15 +1266,15 @@ kk_restore_(N/A-Cs) :-
 
 kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).
 
-% kk_loading(+G): G loads a file: goal_expansion/2 (host_expand.pl) then notes the clauses that
-% read the input.
+% kk_loading(+G): G loads a file: term_expansion/2 (host_expand.pl) then rewrites its clauses
+% (kk_clause_rewrite/3) as they load.
 kk_loading(G) :-
     setup_call_cleanup(bb_put(kk_loading, true), G, bb_put(kk_loading, false)).
 
 % kk_unless_halt(+E, :B): B, unless E ends the session or swaps its engine (kk_halt/1,
-% kk_swap/2): E is thrown on then.
+% kk_swap/3): E is thrown on then.
 kk_unless_halt(E, B) :-
-    (   ( E = kk_halt(_) ; E = kk_swap(_, _) ) -> throw(E) ; call(B) ).
+    (   ( E = kk_halt(_) ; E = kk_swap(_, _, _) ) -> throw(E) ; call(B) ).
 
 kk_halt_(C) :-
     must_be(integer, C),
@@ -1125,6 +1283,7 @@ kk_halt_(C) :-
 kk_top_run(Goal, VNs, Mode, Result) :-
     bb_put(kk_top_count, 0),
     bb_put(kk_top_all, false),
+    bb_put(kk_top_until, 0),
     kk_top_callable(Goal, Call),
     kk_reader_start,
     (   setup_call_cleanup(true, Call, Det = true),
@@ -1186,7 +1345,9 @@ kk_top_next(batch(Limit), _, N, R) :-
     ;   write(' ;'), nl, fail
     ).
 kk_top_next(ask(In, Out), VNs, N, R) :-
-    (   bb_get(kk_top_all, true)
+    (   (   bb_get(kk_top_all, true)
+        ;   bb_get(kk_top_until, U), N < U
+        )
     ->  write(' ;'), nl, fail
     ;   write(' '), kk_show,
         % the host reads one key (the reader must not) and answers next, all, stop, whole or
@@ -1198,8 +1359,13 @@ kk_top_next(ask(In, Out), VNs, N, R) :-
         ->  write(';'), nl, kk_reader_start, fail
         ;   Key == all
         ->  write(';'), nl, bb_put(kk_top_all, true), kk_reader_start, fail
+        ;   Key == five
+        ->  write(';'), nl, U is N + 5 - N mod 5, bb_put(kk_top_until, U), kk_reader_start,
+            fail
         ;   Key == whole
         ->  nl, kk_top_show(VNs, [max_depth(0)]), kk_top_next(ask(In, Out), VNs, N, R)
+        ;   Key == print
+        ->  nl, kk_top_show(VNs, []), kk_top_next(ask(In, Out), VNs, N, R)
         ;   Key == help
         ->  nl, kk_key_help, kk_top_show(VNs, []), kk_top_next(ask(In, Out), VNs, N, R)
         ;   write('.'), nl, R = true
@@ -1209,8 +1375,9 @@ kk_top_next(ask(In, Out), VNs, N, R) :-
 kk_key_help :-
     maplist(kk_help_line, [
         "% ; n r space tab: the next answer    a: all the other answers",
-        "% w: the whole answer (no ...)        h: this help",
-        "% Enter . c: stop"
+        "% f: the next answers, up to the next multiple of 5",
+        "% w: the whole answer (no ...)        p: the answer as first written",
+        "% h: this help                        Enter . c: stop"
     ]).
 
 % kk_top_show(+VNs, +Options): the answer, as Scryer's top level writes it (cyclic terms

@@ -1,36 +1,22 @@
-/*  host_expand.pl -- the goal expansions of the host's Prolog side (not part of the homework
-    contract), loaded after host.pl (whose predicates they call) by the engines that answer
-    a person's goals: the top level and the query engines (src/prolog/start.rs). The engines
-    that only solve puzzles do not load them: Scryer runs user:goal_expansion/2 at run time
-    too, on every meta-call it cannot make directly, and with these clauses there kenken/3
-    took 3 % more instructions on Keen 8x8 puzzles (and 48 % more under the host's earlier
-    query wrapper).
+/*  host_expand.pl -- the load-time rewriting of the files a person consults (not part of the
+    homework contract), loaded after host.pl (whose predicates it calls) by the engines that
+    answer a person's goals: the top level and the query engines (src/prolog/start.rs).
+
+    The clauses and directives of a file consulted in the session (kk_loading/1: bb
+    kk_loading), in user or in a module of that file, are rewritten once, as they are loaded,
+    as host.pl's kk_clause_rewrite/3 says (halt/0,1, bb_put/2, read/1,2 and read_term/2,3,
+    use_module/1,2, code that reads). This is a term expansion, not a goal expansion: Scryer
+    runs user:goal_expansion/2 at run time too, on every meta-call, and with the host's
+    rewriting there kenken/3 took twice the time at the top level (issue 45); a term
+    expansion runs only while a file loads. (The loader expands what this gives again: it
+    fails once there is nothing left to rewrite.)
 */
 
-% The files consulted after this one (and the goals typed) are expanded: the keys bb_put/2 sets are recorded too (kk_state/1); read/1,2 and read_term/2,3
-% give end_of_file at the end of the input (kk_read_term/3); and a consulted clause that reads
-% the input marks the session's code as reading (kk_code_reads, kk_reader_start/0), so that a
-% goal calling it reads through the relay whatever it names (user: the clauses of a module
-% file are expanded too); use_module/1,2 in a clause of user
-% (not a directive, nor a module's clause) is recorded when it runs, so that the module is
-% imported again in a fresh engine (kk_state/1). (Clauses asserted or typed after [user] get
-% the same from kk_clause_reads/2.)
-goal_expansion(G, _) :-
+% (no cut: a term this leaves is for the other clauses, library(atts)'s for :- attribute ...)
+term_expansion(T0, T) :-
     bb_get(kk_loading, true),
-    kk_input_goal(G),
-    bb_put(kk_code_reads, true),
-    fail.
-goal_expansion(bb_put(K, V), user:kk_bb_put(K, V)).
-% (halt/0,1 in the code of a consulted file, its directives and initialization/1 goals: the
-% top level ends the session with its code, as kk_halts/2 does for the goals typed; the
-% engine's own halt would only fail. Only in a top level's engine: kk_top_start/1 ran.)
-goal_expansion(halt, user:throw(kk_halt(0))) :- bb_get(kk_relay, _).
-goal_expansion(halt(C), user:kk_halt_(C)) :- bb_get(kk_relay, _).
-goal_expansion(G, user:kk_recorded(G)) :-
-    kk_import_goal(G),
-    bb_get(kk_loading, true),
-    \+ bb_get(kk_recording, true),
-    prolog_load_context(module, user).
-goal_expansion(G0, user:G) :-
-    kk_read_goal(G0, G),
-    G \== G0.
+    nonvar(T0),
+    (   T0 = (_ :- _) -> true ; T0 = (:- _) ),
+    prolog_load_context(module, M),
+    kk_clause_rewrite(M, T0, T),
+    T \== T0.

@@ -2,9 +2,10 @@
 //! answered the way a Prolog top level answers them (see [`kenken::prolog::toplevel`]).
 
 use std::ffi::OsString;
-use std::io::{BufRead, IsTerminal, Read};
+use std::io::{IsTerminal, Read};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -18,8 +19,8 @@ use rustyline::{Context, Editor, Helper};
 
 use kenken::process::Spawn;
 use kenken::prolog::toplevel::{
-    ends_a_line, limit_memory, needs_kenken, quiet_panics, split_goals, Ended, Key, Mode, Setup,
-    TopProcess, TopResult, Toplevel, LINE_VAR,
+    ends_a_line, limit_memory, needs_kenken, quiet_panics, split_goals, Ended, Got, Key, Mode,
+    PipedInput, Setup, TopProcess, TopResult, Toplevel, LINE_VAR,
 };
 
 /// The stack of the engine's thread: Scryer recurses deeply on big terms.
@@ -153,14 +154,11 @@ fn out_of_memory(m: u64) -> String {
 }
 
 /// Where the top level reads its lines: a line editor with history on a terminal, plain standard
-/// input otherwise (so that a session can be scripted; the lines read are echoed).
+/// input otherwise (so that a session can be scripted; the lines read are echoed, once), which
+/// the goals read too ([`PipedInput`]).
 enum Lines {
     Editor(Box<Editor<Names, DefaultHistory>>),
-    Plain {
-        input: std::io::StdinLock<'static>,
-        /// A line read as an answer's key that was a goal after all.
-        back: Option<String>,
-    },
+    Plain(Arc<PipedInput>),
 }
 
 /// What [`Lines::read`] got.
@@ -180,20 +178,16 @@ impl Lines {
                 Err(ReadlineError::Eof) => Ok(Line::Eof),
                 Err(e) => Err(e.into()),
             },
-            Lines::Plain { input, back } => {
-                let l = match back.take() {
-                    Some(l) => l,
-                    None => {
-                        let mut l = String::new();
-                        if input.read_line(&mut l)? == 0 {
-                            return Ok(Line::Eof);
-                        }
-                        l.trim_end_matches(['\n', '\r']).to_string()
-                    }
-                };
-                println!("{prompt}{l}");
-                Ok(Line::Text(l))
-            }
+            Lines::Plain(input) => match input.line(None) {
+                // (given back: shown before)
+                Got::Back(l) => Ok(Line::Text(l.trim_end_matches(['\n', '\r']).to_string())),
+                Got::Fresh(l) => {
+                    let l = l.trim_end_matches(['\n', '\r']).to_string();
+                    println!("{prompt}{l}");
+                    Ok(Line::Text(l))
+                }
+                Got::Waiting | Got::End => Ok(Line::Eof),
+            },
         }
     }
 
@@ -201,16 +195,19 @@ impl Lines {
     fn key(&mut self) -> Key {
         match self {
             Lines::Editor(_) => terminal_key(),
-            Lines::Plain { input, back } => {
-                let mut l = String::new();
-                if input.read_line(&mut l).unwrap_or(0) == 0 {
-                    return Key::Stop;
-                }
+            Lines::Plain(input) => {
+                let (l, shown) = match input.line(None) {
+                    Got::Back(l) => (l, true),
+                    Got::Fresh(l) => (l, false),
+                    Got::Waiting | Got::End => return Key::Stop,
+                };
                 let l = l.trim_end_matches(['\n', '\r']);
                 match l.trim() {
                     ";" | "n" | "r" => Key::Next,
                     "a" => Key::All,
                     "w" => Key::Whole,
+                    "p" => Key::Print,
+                    "f" => Key::Five,
                     "h" | "?" => Key::Help,
                     "" | "." => {
                         if l.is_empty() || l.trim() == "." {
@@ -220,11 +217,23 @@ impl Lines {
                         }
                     }
                     _ => {
-                        *back = Some(l.to_string());
+                        // (a goal after all: read as one, not shown again)
+                        input.unread(format!("{l}\n").as_bytes(), shown);
                         Key::Stop
                     }
                 }
             }
+        }
+    }
+
+    /// In a piped session, what follows the goal about to run (`goals` and the start of
+    /// one, `pending`) goes back to the input, where the goal may read it; what it leaves is
+    /// read as goals after it.
+    fn give_back(&mut self, goals: &mut std::collections::VecDeque<String>, pending: &mut String) {
+        if let Lines::Plain(input) = self {
+            let mut text: String = goals.drain(..).map(|g| g + "\n").collect();
+            text.push_str(&std::mem::take(pending));
+            input.unread(text.as_bytes(), true);
         }
     }
 
@@ -403,6 +412,8 @@ fn terminal_key() -> Key {
         (Ok(1), b';' | b' ' | b'n' | b'r' | b'\t') => Key::Next,
         (Ok(1), b'a') => Key::All,
         (Ok(1), b'w') => Key::Whole,
+        (Ok(1), b'p') => Key::Print,
+        (Ok(1), b'f') => Key::Five,
         // Enter, '.', c, Ctrl-C, Ctrl-D, Escape
         (Ok(1), b'\r' | b'\n' | b'.' | b'c' | 3 | 4 | 0x1b) => Key::Stop,
         (Ok(1), _) => Key::Help,
@@ -431,6 +442,7 @@ impl Reader {
         loop {
             if let Some(g) = self.queue.pop_front() {
                 self.lines.remember(&g);
+                self.lines.give_back(&mut self.queue, &mut self.pending);
                 return Ok(Some(g));
             }
             let prompt = if self.pending.is_empty() {
@@ -488,14 +500,15 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
         );
         Lines::Editor(Box::new(ed))
     } else {
-        Lines::Plain {
-            input: stdin.lock(),
-            back: None,
-        }
+        Lines::Plain(PipedInput::stdin())
+    };
+    let piped = match &lines {
+        Lines::Plain(input) => Some(input.clone()),
+        Lines::Editor(_) => None,
     };
     let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
     let files = !setup.consult.is_empty();
-    let mut top = TopProcess::start(setup)?;
+    let mut top = TopProcess::start(setup, piped)?;
     // (files are consulted before the first prompt, as Scryer does: one may halt)
     if files {
         if let Some(Ended::Done(TopResult::Halt(n))) = top.started()? {

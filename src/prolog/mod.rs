@@ -42,9 +42,9 @@ pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};
 pub(crate) const KENKEN_PL: &str = include_str!("../../prolog/kenken.pl");
 /// The host's Prolog side: the top level and what the query wrapper shares with it.
 pub(crate) const HOST_PL: &str = include_str!("../../prolog/host.pl");
-/// The goal expansions of the host's Prolog side, loaded right after [`HOST_PL`] by the engines
-/// that answer a person's goals (the top level, a query [`Session`]), not by those that only
-/// solve puzzles: Scryer runs them on every meta-call it cannot make directly.
+/// The load-time rewriting of the files a person consults (a term expansion), loaded right
+/// after [`HOST_PL`] by the engines that answer a person's goals (the top level, a query
+/// [`Session`]), not by those that only solve puzzles.
 pub(crate) const HOST_EXPAND_PL: &str = include_str!("../../prolog/host_expand.pl");
 /// The host's query wrapper (`kk_host_stream/7`), loaded after [`HOST_PL`] by a [`Session`].
 pub(crate) const HOST_QUERY_PL: &str = include_str!("../../prolog/host_query.pl");

@@ -5,8 +5,8 @@
 //! [`start_phases`] times: Scryer's machine, the libraries `kenken.pl` loads (`clpz` is most of
 //! the start), `kenken.pl` itself, the host's wrapper (`host.pl`, `host_query.pl`) and the
 //! libraries every goal finds. An engine that answers a person's goals also gets the host's
-//! goal expansions (`host_expand.pl`); one that only solves puzzles does not, since Scryer
-//! runs them at run time too (see [`Purpose`]).
+//! load-time rewriting of the files a person consults (`host_expand.pl`); one that only solves
+//! puzzles does not (see [`Purpose`]).
 
 use std::time::{Duration, Instant};
 
@@ -27,12 +27,11 @@ const KENKEN_LIBRARIES: &str = "
 /// What an engine is for, which decides what it loads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Purpose {
-    /// Any goal a person gives: with the host's goal expansions (`host_expand.pl`: bb_put/2
-    /// keys recorded, read/1 at the end of the input, imports replayed).
+    /// Any goal a person gives: the files consulted are rewritten as they load
+    /// (`host_expand.pl`, a term expansion: bb_put/2 keys recorded, read/1 at the end of the
+    /// input, imports replayed), as the goal typed is (`kk_halts/2` in `host.pl`).
     Queries,
-    /// Only the homework's solvers, run by the host: without them (Scryer runs
-    /// user:goal_expansion/2 on every meta-call it cannot make directly, and with them
-    /// `kenken/3` took some 3 % more instructions).
+    /// Only the homework's solvers, run by the host: without that rewriting.
     Solving,
 }
 
@@ -104,11 +103,9 @@ mod tests {
         assert!(s.complete);
     }
 
-    /// Scryer runs user:goal_expansion/2 at run time, on every meta-call it cannot make
-    /// directly: an engine that only solves must not carry the host's expansions (regression:
-    /// they made kenken/3 3 % slower, 48 % under the earlier query wrapper), and one that
-    /// answers a person's goals needs them. The probe: a consulted clause's bb_put/2 is
-    /// expanded to record its key for a restart (`kk_bb_keys`) only where they are loaded.
+    /// The host's rewriting of consulted files is loaded only where a person's goals are
+    /// answered. The probe: a consulted clause's bb_put/2 is rewritten to record its key for a
+    /// restart (`kk_bb_keys`) only there.
     #[test]
     fn only_the_engines_for_queries_carry_the_host_goal_expansions() {
         use super::super::{Query, Session};

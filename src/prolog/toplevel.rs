@@ -19,8 +19,12 @@
 //! ends them ([`split_goals`]), a goal that reads (`read/1`, `get_char/1`, `[user]`, or a
 //! consulted predicate that does) reads standard input through a relay process while it runs
 //! (Scryer's own `user_input` reads nothing without its line editor; in `query` one relay
-//! serves every goal, in turn), reading past the end of the input gives `end_of_file`, and a
-//! goal Scryer panics on is told as an error.
+//! serves every goal, in turn; in a piped repl the parent feeds each goal the input after it,
+//! and takes back what it did not read: [`PipedInput`]), reading past the end of the input
+//! gives `end_of_file`, and a goal Scryer panics on is told as an error. The host's rewriting
+//! of goals (`halt/0,1`, `bb_put/2` keys, `read/1` at the end of the input, imports replayed)
+//! is done once, on the goal typed and on consulted files as they load, never as a
+//! `goal_expansion/2` that Scryer would run inside `kenken.pl`'s meta-calls (`docs/toplevel.md`).
 //!
 //! What happened is said as a Prolog user expects (issue 37): an uncaught exception is written
 //! as Scryer's top level writes it (`throw(true)`, never `true.`); `halt/0,1` ends the session
@@ -47,6 +51,10 @@ use scryer_prolog::{
 use serde::{Deserialize, Serialize};
 
 use super::{quote, PrologError, ALL_LIBRARIES, HOST_EXPAND_PL, HOST_PL, KENKEN_PL};
+
+mod feed;
+use feed::Feeder;
+pub use feed::{Got, PipedInput};
 
 /// The `$toplevel` module the engine is built with, instead of Scryer's own `toplevel.pl`
 /// (whose REPL is not used here): building an engine then skips compiling the libraries that
@@ -90,9 +98,11 @@ pub enum TopResult {
     /// The engine's heap could not grow (the memory bound, [`Setup::memory`], was reached):
     /// the goal was stopped, nothing shown. The engine keeps what it took: it is best replaced.
     OutOfMemory,
-    /// The goal consulted a file that defines one of the homework's predicates: it was
-    /// stopped there (and said so), and `kenken.pl` unloaded: the engine now is one without
-    /// it, with the session's state, that file among its files.
+    /// The goal consulted a file, whose name it built as it ran, that defines one of the
+    /// homework's predicates: it was stopped there (and said so), and `kenken.pl` unloaded:
+    /// the engine now is one without it, with the session's state, that file among its files.
+    /// (A goal that names such a file in its text is run in such an engine from the start:
+    /// its own result is given.)
     Replaced,
 }
 
@@ -249,6 +259,10 @@ pub struct Toplevel {
     shown: Shown,
     /// Whether the engine panicked: it is not to be trusted, and runs nothing more.
     broken: bool,
+    /// Whether the engine has `kenken.pl`.
+    kenken: bool,
+    /// The named pipe the goals read from (a piped repl's), if any.
+    feed: Option<PathBuf>,
 }
 
 /// What user_output writes, shown on standard output in batches: Scryer hands over every
@@ -477,11 +491,14 @@ impl Toplevel {
             at_line_start,
             shown,
             broken: false,
+            kenken: !no_kenken,
+            feed: None,
         }
     }
 
     /// Runs `goal` (Prolog text; a missing final `.` is added) in `mode`.
     pub fn run(&mut self, goal: &str, mode: &Mode) -> Result<TopResult, PrologError> {
+        let asked = mode;
         // (the goal was typed on a line of its own, or is the first thing shown)
         self.at_line_start.store(true, Ordering::Relaxed);
         // (a quote left open is ended by a new line, as the user's Enter ends it for Scryer's
@@ -533,7 +550,12 @@ impl Toplevel {
             Term::Atom(a) if a == "error" => Ok(TopResult::Error),
             Term::Atom(a) if a == "limit" => Ok(TopResult::Limit),
             Term::Atom(a) if a == "memory" => Ok(TopResult::OutOfMemory),
+            // (a file the goal names replaces kenken.pl: the goal runs in an engine without it)
             Term::Atom(a) if a == "swap" => {
+                self.without_kenken()?;
+                self.run(goal, asked)
+            }
+            Term::Atom(a) if a == "swapped" => {
                 self.without_kenken()?;
                 Ok(TopResult::Replaced)
             }
@@ -579,8 +601,32 @@ impl Toplevel {
     /// This engine replaced by one without `kenken.pl`, given this one's state.
     fn without_kenken(&mut self) -> Result<(), PrologError> {
         let state = self.state()?;
+        let feed = self.feed.take();
         *self = Toplevel::new(true);
+        if let Some(fifo) = feed {
+            self.feed_from(&fifo)?;
+        }
         self.restore(&state)
+    }
+
+    /// The goals that read get their input from the named pipe `fifo`, where the host feeds
+    /// them (see [`PipedInput`]), through the relay.
+    fn feed_from(&mut self, fifo: &Path) -> Result<(), PrologError> {
+        self.feed = Some(fifo.to_path_buf());
+        self.one(
+            &format!(
+                "bb_put(kk_feed, {}), R = true.",
+                quote_atom(&fifo.to_string_lossy())
+            ),
+            "R",
+        )
+        .map(|_| ())
+    }
+
+    /// Whether the engine has `kenken.pl` (a file consulted in the session may have replaced
+    /// it: [`TopResult::Replaced`]).
+    pub fn has_kenken(&self) -> bool {
+        self.kenken
     }
 
     /// The names of the predicates the session sees (its own, those of its files, those it
@@ -865,7 +911,13 @@ const RELAY_VAR: &str = "KENKEN_TOPLEVEL_RELAY";
 /// it dies with its parent: see `crate::process::lifecycle`).
 fn relay() -> std::io::Result<()> {
     use std::io::Read;
-    let (mut input, mut output) = (std::io::stdin().lock(), std::io::stdout().lock());
+    // (from the named pipe the parent feeds, in a piped repl; or standard input)
+    let from = std::env::var_os(RELAY_VAR).filter(|v| v != "1");
+    let mut input: Box<dyn Read> = match from {
+        Some(fifo) => Box::new(std::fs::File::open(fifo)?),
+        None => Box::new(std::io::stdin().lock()),
+    };
+    let mut output = std::io::stdout().lock();
     let mut buf = [0u8; 4096];
     loop {
         let n = input.read(&mut buf)?;
@@ -952,6 +1004,8 @@ struct ChildSetup {
     to_child: PathBuf,
     from_child: PathBuf,
     setup: Setup,
+    /// The named pipe where the parent feeds the goals their input (see [`PipedInput`]).
+    feed: Option<PathBuf>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -962,12 +1016,13 @@ enum Request {
 
 /// What the child tells its parent: `Ready` with its engine's CPU offset (the session's CPU
 /// time is its process's plus this, in milliseconds) and the names of the predicates it sees;
-/// `Done` with the goal's end, the state after it (when asked for), the session's inferences
-/// and the names of the predicates it sees then.
+/// `Done` with the goal's end, the state after it (when asked for), the session's inferences,
+/// the names of the predicates it sees then, and whether its engine has `kenken.pl` (a file
+/// the goal consulted may have replaced it).
 #[derive(Serialize, Deserialize)]
 enum Reply {
     Ready(i64, Vec<String>),
-    Done(TopResult, Option<String>, Option<u64>, Vec<String>),
+    Done(TopResult, Option<String>, Option<u64>, Vec<String>, bool),
     Failed(String),
 }
 
@@ -993,10 +1048,19 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
         replies.flush()
     };
     let mut top = Toplevel::new(!setup.setup.loads_kenken());
+    if let Some(fifo) = &setup.feed {
+        top.feed_from(fifo).map_err(std::io::Error::other)?;
+    }
     for f in &setup.setup.consult {
         // (a file that halts ends the session before it starts, with its code)
         if let Ok(TopResult::Halt(n)) = top.consult(f) {
-            return send(&Reply::Done(TopResult::Halt(n), None, None, Vec::new()));
+            return send(&Reply::Done(
+                TopResult::Halt(n),
+                None,
+                None,
+                Vec::new(),
+                top.has_kenken(),
+            ));
         }
     }
     let (cpu_offset, _) = top.clocks().unwrap_or((0, 0));
@@ -1010,13 +1074,20 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
                     let state = if keep_state { top.state().ok() } else { None };
                     let inferences = top.clocks().ok().map(|(_, i)| i);
                     let names = top.names().unwrap_or_default();
-                    (Reply::Done(r, state, inferences, names), false)
+                    let kenken = top.has_kenken();
+                    (Reply::Done(r, state, inferences, names, kenken), false)
                 }
                 Err(e) => (Reply::Failed(e.to_string()), true),
             },
             Ok(Request::Restore(g)) => match top.restore(&g) {
                 Ok(()) => (
-                    Reply::Done(TopResult::True, None, None, top.names().unwrap_or_default()),
+                    Reply::Done(
+                        TopResult::True,
+                        None,
+                        None,
+                        top.names().unwrap_or_default(),
+                        top.has_kenken(),
+                    ),
                     false,
                 ),
                 Err(e) => (Reply::Failed(e.to_string()), true),
@@ -1058,6 +1129,11 @@ pub enum Key {
     Stop,
     /// The answer again, whole (no `...`); then the question again.
     Whole,
+    /// The answer again, as it was first written (`...` past a depth of 20); then the
+    /// question again.
+    Print,
+    /// The next answers, up to the next multiple of 5 (as Scryer's `f`).
+    Five,
     /// The keys, then the answer and the question again.
     Help,
 }
@@ -1100,13 +1176,21 @@ pub struct TopProcess {
     clocks: Clocks,
     /// The names of the predicates the session sees, as the engine last told them.
     names: Vec<String>,
+    /// The input the goals read, when the repl's input is piped (see [`PipedInput`]).
+    input: Option<Arc<PipedInput>>,
+    /// What feeds it to the goal running.
+    feeder: Option<Feeder>,
 }
 
 static NEXT_DIR: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl TopProcess {
     /// Starts the child (without waiting for its engine to load).
-    pub fn start(setup: Setup) -> Result<TopProcess, PrologError> {
+    ///
+    /// With `input` (a piped repl, which reads its goals from it), a goal that reads gets the
+    /// input after it, and what it does not read goes back to `input` ([`PipedInput`]);
+    /// without, a goal reads standard input itself (the terminal).
+    pub fn start(setup: Setup, input: Option<Arc<PipedInput>>) -> Result<TopProcess, PrologError> {
         let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("kenken-top-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -1120,6 +1204,8 @@ impl TopProcess {
                 wall_origin: Some(epoch_ms()),
                 ..Clocks::default()
             },
+            input,
+            feeder: None,
         };
         p.spawn()?;
         Ok(p)
@@ -1142,10 +1228,15 @@ impl TopProcess {
             self.pipe(&format!("to-child-{n}"))?,
             self.pipe(&format!("from-child-{n}"))?,
         );
+        let feed = match self.input {
+            Some(_) => Some(self.pipe("feed")?),
+            None => None,
+        };
         let env = serde_json::to_string(&ChildSetup {
             to_child: to.clone(),
             from_child: from.clone(),
             setup: self.setup.clone(),
+            feed,
         })
         .context("encoding the top level's setup")?;
         let line = self.line_file();
@@ -1238,6 +1329,28 @@ impl TopProcess {
                 None => r.replies.recv_timeout(Duration::from_millis(100)),
             };
             match got {
+                // (the goal stops reading the input fed to it: the feeder stops, and the goal's
+                // engine is told so; it then gives back what it did not read)
+                Ok(line) if line == "drain" => {
+                    if let Some(f) = self.feeder.as_mut() {
+                        f.stop(true);
+                    }
+                    if let Some(r) = self.running.as_mut() {
+                        let _ = writeln!(r.to_child, "fed.").and_then(|_| r.to_child.flush());
+                    }
+                }
+                Ok(line) if line.starts_with("left") => {
+                    let left: String = line
+                        .split_whitespace()
+                        .skip(1)
+                        .filter_map(|c| c.parse::<u32>().ok().and_then(char::from_u32))
+                        .collect();
+                    if let (Some(input), Some(f)) = (&self.input, self.feeder.take()) {
+                        input.unread_pieces(f.pieces_of(left.as_bytes()));
+                    }
+                    // (the goal may read again, after a key)
+                    self.start_feeding();
+                }
                 Ok(line) if line == "ask" => {
                     let k = key(self);
                     let word = match k {
@@ -1245,6 +1358,8 @@ impl TopProcess {
                         Key::All => "all.",
                         Key::Stop => "stop.",
                         Key::Whole => "whole.",
+                        Key::Print => "print.",
+                        Key::Five => "five.",
                         Key::Help => "help.",
                     };
                     if let Some(r) = self.running.as_mut() {
@@ -1336,6 +1451,14 @@ impl TopProcess {
         Ok(ended)
     }
 
+    /// Feeds the input to the goal running, when the repl's input is piped.
+    fn start_feeding(&mut self) {
+        if let (Some(input), None) = (&self.input, &self.feeder) {
+            let fifo = self.dir.join("feed");
+            self.feeder = Some(Feeder::start(&fifo, input.clone()));
+        }
+    }
+
     /// The child's [`LINE_VAR`] file.
     fn line_file(&self) -> PathBuf {
         self.dir.join("line")
@@ -1379,9 +1502,14 @@ impl TopProcess {
             return self.after_death(w);
         }
         self.send(&Request::Goal(goal.to_string(), true))?;
+        self.start_feeding();
         let deadline = timeout.map(|t| Instant::now() + t);
-        match self.wait(deadline, key)? {
-            Waited::Reply(Reply::Done(r, state, inferences, names)) => {
+        let waited = self.wait(deadline, key);
+        if let Some(mut f) = self.feeder.take() {
+            f.stop(false);
+        }
+        match waited? {
+            Waited::Reply(Reply::Done(r, state, inferences, names, kenken)) => {
                 if state.is_some() {
                     self.state = state;
                 }
@@ -1391,8 +1519,9 @@ impl TopProcess {
                 if let Some(i) = inferences {
                     self.clocks.inferences = i;
                 }
-                if r == TopResult::Replaced {
-                    // (a fresh engine after a kill starts without kenken.pl too)
+                if !kenken {
+                    // (replaced by a file the goal consulted: a fresh engine after a kill
+                    // starts without kenken.pl too)
                     self.setup.no_kenken = true;
                 }
                 if r == TopResult::OutOfMemory {
@@ -1419,7 +1548,7 @@ impl TopProcess {
             };
             self.send(&Request::Restore(state))?;
             match self.wait(None, &mut |_| Key::Stop)? {
-                Waited::Reply(Reply::Done(.., names)) => {
+                Waited::Reply(Reply::Done(_, _, _, names, _)) => {
                     if !names.is_empty() {
                         self.names = names;
                     }
