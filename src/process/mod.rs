@@ -12,6 +12,12 @@
 //!
 //! A worker is this program started again with the environment variable `KENKEN_WORKER` naming
 //! its role; `Worker` is the parent's side of one (start, request, reply, kill, restart).
+//!
+//! By concern: `spawn.rs` (how to start a child: program, worker role, environment,
+//! confinement), `lifecycle.rs` (the one place that builds and starts processes),
+//! `lines.rs` (reading a child's output within caps), `frame.rs` (tickets and reply frames),
+//! `child.rs` (a running child and its process group), `worker.rs` (the parent's side of a
+//! worker, with a warm spare) and `confine.rs` (confinement and limits).
 
 pub(crate) mod confine;
 pub(crate) mod lifecycle;
