@@ -22,13 +22,15 @@
 //!
 //! No `unsafe` is needed: the signal is set by the child, not between `fork` and `exec`.
 
+use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::Command;
 use std::sync::mpsc::{self, Sender, SyncSender};
 use std::sync::{Mutex, OnceLock};
 
 use nix::sys::signal::Signal;
 
-use super::ROLE_VAR;
+use super::{confine, EXEC_VAR, ROLE_VAR};
 
 /// The environment variable that gives a child its parent's process id: a child whose parent
 /// is another process by the time it sets its parent-death signal exits at once.
@@ -80,6 +82,31 @@ fn spawner() -> Sender<Job> {
             }
         });
     tx
+}
+
+/// A command that runs `program`: every child's command is built here, to be started by
+/// [`start`].
+pub(super) fn command(program: &Path) -> Command {
+    Command::new(program)
+}
+
+/// Serves the `exec` role: replaces this (already confined) process by the program
+/// `KENKEN_EXEC` names, with this process's arguments; it keeps the confinement and the
+/// parent-death signal. Returns only on failure.
+pub(crate) fn exec_from_env() -> std::io::Error {
+    let Some(program) = std::env::var_os(EXEC_VAR).filter(|p| !p.is_empty()) else {
+        return std::io::Error::other("no program to run");
+    };
+    let e = Command::new(&program)
+        .args(std::env::args_os().skip(1))
+        .env_remove(ROLE_VAR)
+        .env_remove(EXEC_VAR)
+        .env_remove(confine::CONFINE_VAR)
+        .exec();
+    std::io::Error::new(
+        e.kind(),
+        format!("cannot run {}: {e}", Path::new(&program).display()),
+    )
 }
 
 /// The parent this process was started by, as [`PARENT_VAR`] said (`Some(None)`: a child of
