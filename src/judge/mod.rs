@@ -59,6 +59,43 @@ use crate::prolog::Predicate;
 /// skipped when it times out.
 const SKIP_AFTER_ANSWERS: usize = 100;
 
+/// At most this many bytes of any text a judged child wrote or made (a load error, a warning,
+/// an exception) are kept, shown or put in a report.
+pub(crate) const MESSAGE_CAP: usize = 4096;
+
+/// `text` cut to [`MESSAGE_CAP`] bytes (at a character's boundary), saying how much was cut.
+pub(crate) fn cut(text: &str) -> String {
+    if text.len() <= MESSAGE_CAP {
+        return text.to_string();
+    }
+    let mut end = MESSAGE_CAP;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes more)", &text[..end], text.len() - end)
+}
+
+/// [`JudgeError`] with every text the judged file had a hand in cut ([`cut`]).
+fn cut_error(e: JudgeError) -> JudgeError {
+    match e {
+        JudgeError::Syntax { file, errors } => JudgeError::Syntax {
+            file,
+            errors: errors
+                .into_iter()
+                .take(10)
+                .map(|(l, m)| (l, cut(&m)))
+                .collect(),
+        },
+        JudgeError::Load { file, why } => JudgeError::Load {
+            file,
+            why: cut(&why),
+        },
+        JudgeError::Failed(why) => JudgeError::Failed(cut(&why)),
+        JudgeError::CannotConfine(why) => JudgeError::CannotConfine(cut(&why)),
+        e => e,
+    }
+}
+
 /// The largest grid whose timeout is a failure ([`Verdict::Hang`]): up to 3x3 there are at
 /// most 12 answers, which any correct solver gives at once.
 pub(crate) const HANG_MAX_SIZE: usize = 3;
@@ -367,6 +404,26 @@ impl Judgement {
 pub fn judge(
     file: &Path,
     config: &Config,
+    on_case: impl FnMut(&CaseReport) + Send,
+) -> Result<Judgement, JudgeError> {
+    judge_among(file, &[], config, on_case)
+}
+
+/// [`judge`] for a file among `others` (the other files of its class): confined, its code reads
+/// none of them, whatever [`Config::read`] says.
+pub fn judge_among(
+    file: &Path,
+    others: &[PathBuf],
+    config: &Config,
+    on_case: impl FnMut(&CaseReport) + Send,
+) -> Result<Judgement, JudgeError> {
+    judge_file(file, others, config, on_case).map_err(cut_error)
+}
+
+fn judge_file(
+    file: &Path,
+    others: &[PathBuf],
+    config: &Config,
     mut on_case: impl FnMut(&CaseReport) + Send,
 ) -> Result<Judgement, JudgeError> {
     let start = Instant::now();
@@ -399,8 +456,17 @@ pub fn judge(
     // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
     // every case, and this bounds whatever the wall clock does not see.
     let budget = config.timeout * (cases.len() as u32 + 1);
+    // what judged code may never read: the judge itself and the class's other files
+    let mut hidden = jail::own_programs();
+    hidden.extend(
+        others
+            .iter()
+            .filter_map(|o| std::fs::canonicalize(o).ok())
+            .filter(|o| *o != absolute),
+    );
     let jail = match config.confine {
         true => Some(Jail {
+            hidden,
             limits: Limits {
                 memory: config.memory,
                 scratch: config.scratch,
@@ -419,6 +485,15 @@ pub fn judge(
         }),
         false => None,
     };
+    if let Some(j) = &jail {
+        if jail::narrow(&j.also_read, &j.hidden) != j.also_read {
+            notes.push(
+                "--read: judged code reads neither the judge's own program nor another file of \
+                 the class; those were taken out of what it may read"
+                    .into(),
+            );
+        }
+    }
     let open = || -> Result<Box<dyn Backend>, JudgeError> {
         Ok(match system {
             System::Scryer => Box::new(scryer::ScryerBackend::new(
@@ -460,7 +535,7 @@ pub fn judge(
             Suite::Puzzles(_) => "puzzles".into(),
         },
         seed,
-        warnings: loaded.warnings,
+        warnings: cut(&loaded.warnings),
         cases: reports,
         form,
         notes,
