@@ -224,7 +224,34 @@ impl Gnu {
             atom(&self.dir.join("program.wbc"))
         );
         let args: Vec<OsString> = vec!["--entry-goal".into(), entry.into()];
-        let mut child = start(&self.install.gprolog, &args)?;
+        self.exchange(start(&self.install.gprolog, &args)?, goal, max, deadline)
+    }
+
+    /// [`Gnu::run`] in `no_fd`, a GNU Prolog built without its FD solver ([`build_no_fd`]).
+    pub(crate) fn run_without_fd(
+        &self,
+        start: Start<'_>,
+        no_fd: &Path,
+        goal: &str,
+        max: usize,
+        deadline: Instant,
+    ) -> Result<Ended, GnuError> {
+        let args: Vec<OsString> = vec![
+            self.dir.join("driver.wbc").into(),
+            self.dir.join("program.wbc").into(),
+            format!("{}main", self.prefix).into(),
+        ];
+        self.exchange(start(no_fd, &args)?, goal, max, deadline)
+    }
+
+    /// Sends the request to `child` (a gprolog that runs the driver) and reads its reply.
+    fn exchange(
+        &self,
+        mut child: Child,
+        goal: &str,
+        max: usize,
+        deadline: Instant,
+    ) -> Result<Ended, GnuError> {
         let ticket = Ticket::new(1);
         let request = format!(
             "kk_request({}, {}, T, ({goal}), {max}).",
@@ -293,6 +320,45 @@ fn cannot_confine(lines: &[String], stderr: &str) -> Option<String> {
         .chain(stderr.lines())
         .find_map(|l| l.strip_prefix(crate::process::CANNOT_CONFINE))
         .map(str::to_string)
+}
+
+/// The entry of a GNU Prolog built without its FD solver: loads the driver's byte code (its
+/// first argument), then calls the driver's main (the third) on the program's (the second).
+const NO_FD_ENTRY: &str = "\
+:- initialization(kk_no_fd_entry).
+kk_no_fd_entry :-
+    argument_value(1, Driver), argument_value(2, Program), argument_value(3, Main),
+    load(Driver), Goal =.. [Main, Program], call(Goal).
+";
+
+/// Builds, in `dir` (a folder that lives as long as it is used, not a confined child's
+/// scratch: that one forbids running programs), a GNU Prolog without its FD solver
+/// (`gplc --no-fd-lib`): its FD built-ins do not exist, so a program that calls one gets an
+/// existence error. `None` when `gplc` (or the C compiler it needs) is missing or fails
+/// within `timeout`.
+pub(crate) fn build_no_fd(dir: &Path, timeout: Duration) -> Option<PathBuf> {
+    let gplc = find_program("gplc")?;
+    let source = dir.join("no_fd_entry.pl");
+    std::fs::write(&source, NO_FD_ENTRY).ok()?;
+    let target = dir.join("gprolog-no-fd");
+    let args: Vec<OsString> = vec![
+        "--no-fd-lib".into(),
+        "--no-top-level".into(),
+        "-o".into(),
+        target.clone().into(),
+        source.into(),
+    ];
+    // (our own program, no judged code: it runs as the user, with its output read away)
+    let mut child = crate::process::Spawn::program(&gplc, &args)
+        .current_dir(dir)
+        .stderr(crate::process::Stderr::Capture)
+        .output_cap(1 << 20)
+        .spawn()
+        .ok()?;
+    child.close_stdin();
+    let (_, ended) = child.collect(Instant::now() + timeout);
+    let ok = ended && child.wait().is_some_and(|s| s.success());
+    (ok && target.is_file()).then_some(target)
 }
 
 /// A nonce of hexadecimal digits as a Prolog list of integers, one per 8 digits (each below

@@ -485,6 +485,17 @@ fn judge_file(
         }),
         false => None,
     };
+    if system == System::Gprolog
+        && config.predicates.contains(&Predicate::Plain)
+        && !gprolog::no_fd_available()
+    {
+        notes.push(
+            "plain_kenken/3 ran in gprolog, FD solver included: gplc (GNU Prolog's compiler, \
+             with a C compiler), which builds a GNU Prolog without it, is not installed; only \
+             the form check looks for the FD solver there"
+                .into(),
+        );
+    }
     if let Some(j) = &jail {
         if jail::narrow(&j.also_read, &j.hidden) != j.also_read {
             notes.push(

@@ -261,18 +261,17 @@ impl ScryerBackend {
                 elapsed: Duration::ZERO,
             };
         }
-        // the case's time: from the engine's start, the file's load included
         let start = Instant::now();
-        let deadline = start + timeout;
         let crashed = |why: String| Run {
             answers: Vec::new(),
             end: RunEnd::Crashed(why),
             elapsed: start.elapsed(),
         };
-        // (the file loaded fine before, in an engine of its own)
-        match self.load_by(deadline, timeout) {
+        // (the file loaded fine before, in an engine of its own; loading has a time limit of
+        // its own, as when the file was first loaded, and the goal's time starts after it)
+        match self.load_by(start + timeout, timeout) {
             Ok(_) => {}
-            Err(JudgeError::Load { .. }) if Instant::now() >= deadline => {
+            Err(JudgeError::Load { .. }) if Instant::now() >= start + timeout => {
                 return Run {
                     answers: Vec::new(),
                     end: RunEnd::Timeout,
@@ -281,6 +280,7 @@ impl ScryerBackend {
             }
             Err(e) => return crashed(format!("loading the file again failed: {e}")),
         }
+        let deadline = Instant::now() + timeout;
         let solve = Request::Solve {
             goal: case.goal.clone(),
             size: case.size,
@@ -464,7 +464,11 @@ fn clpz_directive(mode: Mode) -> Result<String, String> {
                 .map_err(|e| format!("writing {}: {e}", path.display()))?;
             // (an atom: the path of a scratch folder holds no quote or control character, and
             // one that did would only make the load fail, closed)
-            let path = path.display().to_string().replace('\\', "\\\\").replace('\'', "\\'");
+            let path = path
+                .display()
+                .to_string()
+                .replace('\\', "\\\\")
+                .replace('\'', "\\'");
             Ok(format!(":- use_module('{path}', [zcompare/3]).\n"))
         }
     }
