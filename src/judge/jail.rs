@@ -430,6 +430,7 @@ mod tests {
         let jail = Jail {
             limits: Limits::default(),
             also_read: Vec::new(),
+            hidden: Vec::new(),
         };
         let scratch = Path::new("/tmp/kenken-judge-x");
         let c = jail.confinement(scratch, Vec::new(), Vec::new());
@@ -503,5 +504,40 @@ mod tests {
             blocked("error(permission_error(modify,static_procedure,foo/1),assertz/1)"),
             None
         );
+    }
+
+    #[test]
+    fn read_paths_are_narrowed_around_hidden_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(d.join("class/ann")).unwrap();
+        std::fs::create_dir_all(d.join("class/data")).unwrap();
+        for f in [
+            "class/ann/kenken.pl",
+            "class/bob.pl",
+            "class/helper.pl",
+            "class/data/x",
+        ] {
+            std::fs::write(d.join(f), "").unwrap();
+        }
+        let hidden = vec![d.join("class/ann/kenken.pl"), d.join("class/bob.pl")];
+        let mut kept = narrow(&[d.join("class")], &hidden);
+        kept.sort();
+        assert_eq!(
+            kept,
+            vec![d.join("class/data"), d.join("class/helper.pl")],
+            "the folder is replaced by what it holds but the hidden files"
+        );
+        // a hidden file itself, or a path below none: as it is, or left out
+        assert!(narrow(&[d.join("class/bob.pl")], &hidden).is_empty());
+        assert_eq!(
+            narrow(&[d.join("class/data")], &hidden),
+            vec![d.join("class/data")]
+        );
+        // through a link, the same
+        std::os::unix::fs::symlink(d.join("class"), d.join("link")).unwrap();
+        let mut kept = narrow(&[d.join("link")], &hidden);
+        kept.sort();
+        assert_eq!(kept, vec![d.join("class/data"), d.join("class/helper.pl")]);
     }
 }

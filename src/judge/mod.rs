@@ -725,6 +725,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn long_texts_are_cut_at_a_character_boundary() {
+        assert_eq!(cut("short"), "short");
+        let long = "é".repeat(MESSAGE_CAP);
+        let c = cut(&long);
+        assert!(c.len() < MESSAGE_CAP + 40, "{}", c.len());
+        assert!(c.ends_with(&format!("... ({} bytes more)", long.len() - MESSAGE_CAP)));
+        let e = cut_error(JudgeError::Load {
+            file: "f.pl".into(),
+            why: "x".repeat(1 << 20),
+        });
+        assert!(e.to_string().len() < MESSAGE_CAP + 100);
+    }
+
+    #[test]
     fn a_load_refused_a_file_it_loads_says_how_to_allow_it() {
         let load = |why: &str| JudgeError::Load {
             file: "/class/ann.pl".into(),

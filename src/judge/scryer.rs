@@ -449,17 +449,20 @@ fn result_of(machine: &mut Machine, query: String) -> Result<Term, String> {
 
 /// The directive that loads library(clpz) before the judged file: the real one for a
 /// `kenken/3` engine (so that a file's own import costs nothing), `prolog/judge_no_fd.pl` from
-/// a file for a `plain_kenken/3` one (Scryer then takes it for the library); `Err` when that
-/// file cannot be written.
-fn clpz_directive(mode: Mode) -> Result<String, String> {
+/// a file for a `plain_kenken/3` one (Scryer then takes it for the library), and that file
+/// (in the temporary folder: a worker's is its scratch), to be removed once loaded; `Err` when
+/// it cannot be written.
+fn clpz_directive(mode: Mode) -> Result<(String, Option<PathBuf>), String> {
     // (zcompare/3 only is imported into user: an empty list loads nothing in Scryer 0.10, and
     // a file's own all_different/1 or label/1 must not clash with an import)
     match mode {
-        Mode::Fd => Ok(":- use_module(library(clpz), [zcompare/3]).\n".into()),
+        Mode::Fd => Ok((":- use_module(library(clpz), [zcompare/3]).\n".into(), None)),
         Mode::Plain => {
-            let path = std::env::current_dir()
-                .map_err(|e| e.to_string())?
-                .join("kenken-judge-no-fd.pl");
+            let file = std::env::temp_dir().join(format!(
+                "kenken-judge-no-fd-{}.pl",
+                &crate::process::random_hex()[..16]
+            ));
+            let path = file.clone();
             std::fs::write(&path, NO_FD_PL)
                 .map_err(|e| format!("writing {}: {e}", path.display()))?;
             // (an atom: the path of a scratch folder holds no quote or control character, and
@@ -469,7 +472,10 @@ fn clpz_directive(mode: Mode) -> Result<String, String> {
                 .to_string()
                 .replace('\\', "\\\\")
                 .replace('\'', "\\'");
-            Ok(format!(":- use_module('{path}', [zcompare/3]).\n"))
+            Ok((
+                format!(":- use_module('{path}', [zcompare/3]).\n"),
+                Some(file),
+            ))
         }
     }
 }
@@ -484,9 +490,9 @@ fn engine(dialect: Dialect, mode: Mode) -> Judged {
         .with_user_output(sink(warnings.clone(), MAX_WARNINGS))
         .with_user_error(sink(warnings.clone(), MAX_WARNINGS));
     let mut machine = MachineBuilder::default().with_streams(streams).build();
-    let (clpz, mut broken) = match clpz_directive(mode) {
-        Ok(d) => (d, None),
-        Err(why) => (String::new(), Some(why)),
+    let (clpz, stub, mut broken) = match clpz_directive(mode) {
+        Ok((d, stub)) => (d, stub, None),
+        Err(why) => (String::new(), None, Some(why)),
     };
     let program = match dialect {
         Dialect::Gnu => format!("{JUDGE_PL}\n{clpz}{GNU_PL}"),
@@ -494,6 +500,9 @@ fn engine(dialect: Dialect, mode: Mode) -> Judged {
         Dialect::Scryer => format!("{JUDGE_PL}\n{clpz}kk_judge_clpfd_is_clpz.\n"),
     };
     machine.consult_module_string("user", program);
+    if let Some(stub) = stub {
+        let _ = std::fs::remove_file(stub);
+    }
     if let Ok(mut w) = warnings.lock() {
         w.clear();
     }
@@ -793,6 +802,39 @@ mod tests {
                 Reply::Answers { answers, end, .. } => {
                     assert!(matches!(end, WireEnd::Complete));
                     assert_eq!(answers.len(), 1, "a check of gnu_layer_checks.pl fails");
+                }
+                _ => panic!("no answers"),
+            }
+        });
+    }
+
+    #[test]
+    fn a_plain_engine_has_no_fd_solver_and_a_kenken_engine_has_one() {
+        big_stack(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("k.pl");
+            std::fs::write(
+                &file,
+                ":- use_module(library(clpz)).\np(T) :- X #= 1 + 1, T = [[X]].\n\
+                 q(T) :- clpz:(X #= 2), T = [[X]].\n",
+            )
+            .unwrap();
+            let (plain, reply) = load(&file, Dialect::Scryer, Mode::Plain, None);
+            assert!(matches!(reply, Reply::Loaded { .. }));
+            let mut plain = plain.unwrap();
+            for goal in ["p(T)", "q(T)"] {
+                match solve(&mut plain, goal, 1, 2) {
+                    Reply::Answers {
+                        end: WireEnd::Exception(e),
+                        ..
+                    } => assert!(e.contains("plain_kenken/3 called the FD solver"), "{e}"),
+                    _ => panic!("{goal}: the FD solver answered"),
+                }
+            }
+            let (fd, _) = load(&file, Dialect::Scryer, Mode::Fd, None);
+            match solve(&mut fd.unwrap(), "p(T)", 1, 2) {
+                Reply::Answers { answers, .. } => {
+                    assert!(matches!(&answers[..], [WireAnswer::Grid(g)] if g == &vec![vec![2]]))
                 }
                 _ => panic!("no answers"),
             }
