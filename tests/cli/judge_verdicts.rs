@@ -414,11 +414,12 @@ fn a_plain_kenken_that_uses_the_fd_solver_fails_the_form_check() {
         failures.iter().all(|f| f.starts_with("\"plain_kenken\"")),
         "{failures:?}"
     );
-    assert!(run
-        .case("spec 4x4 example (six answers)", "plain_kenken")["detail"]
-        .as_str()
-        .unwrap()
-        .contains("plain_kenken/3 called the FD solver"));
+    assert!(
+        run.case("spec 4x4 example (six answers)", "plain_kenken")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("plain_kenken/3 called the FD solver")
+    );
     assert_eq!(run.code, 1);
     assert_eq!(run.summary["exit_code"], 1);
     assert_eq!(run.summary["form"]["passed"], false);
