@@ -15,9 +15,11 @@
 //!
 //! The standard suite's random puzzles come from a seed drawn afresh for each run (the same for
 //! every file of a class), shown in the report: a table of answers learnt by heart does not
-//! pass it, and [`Config::seed`] makes a run again. Besides the cases, a form check
-//! ([`form`]) reads the file's text (it never runs it) for a `plain_kenken/3` that reaches the
-//! FD solver, which the spec forbids there.
+//! pass it, and [`Config::seed`] makes a run again. Each case runs in a process of its own,
+//! and a `plain_kenken/3` case where no FD solver exists (which the spec forbids there): a
+//! verdict is earned by behaviour. Besides the cases, a form check ([`form`]) reads the file's
+//! text (it never runs it) for a `plain_kenken/3` that reaches the FD solver, and reports it.
+//! `docs/judge.md` is the security model: what a judged file can and cannot do.
 //!
 //! ```no_run
 //! use kenken::judge::{judge, Config};
