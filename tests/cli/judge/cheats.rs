@@ -51,7 +51,17 @@ mul(V, P0, P) :- P #= P0 * V.
 
 /// Ways 2 and 3: `plain_kenken/3` replays what `kenken/3` recorded, or reaches the FD solver
 /// in ways a reading of the text misses.
-const PLAIN_CHEATS: [(&str, &str); 5] = [
+const PLAIN_CHEATS: [(&str, &str); 7] = [
+    (
+        "reloads library(clpz) in a goal",
+        "plain_kenken(N, C, T) :- '$load_library_as_stream'(clpz, S, P), \
+         loader:consult_stream(S, P), solve(N, C, T).\nkenken(N, C, T) :- solve(N, C, T).\n",
+    ),
+    (
+        "reloads library(clpz) in a directive",
+        ":- '$load_library_as_stream'(clpz, S, P), loader:consult_stream(S, P).\n\
+         plain_kenken(N, C, T) :- solve(N, C, T).\nkenken(N, C, T) :- solve(N, C, T).\n",
+    ),
     (
         "replays kenken/3's answers",
         ":- dynamic(seen/3).\nkenken(N, C, T) :- solve(N, C, T), assertz(seen(N, C, T)).\n\
@@ -84,11 +94,14 @@ fn a_plain_kenken_that_reaches_the_fd_solver_or_an_earlier_case_does_not_pass() 
         let text = CLPZ_KENKEN.replace("kenken(N, C, T) :-\n", "solve(N, C, T) :-\n") + cheat;
         let (_dir, file) = written("kenken.pl", &text);
         let j = judge(&file, &[SPEC_SMALL, &["--prolog", "scryer"]].concat());
-        for case in ANSWERED {
-            assert_eq!(j.verdict(case, "kenken"), "pass", "{what}: {:?}", j.details);
+        // (loading the library in a directive unloads the file's own clauses)
+        if what != "reloads library(clpz) in a directive" {
+            for case in ANSWERED {
+                assert_eq!(j.verdict(case, "kenken"), "pass", "{what}: {:?}", j.details);
+            }
         }
         none_answered_passes(&j, "plain_kenken");
-        if what != "replays kenken/3's answers" {
+        if what != "replays kenken/3's answers" && !what.starts_with("reloads") {
             assert!(
                 j.detail("spec: kenken(2, [], T)", "plain_kenken")
                     .contains("plain_kenken/3 called the FD solver"),
