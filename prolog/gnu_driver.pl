@@ -11,7 +11,9 @@
     Standard input holds one term, kk_request(Id, Nonce, T, Goal, Max) (Goal shares T,
     Max >= 1), which the driver reads BEFORE it loads the judged file: nothing of the judged
     file runs before the nonce is read and gone from the input, and the nonce is then only in
-    this clause's variables, which no other code can reach. The goal is read with the standard
+    this clause's variables, which no other code can reach. The nonce is a list of integers
+    (each below 2^32, written back as 8 hexadecimal digits), never an atom: an atom would stay
+    in the atom table, which the judged code can list (current_atom/1). The goal is read with the standard
     operators (the host writes it in the spec's canonical terms).
 
     The driver answers in frames, one line each, on user_output:
@@ -65,10 +67,25 @@ kk_drv_frame(Id, Nonce, Kind, Payload) :-
     write(user_output, 'kenken-frame '),
     write(user_output, Id),
     write(user_output, ' '),
-    write(user_output, Nonce),
+    kk_drv_hex(Nonce),
     write(user_output, ' '),
     write(user_output, Kind),
     write(user_output, ' '),
     write_term(user_output, Payload, [quoted(true), numbervars(true)]),
     nl(user_output),
     flush_output(user_output).
+
+% kk_drv_hex(+Integers): each integer (below 2^32) as 8 hexadecimal digits, made no atom of.
+kk_drv_hex([]).
+kk_drv_hex([N | Ns]) :-
+    kk_drv_hex_digits(28, N),
+    kk_drv_hex(Ns).
+
+kk_drv_hex_digits(Shift, N) :-
+    (   Shift < 0 -> true
+    ;   D is (N >> Shift) /\ 15,
+        (   D < 10 -> C is 0'0 + D ; C is 0'a + D - 10 ),
+        put_code(user_output, C),
+        Shift1 is Shift - 4,
+        kk_drv_hex_digits(Shift1, N)
+    ).

@@ -8,6 +8,10 @@
 //! the byte code. The driver reads its request (the goal and a fresh nonce) from standard input
 //! before it loads the program, and answers in frames that carry the nonce
 //! ([`crate::process::Ticket`]); everything else gprolog writes is the program's printed output.
+//! The nonce travels as four integers, never as an atom: an atom would stay in gprolog's atom
+//! table, where the program could find it (`current_atom/1`) and write frames of its own.
+//! Only the driver's compilation, which runs nothing of the program, may say that the child
+//! cannot be confined: a line that says so later is the program's.
 //! The driver's names get a random part for each [`Gnu`], so that a program cannot name them.
 
 use std::ffi::OsString;
@@ -130,6 +134,7 @@ impl Gnu {
         source: &Path,
         target: &Path,
         timeout: Duration,
+        ours: bool,
     ) -> Result<(String, bool), GnuError> {
         let args: Vec<OsString> = vec![
             "-w".into(),
@@ -144,7 +149,8 @@ impl Gnu {
         let (lines, ended) = child.collect(begun + timeout);
         let status = if ended { child.wait() } else { None };
         let stderr = child.stderr_text();
-        if let Some(why) = cannot_confine(&lines, &stderr) {
+        // (only while compiling our own driver: a program's text is not the judge's words)
+        if let Some(why) = cannot_confine(&lines, &stderr).filter(|_| ours) {
             return Err(GnuError::CannotConfine(why));
         }
         let Some(status) = status else {
@@ -172,7 +178,8 @@ impl Gnu {
         let driver = self.dir.join("driver.pl");
         std::fs::write(&driver, DRIVER_PL.replace("kk_drv_", &self.prefix))
             .map_err(|e| GnuError::Io(format!("writing {}: {e}", driver.display())))?;
-        let (messages, ok) = self.compile(start, &driver, &self.dir.join("driver.wbc"), timeout)?;
+        let (messages, ok) =
+            self.compile(start, &driver, &self.dir.join("driver.wbc"), timeout, true)?;
         Ok(if ok { Ok(()) } else { Err(messages) })
     }
 
@@ -196,7 +203,8 @@ impl Gnu {
         } else {
             source.to_path_buf()
         };
-        let (messages, ok) = self.compile(start, &plain, &self.dir.join("program.wbc"), timeout)?;
+        let (messages, ok) =
+            self.compile(start, &plain, &self.dir.join("program.wbc"), timeout, false)?;
         Ok((messages.replace(&plain.display().to_string(), &name), ok))
     }
 
@@ -216,12 +224,39 @@ impl Gnu {
             atom(&self.dir.join("program.wbc"))
         );
         let args: Vec<OsString> = vec!["--entry-goal".into(), entry.into()];
-        let mut child = start(&self.install.gprolog, &args)?;
+        self.exchange(start(&self.install.gprolog, &args)?, goal, max, deadline)
+    }
+
+    /// [`Gnu::run`] in `no_fd`, a GNU Prolog built without its FD solver ([`build_no_fd`]).
+    pub(crate) fn run_without_fd(
+        &self,
+        start: Start<'_>,
+        no_fd: &Path,
+        goal: &str,
+        max: usize,
+        deadline: Instant,
+    ) -> Result<Ended, GnuError> {
+        let args: Vec<OsString> = vec![
+            self.dir.join("driver.wbc").into(),
+            self.dir.join("program.wbc").into(),
+            format!("{}main", self.prefix).into(),
+        ];
+        self.exchange(start(no_fd, &args)?, goal, max, deadline)
+    }
+
+    /// Sends the request to `child` (a gprolog that runs the driver) and reads its reply.
+    fn exchange(
+        &self,
+        mut child: Child,
+        goal: &str,
+        max: usize,
+        deadline: Instant,
+    ) -> Result<Ended, GnuError> {
         let ticket = Ticket::new(1);
         let request = format!(
-            "kk_request({}, '{}', T, ({goal}), {max}).",
+            "kk_request({}, {}, T, ({goal}), {max}).",
             ticket.id(),
-            ticket.nonce(),
+            nonce_integers(ticket.nonce()),
         );
         // (a gprolog that died at once is seen below)
         let _ = child.send(&request);
@@ -264,9 +299,6 @@ impl Gnu {
         child.kill();
         let status = child.wait();
         let stderr = child.stderr_text();
-        if let Some(why) = cannot_confine(&printed, &stderr) {
-            return Err(GnuError::CannotConfine(why));
-        }
         Ok(Ended {
             loaded,
             answers,
@@ -288,6 +320,59 @@ fn cannot_confine(lines: &[String], stderr: &str) -> Option<String> {
         .chain(stderr.lines())
         .find_map(|l| l.strip_prefix(crate::process::CANNOT_CONFINE))
         .map(str::to_string)
+}
+
+/// The entry of a GNU Prolog built without its FD solver: loads the driver's byte code (its
+/// first argument), then calls the driver's main (the third) on the program's (the second).
+const NO_FD_ENTRY: &str = "\
+:- initialization(kk_no_fd_entry).
+kk_no_fd_entry :-
+    argument_value(1, Driver), argument_value(2, Program), argument_value(3, Main),
+    load(Driver), Goal =.. [Main, Program], call(Goal).
+";
+
+/// Builds, in `dir` (a folder that lives as long as it is used, not a confined child's
+/// scratch: that one forbids running programs), a GNU Prolog without its FD solver
+/// (`gplc --no-fd-lib`): its FD built-ins do not exist, so a program that calls one gets an
+/// existence error. `None` when `gplc` (or the C compiler it needs) is missing or fails
+/// within `timeout`.
+pub(crate) fn build_no_fd(dir: &Path, timeout: Duration) -> Option<PathBuf> {
+    let gplc = find_program("gplc")?;
+    let source = dir.join("no_fd_entry.pl");
+    std::fs::write(&source, NO_FD_ENTRY).ok()?;
+    let target = dir.join("gprolog-no-fd");
+    let args: Vec<OsString> = vec![
+        "--no-fd-lib".into(),
+        "--no-top-level".into(),
+        "-o".into(),
+        target.clone().into(),
+        source.into(),
+    ];
+    // (our own program, no judged code: it runs as the user, with its output read away)
+    let mut child = crate::process::Spawn::program(&gplc, &args)
+        .current_dir(dir)
+        .stderr(crate::process::Stderr::Capture)
+        .output_cap(1 << 20)
+        .spawn()
+        .ok()?;
+    child.close_stdin();
+    let (_, ended) = child.collect(Instant::now() + timeout);
+    let ok = ended && child.wait().is_some_and(|s| s.success());
+    (ok && target.is_file()).then_some(target)
+}
+
+/// A nonce of hexadecimal digits as a Prolog list of integers, one per 8 digits (each below
+/// 2^32), which the driver writes back as the same digits: no atom holds it.
+fn nonce_integers(nonce: &str) -> String {
+    let parts: Vec<String> = nonce
+        .as_bytes()
+        .chunks(8)
+        .map(|c| {
+            let digits = std::str::from_utf8(c).unwrap_or("0");
+            u32::from_str_radix(digits, 16).unwrap_or(0).to_string()
+        })
+        .collect();
+    format!("[{}]", parts.join(","))
 }
 
 /// Quotes `path` as a Prolog atom.
@@ -337,5 +422,9 @@ mod tests {
         assert_eq!(parse_grid("[]"), Some(vec![]));
         assert_eq!(parse_grid("[[1,_123],[2,1]]"), None);
         assert_eq!(atom(Path::new("/a/o'b\\c\nd")), "'/a/o''b\\\\c\\xa\\d'");
+        assert_eq!(
+            nonce_integers("0000000a00000001ffffffff10000000"),
+            "[10,1,4294967295,268435456]"
+        );
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
-use super::{judge, Config, JudgeError, Judgement, Verdict};
+use super::{judge_among, Config, JudgeError, Judgement, Verdict};
 use crate::error::Context;
 use crate::prolog::Predicate;
 
@@ -272,7 +272,8 @@ pub fn judge_class(
                 let Some(i) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
                     return;
                 };
-                let result = judge(&files[i], &one, |_| {});
+                // (confined, no file reads another of the class, whatever --read says)
+                let result = judge_among(&files[i], files, &one, |_| {});
                 if let Err(e @ JudgeError::CannotConfine(_)) = &result {
                     if let Ok(mut r) = refused.lock() {
                         r.get_or_insert(e.clone());

@@ -13,7 +13,15 @@
 //! that carry it are read as the reply ([`crate::process::Ticket`]); times are taken here,
 //! from the frame that says the goal starts to the one that ends it; every grid is checked
 //! against the native solver's answers. A process that ends without a reply called `halt`
-//! (or died).
+//! (or died): its verdict names its exit status, never what it wrote (which is the file's).
+//! The nonce travels as integers, which no atom of gprolog's atom table holds.
+//!
+//! A `plain_kenken/3` case runs in a GNU Prolog built without its FD solver (`gplc
+//! --no-fd-lib`, once per judged file): `fd_domain/3`, `#=/2` and the rest do not exist there.
+//! Without `gplc` it runs in `gprolog`, and the judgement says so.
+//!
+//! Each line the judge reads from a judged gprolog is at most [`JUDGED_FRAME_CAP`] bytes: an
+//! answer of a 9x9 grid takes some 200.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -25,6 +33,19 @@ use super::verdict::{JudgedAnswer, Run, RunEnd};
 use super::{Backend, Jail, JudgeError, Loaded};
 use crate::gnu::{self, Ended, Gnu, GnuError, Install};
 use crate::process::{status_text, Child, Spawn, Stderr, WorkerError};
+use crate::prolog::Predicate;
+
+/// The longest frame (an answer, or the reply) read from a judged gprolog; past it, the
+/// process is killed and the case crashed.
+const JUDGED_FRAME_CAP: usize = 4096;
+
+/// How long building a GNU Prolog without FD solver may take.
+const NO_FD_BUILD: Duration = Duration::from_secs(60);
+
+/// Whether a GNU Prolog without FD solver can be built here (`gplc` is installed).
+pub(super) fn no_fd_available() -> bool {
+    crate::process::find_program("gplc").is_some()
+}
 
 /// Whether `gprolog` (and its compiler beside it) can be found.
 pub(super) fn available() -> bool {
@@ -39,6 +60,11 @@ pub(crate) struct GprologBackend {
     scratch: tempfile::TempDir,
     /// Whether the byte code of the driver and the judged file is built (in the scratch).
     built: bool,
+    /// Where the GNU Prolog without FD solver is built (not in the scratch: a confined
+    /// child's scratch runs no program).
+    tools: tempfile::TempDir,
+    /// That GNU Prolog, once built (`Some(None)`: it could not be).
+    no_fd: Option<Option<PathBuf>>,
 }
 
 impl GprologBackend {
@@ -53,6 +79,8 @@ impl GprologBackend {
             jail,
             scratch,
             built: false,
+            tools: super::scratch()?,
+            no_fd: None,
         })
     }
 
@@ -80,7 +108,7 @@ impl GprologBackend {
         spawn
             .stderr(Stderr::Capture)
             .output_cap(gnu::OUTPUT_CAP)
-            .frame_cap(gnu::FRAME_CAP)
+            .frame_cap(JUDGED_FRAME_CAP)
             .spawn()
     }
 
@@ -118,6 +146,28 @@ impl GprologBackend {
         let start = |p: &Path, a: &[OsString]| self.start(p, a);
         self.gnu
             .run(&start, goal, max, deadline)
+            .map_err(judge_error)
+    }
+
+    /// [`GprologBackend::exchange`] for a `plain_kenken/3` case: in the GNU Prolog without
+    /// FD solver when one can be built (the first time, here), else in gprolog.
+    fn exchange_plain(
+        &mut self,
+        goal: &str,
+        max: usize,
+        deadline: Instant,
+    ) -> Result<Ended, JudgeError> {
+        let tools = self.tools.path().to_path_buf();
+        let no_fd = self
+            .no_fd
+            .get_or_insert_with(|| gnu::build_no_fd(&tools, NO_FD_BUILD))
+            .clone();
+        let Some(no_fd) = no_fd else {
+            return self.exchange(goal, max, deadline);
+        };
+        let start = |p: &Path, a: &[OsString]| self.start(p, a);
+        self.gnu
+            .run_without_fd(&start, &no_fd, goal, max, deadline)
             .map_err(judge_error)
     }
 }
@@ -236,7 +286,11 @@ impl Backend for GprologBackend {
             }
         }
         // one more than wanted: the driver stops at Max, and one more says "there are more"
-        let out = match self.exchange(&case.goal, max + 1, deadline) {
+        let out = match case.predicate {
+            Predicate::Plain => self.exchange_plain(&case.goal, max + 1, deadline),
+            Predicate::Fd => self.exchange(&case.goal, max + 1, deadline),
+        };
+        let out = match out {
             Ok(o) => o,
             Err(e) => return failed(RunEnd::Crashed(e.to_string())),
         };
@@ -288,17 +342,17 @@ impl Backend for GprologBackend {
                 None => RunEnd::Crashed(format!("an unknown reply {d:?}")),
             },
             (None, Some(s)) if out.ended => {
+                // (what it wrote is the file's to write: only how it ended is the judge's)
                 let status = status_text(s);
-                let fatal = out
-                    .stderr
-                    .lines()
-                    .find(|l| l.contains("Fatal Error") || l.contains("overflow"));
-                match death_end(self.jail.as_ref(), &status, &out.stderr) {
+                match death_end(self.jail.as_ref(), &status, "") {
                     Some(end) => end,
-                    None => match (fatal, s.code()) {
-                        (Some(f), _) => RunEnd::Crashed(f.trim().to_string()),
-                        (None, Some(code)) => RunEnd::Halted(code.into()),
-                        (None, None) => RunEnd::Crashed(format!("gprolog was stopped ({status})")),
+                    None => match s.code() {
+                        Some(0) => RunEnd::Halted(0),
+                        Some(code) => RunEnd::Crashed(format!(
+                            "gprolog ended before the goal did, with exit status {code} \
+                             (halt({code}), or a fatal error such as a stack overflow)"
+                        )),
+                        None => RunEnd::Crashed(format!("gprolog was stopped ({status})")),
                     },
                 }
             }

@@ -23,6 +23,9 @@ pub(crate) struct Jail {
     pub limits: Limits,
     /// Files and folders judged code may read besides the judged file ([`super::Config::read`]).
     pub also_read: Vec<PathBuf>,
+    /// Files judged code may never read, whatever else says it may (links resolved): the
+    /// judge's own program (which holds the reference solvers) and the other files of a class.
+    pub hidden: Vec<PathBuf>,
 }
 
 impl Jail {
@@ -59,12 +62,8 @@ impl Jail {
         read: Vec<PathBuf>,
         exec: Vec<PathBuf>,
     ) -> Confinement {
-        let mut read = self.readable(read);
-        if let Ok(me) = crate::process::worker_program() {
-            read.push(me);
-        }
         Confinement {
-            read,
+            read: narrow(&self.readable(read), &self.hidden),
             scratch: scratch.to_path_buf(),
             exec,
             limits: self.limits,
@@ -77,6 +76,58 @@ impl Jail {
     pub(crate) fn readable(&self, mut read: Vec<PathBuf>) -> Vec<PathBuf> {
         read.extend(self.also_read.iter().cloned());
         read
+    }
+}
+
+/// The judge's own programs (this one, and the one workers run), links resolved: no judged
+/// code may read them (the program holds the reference solvers as text).
+pub(crate) fn own_programs() -> Vec<PathBuf> {
+    let mut own: Vec<PathBuf> = [
+        std::env::current_exe().ok(),
+        crate::process::worker_program().ok(),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|p| std::fs::canonicalize(p).ok())
+    .collect();
+    own.dedup();
+    own
+}
+
+/// `read` less every path of `hidden` (both with links resolved): a path at or below a hidden
+/// one is left out, and a folder that holds a hidden path is replaced by what it holds, taken
+/// the same way (so that a class folder given to `--read` lets judged code read everything in
+/// it but the class's files and the judge).
+pub(crate) fn narrow(read: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in read {
+        narrow_into(p, hidden, 0, &mut out);
+    }
+    out
+}
+
+/// How deep [`narrow`] goes into folders before it leaves one out whole.
+const NARROW_DEPTH: usize = 16;
+
+fn narrow_into(p: &Path, hidden: &[PathBuf], depth: usize, out: &mut Vec<PathBuf>) {
+    let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    if hidden.iter().any(|h| real.starts_with(h)) {
+        return;
+    }
+    if !hidden.iter().any(|h| h.starts_with(&real)) {
+        out.push(real);
+        return;
+    }
+    // (a folder that holds a hidden file: what it holds instead; deeper than this, or
+    // unreadable, it is left out, as is a file it would have given)
+    if depth >= NARROW_DEPTH {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(&real) else {
+        return;
+    };
+    for e in entries.flatten() {
+        narrow_into(&e.path(), hidden, depth + 1, out);
     }
 }
 
@@ -379,6 +430,7 @@ mod tests {
         let jail = Jail {
             limits: Limits::default(),
             also_read: Vec::new(),
+            hidden: Vec::new(),
         };
         let scratch = Path::new("/tmp/kenken-judge-x");
         let c = jail.confinement(scratch, Vec::new(), Vec::new());
@@ -452,5 +504,40 @@ mod tests {
             blocked("error(permission_error(modify,static_procedure,foo/1),assertz/1)"),
             None
         );
+    }
+
+    #[test]
+    fn read_paths_are_narrowed_around_hidden_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(d.join("class/ann")).unwrap();
+        std::fs::create_dir_all(d.join("class/data")).unwrap();
+        for f in [
+            "class/ann/kenken.pl",
+            "class/bob.pl",
+            "class/helper.pl",
+            "class/data/x",
+        ] {
+            std::fs::write(d.join(f), "").unwrap();
+        }
+        let hidden = vec![d.join("class/ann/kenken.pl"), d.join("class/bob.pl")];
+        let mut kept = narrow(&[d.join("class")], &hidden);
+        kept.sort();
+        assert_eq!(
+            kept,
+            vec![d.join("class/data"), d.join("class/helper.pl")],
+            "the folder is replaced by what it holds but the hidden files"
+        );
+        // a hidden file itself, or a path below none: as it is, or left out
+        assert!(narrow(&[d.join("class/bob.pl")], &hidden).is_empty());
+        assert_eq!(
+            narrow(&[d.join("class/data")], &hidden),
+            vec![d.join("class/data")]
+        );
+        // through a link, the same
+        std::os::unix::fs::symlink(d.join("class"), d.join("link")).unwrap();
+        let mut kept = narrow(&[d.join("link")], &hidden);
+        kept.sort();
+        assert_eq!(kept, vec![d.join("class/data"), d.join("class/helper.pl")]);
     }
 }

@@ -15,9 +15,11 @@
 //!
 //! The standard suite's random puzzles come from a seed drawn afresh for each run (the same for
 //! every file of a class), shown in the report: a table of answers learnt by heart does not
-//! pass it, and [`Config::seed`] makes a run again. Besides the cases, a form check
-//! ([`form`]) reads the file's text (it never runs it) for a `plain_kenken/3` that reaches the
-//! FD solver, which the spec forbids there.
+//! pass it, and [`Config::seed`] makes a run again. Each case runs in a process of its own,
+//! and a `plain_kenken/3` case where no FD solver exists (which the spec forbids there): a
+//! verdict is earned by behaviour. Besides the cases, a form check ([`form`]) reads the file's
+//! text (it never runs it) for a `plain_kenken/3` that reaches the FD solver, and reports it.
+//! `docs/judge.md` is the security model: what a judged file can and cannot do.
 //!
 //! ```no_run
 //! use kenken::judge::{judge, Config};
@@ -60,6 +62,43 @@ use crate::prolog::Predicate;
 /// A case with more expected answers than this does not make its predicate's larger cases
 /// skipped when it times out.
 const SKIP_AFTER_ANSWERS: usize = 100;
+
+/// At most this many bytes of any text a judged child wrote or made (a load error, a warning,
+/// an exception) are kept, shown or put in a report.
+pub(crate) const MESSAGE_CAP: usize = 4096;
+
+/// `text` cut to [`MESSAGE_CAP`] bytes (at a character's boundary), saying how much was cut.
+pub(crate) fn cut(text: &str) -> String {
+    if text.len() <= MESSAGE_CAP {
+        return text.to_string();
+    }
+    let mut end = MESSAGE_CAP;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes more)", &text[..end], text.len() - end)
+}
+
+/// [`JudgeError`] with every text the judged file had a hand in cut ([`cut`]).
+fn cut_error(e: JudgeError) -> JudgeError {
+    match e {
+        JudgeError::Syntax { file, errors } => JudgeError::Syntax {
+            file,
+            errors: errors
+                .into_iter()
+                .take(10)
+                .map(|(l, m)| (l, cut(&m)))
+                .collect(),
+        },
+        JudgeError::Load { file, why } => JudgeError::Load {
+            file,
+            why: cut(&why),
+        },
+        JudgeError::Failed(why) => JudgeError::Failed(cut(&why)),
+        JudgeError::CannotConfine(why) => JudgeError::CannotConfine(cut(&why)),
+        e => e,
+    }
+}
 
 /// The largest grid whose timeout is a failure ([`Verdict::Hang`]): up to 3x3 there are at
 /// most 12 answers, which any correct solver gives at once.
@@ -369,6 +408,26 @@ impl Judgement {
 pub fn judge(
     file: &Path,
     config: &Config,
+    on_case: impl FnMut(&CaseReport) + Send,
+) -> Result<Judgement, JudgeError> {
+    judge_among(file, &[], config, on_case)
+}
+
+/// [`judge`] for a file among `others` (the other files of its class): confined, its code reads
+/// none of them, whatever [`Config::read`] says.
+pub fn judge_among(
+    file: &Path,
+    others: &[PathBuf],
+    config: &Config,
+    on_case: impl FnMut(&CaseReport) + Send,
+) -> Result<Judgement, JudgeError> {
+    judge_file(file, others, config, on_case).map_err(cut_error)
+}
+
+fn judge_file(
+    file: &Path,
+    others: &[PathBuf],
+    config: &Config,
     mut on_case: impl FnMut(&CaseReport) + Send,
 ) -> Result<Judgement, JudgeError> {
     let start = Instant::now();
@@ -401,8 +460,17 @@ pub fn judge(
     // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
     // every case, and this bounds whatever the wall clock does not see.
     let budget = config.timeout * (cases.len() as u32 + 1);
+    // what judged code may never read: the judge itself and the class's other files
+    let mut hidden = jail::own_programs();
+    hidden.extend(
+        others
+            .iter()
+            .filter_map(|o| std::fs::canonicalize(o).ok())
+            .filter(|o| *o != absolute),
+    );
     let jail = match config.confine {
         true => Some(Jail {
+            hidden,
             limits: Limits {
                 memory: config.memory,
                 scratch: config.scratch,
@@ -421,6 +489,26 @@ pub fn judge(
         }),
         false => None,
     };
+    if system == System::Gprolog
+        && config.predicates.contains(&Predicate::Plain)
+        && !gprolog::no_fd_available()
+    {
+        notes.push(
+            "plain_kenken/3 ran in gprolog, FD solver included: gplc (GNU Prolog's compiler, \
+             with a C compiler), which builds a GNU Prolog without it, is not installed; only \
+             the form check looks for the FD solver there"
+                .into(),
+        );
+    }
+    if let Some(j) = &jail {
+        if jail::narrow(&j.also_read, &j.hidden) != j.also_read {
+            notes.push(
+                "--read: judged code reads neither the judge's own program nor another file of \
+                 the class; those were taken out of what it may read"
+                    .into(),
+            );
+        }
+    }
     let open = || -> Result<Box<dyn Backend>, JudgeError> {
         Ok(match system {
             System::Scryer => Box::new(scryer::ScryerBackend::new(
@@ -462,7 +550,7 @@ pub fn judge(
             Suite::Puzzles(_) => "puzzles".into(),
         },
         seed,
-        warnings: loaded.warnings,
+        warnings: cut(&loaded.warnings),
         cases: reports,
         form,
         notes,
@@ -639,6 +727,20 @@ fn run_cases(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_texts_are_cut_at_a_character_boundary() {
+        assert_eq!(cut("short"), "short");
+        let long = "é".repeat(MESSAGE_CAP);
+        let c = cut(&long);
+        assert!(c.len() < MESSAGE_CAP + 40, "{}", c.len());
+        assert!(c.ends_with(&format!("... ({} bytes more)", long.len() - MESSAGE_CAP)));
+        let e = cut_error(JudgeError::Load {
+            file: "f.pl".into(),
+            why: "x".repeat(1 << 20),
+        });
+        assert!(e.to_string().len() < MESSAGE_CAP + 100);
+    }
 
     #[test]
     fn a_load_refused_a_file_it_loads_says_how_to_allow_it() {

@@ -1,10 +1,14 @@
 //! The Scryer backend: the judged file in an embedded Scryer Prolog of its own, in a worker
-//! process ([`crate::worker`], role `judge`) that is killed when a case's time is up and started
-//! again (the file loaded again) for the next case.
+//! process ([`crate::worker`], role `judge`), a fresh one for every case: nothing a case does
+//! (a fact asserted, a global variable, a flag, a file in its scratch) reaches another case.
+//! A warm spare, its engine built while the previous case runs, takes each next case.
 //!
 //! The engine has `prolog/judge.pl` (loading with syntax errors by line, `halt` turned into an
 //! exception, bounded and checked answers) and, for a GNU-dialect file, the GNU Prolog layer
-//! `prolog/gnu.pl`; not our `kenken.pl`.
+//! `prolog/gnu.pl`; not our `kenken.pl`. A `kenken/3` case and a `plain_kenken/3` case never
+//! share an engine, and a `plain_kenken/3` engine has no FD solver: `prolog/judge_no_fd.pl`
+//! stands for library(clpz) there (loaded before the judged file and the GNU layer), so that
+//! every constraint throws.
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -18,12 +22,14 @@ use super::jail::{death_end, exception_end};
 use super::verdict::{JudgedAnswer, Run, RunEnd};
 use super::{Backend, Dialect, Jail, JudgeError, Loaded};
 use crate::process::{Worker, WorkerError};
-use crate::prolog::{chars_of, quote, quoted_text, term_text, term_to_grid};
+use crate::prolog::{chars_of, quote, quoted_text, term_text, term_to_grid, Predicate};
 
 /// The judge's Prolog side.
 pub(super) const JUDGE_PL: &str = include_str!("../../prolog/judge.pl");
 /// The GNU Prolog compatibility layer.
 pub(super) const GNU_PL: &str = include_str!("../../prolog/gnu.pl");
+/// library(clpz) as a `plain_kenken/3` engine has it: every constraint throws.
+const NO_FD_PL: &str = include_str!("../../prolog/judge_no_fd.pl");
 
 /// The worker role that serves the judge.
 pub(crate) const ROLE: &str = "judge";
@@ -32,8 +38,19 @@ pub(crate) const ROLE: &str = "judge";
 /// (JSON), so that it builds its engine before it says it is ready.
 const DIALECT_VAR: &str = "KENKEN_JUDGE_DIALECT";
 
+/// The environment variable that tells a judge worker whether its engine serves
+/// `plain_kenken/3` (`plain`: no FD solver) or `kenken/3`.
+const MODE_VAR: &str = "KENKEN_JUDGE_MODE";
+
+/// The longest reply read from a judge worker (a case's answers, each bad one cut to
+/// [`TEXT_CAP`]); past it the worker is killed.
+const REPLY_CAP: usize = 4 << 20;
+
 /// At most this much of what the judged file writes to `user_error` while loading is kept.
 const MAX_WARNINGS: usize = 4096;
+
+/// At most this many syntax errors are reported.
+const MAX_SYNTAX_ERRORS: usize = 10;
 
 #[derive(Serialize, Deserialize)]
 enum Request {
@@ -90,11 +107,38 @@ enum Failure {
     RunEnd(RunEnd),
 }
 
-/// A judged file in Scryer, one worker process at a time.
+/// Which engine a case runs in: `kenken/3`'s (library(clpz) there) or `plain_kenken/3`'s (none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Fd,
+    Plain,
+}
+
+impl Mode {
+    fn of(p: Predicate) -> Mode {
+        match p {
+            Predicate::Fd => Mode::Fd,
+            Predicate::Plain => Mode::Plain,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Fd => "fd",
+            Mode::Plain => "plain",
+        }
+    }
+}
+
+/// A judged file in Scryer: a fresh worker process for each case, from one of two workers
+/// (`kenken/3`'s and `plain_kenken/3`'s), each keeping a warm spare while its cases run.
 pub(crate) struct ScryerBackend {
     file: PathBuf,
     dialect: Dialect,
-    worker: Worker,
+    /// `kenken/3`'s worker and `plain_kenken/3`'s.
+    workers: [Worker; 2],
+    /// The worker of the case running.
+    current: usize,
     jail: Option<Jail>,
     scratch: tempfile::TempDir,
     /// What the judged file may read besides the system's and what it was told it may read
@@ -115,28 +159,42 @@ impl ScryerBackend {
         let confinement = jail
             .as_ref()
             .map(|j| j.confinement(scratch.path(), read.clone(), Vec::new()));
+        let worker = |mode: Mode| {
+            Worker::confined(ROLE, confinement.clone(), scratch.path())
+                .with_env(
+                    DIALECT_VAR,
+                    &serde_json::to_string(&dialect).unwrap_or_default(),
+                )
+                .with_env(MODE_VAR, mode.name())
+                .with_frame_cap(REPLY_CAP)
+        };
         Ok(ScryerBackend {
             file: file.to_path_buf(),
             dialect,
-            worker: Worker::confined(ROLE, confinement, scratch.path()).with_env(
-                DIALECT_VAR,
-                &serde_json::to_string(&dialect).unwrap_or_default(),
-            ),
+            workers: [worker(Mode::Fd), worker(Mode::Plain)],
+            current: 0,
             jail,
             scratch,
             read,
         })
     }
 
+    /// The worker of the case running.
+    fn worker(&mut self) -> &mut Worker {
+        &mut self.workers[self.current]
+    }
+
     /// How a case ends when its worker failed: a refusal or a limit of the confinement when
-    /// one explains it, else a crash.
+    /// one explains it, else a crash named by how the process ended (the engine's standard
+    /// error is ours: the judged code writes to an engine stream kept in memory).
     fn ended(&self, e: WorkerError) -> RunEnd {
-        if let WorkerError::Died { status, stderr } = &e {
-            if let Some(end) = death_end(self.jail.as_ref(), status, stderr) {
-                return end;
-            }
+        match &e {
+            WorkerError::Died { status, stderr } => death_end(self.jail.as_ref(), status, stderr)
+                .unwrap_or_else(|| RunEnd::Crashed(format!("the engine process ended ({status})"))),
+            // (only a child that has not said it is ready may say it cannot confine itself)
+            WorkerError::Confine(_) => RunEnd::Crashed("the engine process ended".into()),
+            e => RunEnd::Crashed(super::cut(&e.to_string())),
         }
-        RunEnd::Crashed(e.to_string())
     }
 
     /// Sends a request; `Err` says why no reply came (the kernel cannot confine, or how the
@@ -144,10 +202,16 @@ impl ScryerBackend {
     fn request(&mut self, r: &Request, deadline: Instant) -> Result<Option<Reply>, Failure> {
         let line = serde_json::to_string(r)
             .map_err(|e| Failure::RunEnd(RunEnd::Crashed(e.to_string())))?;
-        // (starting the engine counts against the deadline)
-        let got = self.worker.request(&line, Some(deadline));
+        // (starting the engine counts against the deadline; it is the only time a child may
+        // say it cannot confine itself: it has run nothing of the judged file yet)
+        match self.worker().start_within(deadline) {
+            Err(WorkerError::Confine(why)) => return Err(Failure::CannotConfine(why)),
+            Err(e) => return Err(Failure::RunEnd(self.ended(e))),
+            Ok(false) => return Ok(None),
+            Ok(true) => {}
+        }
+        let got = self.worker().request(&line, Some(deadline));
         match got {
-            Err(WorkerError::Confine(why)) => Err(Failure::CannotConfine(why)),
             Err(e) => Err(Failure::RunEnd(self.ended(e))),
             Ok(None) => Ok(None),
             Ok(Some(reply)) => serde_json::from_str(&reply).map(Some).map_err(|e| {
@@ -162,12 +226,34 @@ impl ScryerBackend {
 impl Backend for ScryerBackend {
     fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError> {
         // (the engine's own start is not the file's: its time starts once the engine is up)
+        self.current = 0;
         self.start_engine()?;
-        self.load_by(Instant::now() + timeout, timeout)
+        let loaded = self.load_by(Instant::now() + timeout, timeout);
+        // (no case runs where the file was loaded to see whether it loads)
+        if self.worker().is_running() {
+            self.worker().stop();
+        }
+        loaded
     }
 
     fn run(&mut self, case: &super::suite::Case, max: usize, timeout: Duration) -> Run {
-        let reload = !self.worker.is_running();
+        // a fresh engine for every case, of the predicate's kind; the other kind keeps no
+        // spare meanwhile (the cases of one predicate come together)
+        let mode = Mode::of(case.predicate);
+        self.current = mode as usize;
+        let other = 1 - self.current;
+        self.workers[other].keep_spare(false);
+        self.workers[other].stop();
+        self.worker().keep_spare(true);
+        let run = self.run_fresh(case, max, timeout);
+        self.worker().stop();
+        run
+    }
+}
+
+impl ScryerBackend {
+    /// Runs `case` in a fresh engine: the file loaded, then the goal.
+    fn run_fresh(&mut self, case: &super::suite::Case, max: usize, timeout: Duration) -> Run {
         if let Err(e) = self.start_engine() {
             return Run {
                 answers: Vec::new(),
@@ -175,28 +261,26 @@ impl Backend for ScryerBackend {
                 elapsed: Duration::ZERO,
             };
         }
-        // the case's time: from the engine's start, a reload after a timeout or a crash included
         let start = Instant::now();
-        let deadline = start + timeout;
         let crashed = |why: String| Run {
             answers: Vec::new(),
             end: RunEnd::Crashed(why),
             elapsed: start.elapsed(),
         };
-        if reload {
-            // a fresh worker after a timeout or a crash: the file was loaded fine before
-            match self.load_by(deadline, timeout) {
-                Ok(_) => {}
-                Err(JudgeError::Load { .. }) if Instant::now() >= deadline => {
-                    return Run {
-                        answers: Vec::new(),
-                        end: RunEnd::Timeout,
-                        elapsed: timeout,
-                    }
+        // (the file loaded fine before, in an engine of its own; loading has a time limit of
+        // its own, as when the file was first loaded, and the goal's time starts after it)
+        match self.load_by(start + timeout, timeout) {
+            Ok(_) => {}
+            Err(JudgeError::Load { .. }) if Instant::now() >= start + timeout => {
+                return Run {
+                    answers: Vec::new(),
+                    end: RunEnd::Timeout,
+                    elapsed: timeout,
                 }
-                Err(e) => return crashed(format!("loading the file again failed: {e}")),
             }
+            Err(e) => return crashed(format!("loading the file again failed: {e}")),
         }
+        let deadline = Instant::now() + timeout;
         let solve = Request::Solve {
             goal: case.goal.clone(),
             size: case.size,
@@ -217,9 +301,7 @@ impl Backend for ScryerBackend {
                 end,
                 spent,
             })) => {
-                if spent {
-                    self.worker.stop();
-                }
+                let _ = spent;
                 Run {
                     answers: answers
                         .into_iter()
@@ -244,14 +326,8 @@ impl Backend for ScryerBackend {
                     elapsed,
                 }
             }
-            Ok(Some(Reply::Failed(why))) => {
-                self.worker.stop();
-                crashed(why)
-            }
-            Ok(Some(_)) => {
-                self.worker.stop();
-                crashed("the judge's worker answered out of turn".into())
-            }
+            Ok(Some(Reply::Failed(why))) => crashed(super::cut(&why)),
+            Ok(Some(_)) => crashed("the judge's worker answered out of turn".into()),
             Err(Failure::CannotConfine(why)) => crashed(format!("cannot confine: {why}")),
             Err(Failure::RunEnd(end)) => Run {
                 answers: Vec::new(),
@@ -266,7 +342,7 @@ impl ScryerBackend {
     /// Starts the engine (a Scryer Prolog with the judge's Prolog side, no file yet) unless
     /// it runs.
     fn start_engine(&mut self) -> Result<(), JudgeError> {
-        self.worker.start().map(|_| ()).map_err(JudgeError::from)
+        self.worker().start().map(|_| ()).map_err(JudgeError::from)
     }
 
     /// Loads the file in a fresh engine by `deadline` (`timeout` is what it was given).
@@ -277,17 +353,26 @@ impl ScryerBackend {
             dialect: self.dialect,
         };
         match self.request(&load, deadline) {
-            Ok(Some(Reply::Loaded { warnings })) => Ok(Loaded { warnings }),
+            Ok(Some(Reply::Loaded { warnings })) => Ok(Loaded {
+                warnings: super::cut(&warnings),
+            }),
             Ok(Some(Reply::SyntaxErrors(errors))) => {
-                self.worker.stop();
+                self.worker().stop();
                 Err(JudgeError::Syntax {
                     file,
-                    errors: errors.into_iter().map(|(l, m)| (l as usize, m)).collect(),
+                    errors: errors
+                        .into_iter()
+                        .take(MAX_SYNTAX_ERRORS)
+                        .map(|(l, m)| (l as usize, super::cut(&m)))
+                        .collect(),
                 })
             }
             Ok(Some(Reply::LoadFailed(why))) | Ok(Some(Reply::Failed(why))) => {
-                self.worker.stop();
-                Err(JudgeError::Load { file, why })
+                self.worker().stop();
+                Err(JudgeError::Load {
+                    file,
+                    why: super::cut(&why),
+                })
             }
             Ok(Some(Reply::Answers { .. })) => Err(JudgeError::Load {
                 file,
@@ -331,11 +416,16 @@ fn sink(kept: Arc<Mutex<Vec<u8>>>, keep: usize) -> OutputStreamConfig {
 /// The engine of a judge worker.
 struct Judged {
     machine: Machine,
+    /// Why the engine cannot serve (a `plain_kenken/3` engine whose FD solver could not be
+    /// taken away): every load fails with it.
+    broken: Option<String>,
     warnings: Arc<Mutex<Vec<u8>>>,
     /// The GNU built-ins the layer lacks (`Name/Arity`), read before the judged file loaded.
     unsupported: Vec<String>,
     /// The dialect it reads.
     dialect: Dialect,
+    /// Which predicate's engine it is.
+    mode: Mode,
 }
 
 /// Runs `query` (text that parses) and returns its binding of `R`.
@@ -357,8 +447,42 @@ fn result_of(machine: &mut Machine, query: String) -> Result<Term, String> {
     result.ok_or_else(|| "the judge's wrapper failed".to_string())
 }
 
-/// A fresh engine for a file of `dialect`: the judge's Prolog side loaded, no file yet.
-fn engine(dialect: Dialect) -> Judged {
+/// The directive that loads library(clpz) before the judged file: the real one for a
+/// `kenken/3` engine (so that a file's own import costs nothing), `prolog/judge_no_fd.pl` from
+/// a file for a `plain_kenken/3` one (Scryer then takes it for the library), and that file
+/// (in the temporary folder: a worker's is its scratch), to be removed once loaded; `Err` when
+/// it cannot be written.
+fn clpz_directive(mode: Mode) -> Result<(String, Option<PathBuf>), String> {
+    // (zcompare/3 only is imported into user: an empty list loads nothing in Scryer 0.10, and
+    // a file's own all_different/1 or label/1 must not clash with an import)
+    match mode {
+        Mode::Fd => Ok((":- use_module(library(clpz), [zcompare/3]).\n".into(), None)),
+        Mode::Plain => {
+            let file = std::env::temp_dir().join(format!(
+                "kenken-judge-no-fd-{}.pl",
+                &crate::process::random_hex()[..16]
+            ));
+            let path = file.clone();
+            std::fs::write(&path, NO_FD_PL)
+                .map_err(|e| format!("writing {}: {e}", path.display()))?;
+            // (an atom: the path of a scratch folder holds no quote or control character, and
+            // one that did would only make the load fail, closed)
+            let path = path
+                .display()
+                .to_string()
+                .replace('\\', "\\\\")
+                .replace('\'', "\\'");
+            Ok((
+                format!(":- use_module('{path}', [zcompare/3]).\n"),
+                Some(file),
+            ))
+        }
+    }
+}
+
+/// A fresh engine for a file of `dialect`: the judge's Prolog side loaded, no file yet; for
+/// `plain_kenken/3` (`mode`), with no FD solver.
+fn engine(dialect: Dialect, mode: Mode) -> Judged {
     let warnings = Arc::new(Mutex::new(Vec::new()));
     // (what the loader and the file's directives write, to either stream, is the load's
     // warnings; what a case's goal writes is not kept)
@@ -366,14 +490,29 @@ fn engine(dialect: Dialect) -> Judged {
         .with_user_output(sink(warnings.clone(), MAX_WARNINGS))
         .with_user_error(sink(warnings.clone(), MAX_WARNINGS));
     let mut machine = MachineBuilder::default().with_streams(streams).build();
+    let (clpz, stub, mut broken) = match clpz_directive(mode) {
+        Ok((d, stub)) => (d, stub, None),
+        Err(why) => (String::new(), None, Some(why)),
+    };
     let program = match dialect {
-        Dialect::Gnu => format!("{JUDGE_PL}\n{GNU_PL}"),
+        Dialect::Gnu => format!("{JUDGE_PL}\n{clpz}{GNU_PL}"),
         // (SWI's library(clpfd) is read as Scryer's library(clpz): see judge.pl)
-        Dialect::Scryer => format!("{JUDGE_PL}\nkk_judge_clpfd_is_clpz.\n"),
+        Dialect::Scryer => format!("{JUDGE_PL}\n{clpz}kk_judge_clpfd_is_clpz.\n"),
     };
     machine.consult_module_string("user", program);
+    if let Some(stub) = stub {
+        let _ = std::fs::remove_file(stub);
+    }
     if let Ok(mut w) = warnings.lock() {
         w.clear();
+    }
+    // (fail closed: a plain_kenken/3 engine whose clpz is the real one serves no file)
+    if mode == Mode::Plain && broken.is_none() {
+        let probe = "catch((clpz:'#='(1, 1), R = reached), kk_judge_no_fd(_), R = none).";
+        match result_of(&mut machine, probe.into()) {
+            Ok(Term::Atom(a)) if a == "none" => {}
+            _ => broken = Some("the FD solver could not be taken away".into()),
+        }
     }
     // (read now: once the judged file is loaded, nothing in Prolog is ours alone)
     let unsupported = match dialect {
@@ -387,23 +526,34 @@ fn engine(dialect: Dialect) -> Judged {
     };
     Judged {
         machine,
+        broken: broken.map(|why| format!("the judge's plain_kenken/3 engine failed: {why}")),
         warnings,
         unsupported,
         dialect,
+        mode,
     }
 }
 
-/// Loads `file` in a fresh engine of `dialect` (`ready`, when it is one).
-fn load(file: &Path, dialect: Dialect, ready: Option<Judged>) -> (Option<Judged>, Reply) {
+/// Loads `file` in a fresh engine of `dialect` for `mode` (`ready`, when it is one).
+fn load(
+    file: &Path,
+    dialect: Dialect,
+    mode: Mode,
+    ready: Option<Judged>,
+) -> (Option<Judged>, Reply) {
     let Judged {
         mut machine,
+        broken,
         warnings,
         unsupported,
         ..
     } = match ready {
-        Some(j) if j.dialect == dialect => j,
-        _ => engine(dialect),
+        Some(j) if j.dialect == dialect && j.mode == mode => j,
+        _ => engine(dialect, mode),
     };
+    if let Some(why) = broken {
+        return (None, Reply::Failed(why));
+    }
     // (an error reported after the last line of code is Scryer's, not the file's)
     let last_line = std::fs::read(file)
         .map(|b| super::dialect::last_code_line(&String::from_utf8_lossy(&b)))
@@ -425,9 +575,11 @@ fn load(file: &Path, dialect: Dialect, ready: Option<Judged>) -> (Option<Judged>
             return (
                 Some(Judged {
                     machine,
+                    broken: None,
                     warnings,
                     unsupported,
                     dialect,
+                    mode,
                 }),
                 Reply::Loaded { warnings: text },
             );
@@ -441,16 +593,17 @@ fn load(file: &Path, dialect: Dialect, ready: Option<Judged>) -> (Option<Judged>
                             Term::Integer(i) => i.to_string().parse().unwrap_or(0),
                             _ => 0,
                         };
-                        Some((line, chars_of(&a[1]).unwrap_or_else(|| term_text(&a[1]))))
+                        let text = chars_of(&a[1]).unwrap_or_else(|| term_text(&a[1]));
+                        Some((line, super::cut(&text)))
                     }
                     _ => None,
                 })
                 .collect();
             Reply::SyntaxErrors(errors)
         }
-        Term::Compound(f, args) if f == "error" && args.len() == 1 => {
-            Reply::LoadFailed(chars_of(&args[0]).unwrap_or_else(|| term_text(&args[0])))
-        }
+        Term::Compound(f, args) if f == "error" && args.len() == 1 => Reply::LoadFailed(
+            super::cut(&chars_of(&args[0]).unwrap_or_else(|| term_text(&args[0]))),
+        ),
         other => Reply::LoadFailed(format!("unexpected load result {}", term_text(other))),
     };
     (None, reply)
@@ -540,6 +693,13 @@ const BALL: &str = "KkJudgeBall";
 /// How a case ends when its goal threw `ball`.
 fn ball_end(ball: &Term, unsupported: &[String]) -> WireEnd {
     if let Term::Compound(f, a) = ball {
+        if f == "kk_judge_no_fd" && a.len() == 1 {
+            return WireEnd::Exception(format!(
+                "{}: plain_kenken/3 called the FD solver, which the spec forbids there (its \
+                 engine has none)",
+                quoted_text(&a[0], 200)
+            ));
+        }
         if f == "kk_judge_halt" && a.len() == 1 {
             return WireEnd::Halted(match &a[0] {
                 Term::Integer(i) => i.to_string().parse().unwrap_or(0),
@@ -583,15 +743,19 @@ const TEXT_CAP: usize = 2000;
 /// The request handler of the `judge` worker role: a `Load` first, then `Solve`s.
 pub(crate) fn worker() -> crate::process::Handler {
     // (the engine is built before the worker says it is ready: a load's time is the file's)
+    let mode = match std::env::var(MODE_VAR).as_deref() {
+        Ok("plain") => Mode::Plain,
+        _ => Mode::Fd,
+    };
     let mut judged: Option<Judged> = std::env::var(DIALECT_VAR)
         .ok()
         .and_then(|d| serde_json::from_str::<Dialect>(&d).ok())
-        .map(engine);
+        .map(|d| engine(d, mode));
     Box::new(move |line: &str, _part: &mut dyn FnMut(&str)| {
         let reply = match serde_json::from_str::<Request>(line) {
             Err(e) => Reply::Failed(format!("bad request: {e}")),
             Ok(Request::Load { file, dialect }) => {
-                let (j, reply) = load(&file, dialect, judged.take());
+                let (j, reply) = load(&file, dialect, mode, judged.take());
                 judged = j;
                 reply
             }
@@ -630,7 +794,7 @@ mod tests {
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/data/judge/gnu_layer_checks.pl"
             ));
-            let (judged, reply) = load(file, Dialect::Gnu, None);
+            let (judged, reply) = load(file, Dialect::Gnu, Mode::Fd, None);
             assert!(matches!(reply, Reply::Loaded { .. }));
             let mut judged = judged.unwrap();
             // (a grid of size 0 is [], the only answer when every check holds)
@@ -638,6 +802,39 @@ mod tests {
                 Reply::Answers { answers, end, .. } => {
                     assert!(matches!(end, WireEnd::Complete));
                     assert_eq!(answers.len(), 1, "a check of gnu_layer_checks.pl fails");
+                }
+                _ => panic!("no answers"),
+            }
+        });
+    }
+
+    #[test]
+    fn a_plain_engine_has_no_fd_solver_and_a_kenken_engine_has_one() {
+        big_stack(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("k.pl");
+            std::fs::write(
+                &file,
+                ":- use_module(library(clpz)).\np(T) :- X #= 1 + 1, T = [[X]].\n\
+                 q(T) :- clpz:(X #= 2), T = [[X]].\n",
+            )
+            .unwrap();
+            let (plain, reply) = load(&file, Dialect::Scryer, Mode::Plain, None);
+            assert!(matches!(reply, Reply::Loaded { .. }));
+            let mut plain = plain.unwrap();
+            for goal in ["p(T)", "q(T)"] {
+                match solve(&mut plain, goal, 1, 2) {
+                    Reply::Answers {
+                        end: WireEnd::Exception(e),
+                        ..
+                    } => assert!(e.contains("plain_kenken/3 called the FD solver"), "{e}"),
+                    _ => panic!("{goal}: the FD solver answered"),
+                }
+            }
+            let (fd, _) = load(&file, Dialect::Scryer, Mode::Fd, None);
+            match solve(&mut fd.unwrap(), "p(T)", 1, 2) {
+                Reply::Answers { answers, .. } => {
+                    assert!(matches!(&answers[..], [WireAnswer::Grid(g)] if g == &vec![vec![2]]))
                 }
                 _ => panic!("no answers"),
             }
@@ -657,7 +854,7 @@ mod tests {
                  p(T) :- T = [[1, _]].\n",
             )
             .unwrap();
-            let (judged, _) = load(&file, Dialect::Scryer, None);
+            let (judged, _) = load(&file, Dialect::Scryer, Mode::Fd, None);
             let mut judged = judged.unwrap();
             let reply = solve(&mut judged, "kenken(1, [], T)", 1, 4);
             assert!(matches!(

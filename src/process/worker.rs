@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::child::{Child, Recv};
 use super::frame::{Reply, Ticket};
 use super::spawn::{worker_program, Spawn, Stderr};
-use super::{Confinement, WorkerError, CANNOT_CONFINE, READY};
+use super::{Confinement, WorkerError, CANNOT_CONFINE, FRAME_CAP, READY};
 use crate::error::IoError;
 
 /// How long a fresh worker may take to get ready (building a Prolog engine takes about 0.4 s:
@@ -40,6 +40,8 @@ pub(crate) struct Worker {
     keep_spare: bool,
     /// The spare child (started, ready or not), and whether it said it is ready.
     spare: Option<(Child, bool)>,
+    /// The longest frame read from the child; past it the child is killed.
+    frame_cap: usize,
 }
 
 impl Worker {
@@ -57,6 +59,7 @@ impl Worker {
             env: Vec::new(),
             keep_spare: false,
             spare: None,
+            frame_cap: FRAME_CAP,
         }
     }
 
@@ -75,6 +78,7 @@ impl Worker {
             env: Vec::new(),
             keep_spare: false,
             spare: None,
+            frame_cap: FRAME_CAP,
         }
     }
 
@@ -91,6 +95,12 @@ impl Worker {
         if !keep {
             self.spare = None;
         }
+    }
+
+    /// This worker, reading frames of at most `cap` bytes (a longer one kills the child).
+    pub(crate) fn with_frame_cap(mut self, cap: usize) -> Worker {
+        self.frame_cap = cap;
+        self
     }
 
     /// This worker, its standard error captured (the start and the end of it are kept: see
@@ -142,7 +152,9 @@ impl Worker {
 
     /// A new child of this worker's role, not waited for.
     fn spawn(&self) -> Result<Child, WorkerError> {
-        let mut spawn = Spawn::worker(&self.role)?.stderr(self.stderr);
+        let mut spawn = Spawn::worker(&self.role)?
+            .stderr(self.stderr)
+            .frame_cap(self.frame_cap);
         for (k, v) in &self.env {
             spawn = spawn.env(k, v);
         }
