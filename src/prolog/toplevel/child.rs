@@ -1,4 +1,4 @@
-//! The child process side: the `toplevel` worker role, serving a [`TopProcess`] parent over
+//! The child process side: the `toplevel` worker role, serving a [`TopProcess`](super::TopProcess) parent over
 //! two named pipes.
 
 use std::io::{BufRead, BufReader, Write};
@@ -18,7 +18,7 @@ pub(super) struct ChildSetup {
     pub(super) to_child: PathBuf,
     pub(super) from_child: PathBuf,
     pub(super) setup: Setup,
-    /// The named pipe where the parent feeds the goals their input (see [`PipedInput`]).
+    /// The named pipe where the parent feeds the goals their input (see [`PipedInput`](super::PipedInput)).
     pub(super) feed: Option<PathBuf>,
 }
 
@@ -40,7 +40,7 @@ pub(super) enum Reply {
     Failed(String),
 }
 
-/// The `toplevel` worker role: serves a [`TopProcess`] parent until it goes away (or its
+/// The `toplevel` worker role: serves a [`TopProcess`](super::TopProcess) parent until it goes away (or its
 /// engine failed: the parent starts another).
 pub(crate) fn serve_child() -> std::io::Result<()> {
     if std::env::var_os(RELAY_VAR).is_some() {

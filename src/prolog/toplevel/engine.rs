@@ -286,7 +286,7 @@ impl Toplevel {
     }
 
     /// The goals that read get their input from the named pipe `fifo`, where the host feeds
-    /// them (see [`PipedInput`]), through the relay.
+    /// them (see [`PipedInput`](super::PipedInput)), through the relay.
     pub(super) fn feed_from(&mut self, fifo: &Path) -> Result<(), PrologError> {
         self.feed = Some(fifo.to_path_buf());
         self.one(
@@ -334,7 +334,7 @@ impl Toplevel {
     /// Runs a host goal that binds `var` once, deterministically. Scryer 0.10 panics on a few
     /// goals instead of raising an error (asserting a cyclic term deep in a user's predicate,
     /// ...): the panic is caught and told as an error, after which the engine is not to be
-    /// trusted ([`TopProcess`] replaces it).
+    /// trusted ([`TopProcess`](super::TopProcess) replaces it).
     fn one(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
         let r = self.one_(query, var);
         self.shown.flush();

@@ -193,7 +193,7 @@ pub fn split_goals(text: &str) -> Goals {
     scan_goals(text).0
 }
 
-/// Whether `goal` (one goal) ends within a quoted item: [`Toplevel::run`] then ends it with a
+/// Whether `goal` (one goal) ends within a quoted item: [`Toplevel::run`](super::Toplevel::run) then ends it with a
 /// new line, for the reader to tell the quote left open as Scryer's top level does.
 pub(super) fn ends_in_quote(goal: &str) -> bool {
     scan_goals(goal).1

@@ -21,7 +21,7 @@ struct ShownState {
     bytes: Vec<u8>,
     /// Whether the bytes end a line.
     ends_line: bool,
-    /// The file where the parent reads whether what was shown ends a line ([`LINE_VAR`]),
+    /// The file where the parent reads whether what was shown ends a line ([`LINE_VAR`](super::LINE_VAR)),
     /// and what it says.
     line_file: Option<std::fs::File>,
     told: bool,

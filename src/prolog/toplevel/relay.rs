@@ -5,7 +5,7 @@ use std::io::Write;
 /// The environment variable that makes the `toplevel` worker a relay of standard input.
 pub(super) const RELAY_VAR: &str = "KENKEN_TOPLEVEL_RELAY";
 
-/// The relay of standard input (see [`reads_input`]): copies it to standard output as it
+/// The relay of standard input (see [`reads_input`](super::goals::reads_input)): copies it to standard output as it
 /// comes, until its end or until its parent (the top level's engine) dies (as every worker,
 /// it dies with its parent: see `crate::process::lifecycle`).
 pub(super) fn relay() -> std::io::Result<()> {
