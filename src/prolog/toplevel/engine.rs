@@ -21,8 +21,8 @@ use crate::prolog::{quote, PrologError, ALL_LIBRARIES, HOST_EXPAND_PL, HOST_PL, 
 /// The `$toplevel` module the engine is built with, instead of Scryer's own `toplevel.pl`
 /// (whose REPL is not used here): building an engine then skips compiling the libraries that
 /// REPL needs (lambda, si, os, ...), a fifth of a cold start. What Scryer itself looks up in
-/// `$toplevel` is kept: `started/0` (dynamic; see `kk_loader_throws` in `host.pl`), and
-/// `term_variables_under_max_depth/3`, which `host.pl` uses to name an answer's variables.
+/// `$toplevel` is kept: `started/0` (dynamic; see `kk_loader_throws` in `prolog/host/consult.pl`), and
+/// `term_variables_under_max_depth/3`, which `prolog/host/answers.pl` uses to name an answer's variables.
 const TOPLEVEL_MODULE: &str = "\
 :- module('$toplevel', []).
 :- dynamic(started/0).
@@ -30,9 +30,9 @@ term_variables_under_max_depth(Term, MaxDepth, Vars) :-
     '$term_variables_under_max_depth'(Term, MaxDepth, Vars).
 ";
 
-/// The top level's own `statistics/0,2`, `time/1` and `listing/1` (defined in `host.pl`),
+/// The top level's own `statistics/0,2`, `time/1` and `listing/1` (defined in `prolog/host/commands.pl`),
 /// loaded last: they replace library(time)'s and library(format)'s, which `kenken.pl`'s engine
-/// imports after `host.pl`.
+/// imports after `prolog/host/`.
 const TOP_PREDICATES: &str = "\
 :- dynamic(time/1).
 :- dynamic(statistics/2).
@@ -144,7 +144,7 @@ impl Toplevel {
             .unwrap_or_default();
         // (flush what the loader wrote, quietly)
         // (with kenken.pl, the homework's predicates are noted: a file consulted in the
-        // session that defines one is not loaded, see kk_consult_one/1 in host.pl)
+        // session that defines one is not loaded, see kk_consult_one/1 in prolog/host/consult.pl)
         let homework = if no_kenken {
             String::new()
         } else {

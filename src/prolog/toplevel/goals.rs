@@ -3,7 +3,7 @@
 
 use crate::prolog::KENKEN_PL;
 
-/// The libraries `host.pl` loads only when needed (`kk_need_libraries/1`), with the names of
+/// The libraries `prolog/host/` loads only when needed (`kk_need_libraries/1`), with the names of
 /// the predicates each exports (Scryer 0.10.0's `library(charsio)`, `format`, `time`,
 /// `between`; `format_//2` and `format_time//2` as `format_` and `format_time`).
 const LAZY_LIBRARIES: &[(&str, &[&str])] = &[
@@ -81,7 +81,7 @@ const META_CALLS: &[&str] = &[
 /// harm) that one of them exports; all of them when it calls a goal it is given (`=..`, or a
 /// word of [`META_CALLS`]), since that goal's name may be built as it runs. (A variable where
 /// a goal stands, `G = format("~w", [x]), G`, loads them all as it runs: `kk_var_goal/1` in
-/// `host.pl`.)
+/// `prolog/host/`.)
 pub(super) fn lazy_libraries(goal: &str) -> Vec<&'static str> {
     let words = words(goal);
     let meta = goal.contains("=..") || META_CALLS.iter().any(|m| words.contains(m));
@@ -147,7 +147,7 @@ pub fn needs_kenken(goal: &str) -> bool {
 }
 
 /// The predicates that read the current input (Scryer 0.10.0's builtins and library(charsio)),
-/// and `user` (of `[user]`). `kk_input_goal/1` in `host.pl` names the same predicates.
+/// and `user` (of `[user]`). `kk_input_goal/1` in `prolog/host/answers.pl` names the same predicates.
 const INPUT_NAMES: &[&str] = &[
     "read",
     "read_term",
@@ -165,7 +165,7 @@ const INPUT_NAMES: &[&str] = &[
 
 /// Whether `goal` names a predicate that reads the input (a word, as [`lazy_libraries`] reads
 /// words): in the repl it then reads through a relay of standard input (`kk_reader_start/0` in
-/// `host.pl`), and so does every goal once a consulted file's code reads (`host.pl` marks it as
+/// `prolog/host/`), and so does every goal once a consulted file's code reads (`prolog/host/` marks it as
 /// it loads). Other goals read standard input opened as a file, where read/1 reads as it should
 /// but get_char/1 only the first character (Scryer 0.10 takes it for ended then). In `query`
 /// every goal reads through the relay.

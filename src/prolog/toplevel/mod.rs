@@ -2,7 +2,7 @@
 //!
 //! A [`Toplevel`] is one Scryer `Machine` whose `user_output` and `user_error` are the real
 //! standard output and error, running each goal through the Prolog-side loop `kk_top/3`
-//! (`prolog/host.pl`): answers are printed as they are found, in order with whatever the goal
+//! (`prolog/host/`): answers are printed as they are found, in order with whatever the goal
 //! prints itself, and the next answer is asked of the goal that is already running (by
 //! backtracking into it), so side effects happen once per answer.
 //!
@@ -13,7 +13,7 @@
 //! first goal. Ctrl-C, a timeout or a failure of the engine ends that child; at the next goal a
 //! fresh one is started and given the session's state back, as it was after the last goal that
 //! ended: the modules imported, operators and flags changed, files consulted, every clause of
-//! every dynamic predicate and the values of bb_put/2 (`kk_state/1` in `host.pl`).
+//! every dynamic predicate and the values of bb_put/2 (`kk_state/1` in `prolog/host/state.pl`).
 //!
 //! Answers start on a line of their own (`FRESH_LINE`), goals are cut where a Prolog reader
 //! ends them ([`split_goals`]), a goal that reads (`read/1`, `get_char/1`, `[user]`, or a
@@ -28,7 +28,7 @@
 //!
 //! What happened is said as a Prolog user expects (issue 37): an uncaught exception is written
 //! as Scryer's top level writes it (`throw(true)`, never `true.`); `halt/0,1` ends the session
-//! wherever it is called (the engine's own would only fail: `host.pl` turns it into an
+//! wherever it is called (the engine's own would only fail: `prolog/host/` turns it into an
 //! exception the host obeys); a consulted file that defines one of the homework's predicates
 //! replaces `kenken.pl` wholly ([`Setup::loads_kenken`]); the engine's process has a memory
 //! bound ([`Setup::memory`], [`limit_memory`]), reaching which is a resource error after which

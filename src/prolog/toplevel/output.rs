@@ -1,5 +1,5 @@
 //! What the engine writes to user_output, shown in batches ([`Shown`]), and the control bytes
-//! `host.pl` writes there for the host.
+//! `prolog/host/` writes there for the host.
 
 use std::io::Write;
 use std::sync::Arc;
@@ -9,7 +9,7 @@ use std::time::Duration;
 /// write/1 and nl/0 on its own (two system calls a line were a fifth of the time of a goal
 /// printing lines). A batch is written at most [`Shown::DELAY`] after its first byte (by a
 /// thread of its own, so a goal that writes and then computes is seen at once), when it is
-/// big, when `host.pl` asks ([`FLUSH`]: before it asks the host for a key), before anything is
+/// big, when `prolog/host/` asks ([`FLUSH`]: before it asks the host for a key), before anything is
 /// written to standard error, and at the end of every host goal.
 #[derive(Clone)]
 pub(super) struct Shown {
@@ -101,11 +101,11 @@ impl Shown {
     }
 }
 
-/// What `host.pl` writes to user_output for the host (never shown): [`FRESH_LINE`] asks for a
+/// What `prolog/host/` writes to user_output for the host (never shown): [`FRESH_LINE`] asks for a
 /// new line unless the output so far ends one; [`CLOCK`] for the wall-clock time, in
 /// milliseconds since the engine started, which the host sends back through user_input's
 /// channel (`kk_wall_ms/1`: Scryer has no clock finer than seconds).
 pub(super) const FRESH_LINE: u8 = 1;
 pub(super) const CLOCK: u8 = 2;
-/// What `host.pl` writes to user_output for the batch of output to be shown now ([`Shown`]).
+/// What `prolog/host/` writes to user_output for the batch of output to be shown now ([`Shown`]).
 pub(super) const FLUSH: u8 = 3;
