@@ -1,10 +1,10 @@
 /*  host_expand.pl -- the load-time rewriting of the files a person consults (not part of the
-    homework contract), loaded after host.pl (whose predicates it calls) by the engines that
+    homework contract), loaded after prolog/host/ (whose predicates it calls) by the engines that
     answer a person's goals: the top level and the query engines (src/prolog/start.rs).
 
     The clauses and directives of a file consulted in the session (kk_loading/1: bb
     kk_loading), in user or in a module of that file, are rewritten once, as they are loaded,
-    as host.pl's kk_clause_rewrite/3 says (halt/0,1, bb_put/2, read/1,2 and read_term/2,3,
+    as rewrite.pl's kk_clause_rewrite/3 says (halt/0,1, bb_put/2, read/1,2 and read_term/2,3,
     use_module/1,2, code that reads). This is a term expansion, not a goal expansion: Scryer
     runs user:goal_expansion/2 at run time too, on every meta-call, and with the host's
     rewriting there kenken/3 took twice the time at the top level (issue 45); a term

@@ -40,15 +40,24 @@ pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};
 
 /// The homework contract, compiled into the binary.
 pub(crate) const KENKEN_PL: &str = include_str!("../../prolog/kenken.pl");
-/// The host's Prolog side: the top level and what the query wrapper shares with it.
-pub(crate) const HOST_PL: &str = include_str!("../../prolog/host.pl");
+/// The host's Prolog side: the top level and what the query wrapper shares with it, the files
+/// of `prolog/host/` in order, as one text.
+pub(crate) const HOST_PL: &str = concat!(
+    include_str!("../../prolog/host/toplevel.pl"),
+    include_str!("../../prolog/host/rewrite.pl"),
+    include_str!("../../prolog/host/consult.pl"),
+    include_str!("../../prolog/host/commands.pl"),
+    include_str!("../../prolog/host/input.pl"),
+    include_str!("../../prolog/host/state.pl"),
+    include_str!("../../prolog/host/answers.pl"),
+);
 /// The load-time rewriting of the files a person consults (a term expansion), loaded right
 /// after [`HOST_PL`] by the engines that answer a person's goals (the top level, a query
 /// [`Session`]), not by those that only solve puzzles.
 pub(crate) const HOST_EXPAND_PL: &str = include_str!("../../prolog/host_expand.pl");
 /// The host's query wrapper (`kk_host_stream/7`), loaded after [`HOST_PL`] by a [`Session`].
 pub(crate) const HOST_QUERY_PL: &str = include_str!("../../prolog/host_query.pl");
-/// What follows `host.pl` when `kenken.pl` is loaded too: the libraries `host.pl` otherwise
+/// What follows [`HOST_PL`] when `kenken.pl` is loaded too: the libraries it otherwise
 /// loads only when a goal needs them (`kk_need_libraries/1`), imported at once as before
 /// (`kenken.pl` has loaded most of them already), so that every goal finds them.
 pub(crate) const ALL_LIBRARIES: &str = "

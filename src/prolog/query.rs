@@ -33,7 +33,7 @@
 //!
 //! An engine replaced (a worker after its timeout or a crash, a machine left with a query
 //! half-run, ...) gets back the state the one before had after the last query that ended, by
-//! the top level's record and replay (`kk_state/1` and `kk_restore/8` of `prolog/host.pl`,
+//! the top level's record and replay (`kk_state/1` and `kk_restore/8` of `prolog/host/state.pl`,
 //! called by `kk_end_state/1` and `kk_query_restore/2` of `prolog/host_query.pl`): the state
 //! is taken after a goal that may have changed it, and given back at the next query, whose
 //! [`Answers::lost`] names what could not be ([`Lost`]). Files are consulted with typed errors
@@ -236,7 +236,7 @@ pub enum End {
 /// cut short by the replacement keeps nothing it did): the files consulted, the clauses of
 /// the dynamic predicates of `user` (asserted or consulted), the flags and operators changed,
 /// the modules imported and the values put with `bb_put/2`; the same record and replay as the
-/// top level's (`kk_state/1` and `kk_restore/8` in `prolog/host.pl`).
+/// top level's (`kk_state/1` and `kk_restore/8` in `prolog/host/state.pl`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Lost {
     /// The value of a `bb_put/2` key that cannot be replayed: `why` is `not ground`, or

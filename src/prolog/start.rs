@@ -3,7 +3,7 @@
 //! Every engine that answers the host's queries ([`super::Session`], and so every worker
 //! engine and [`super::QueryWorker`]) is built here, in the same stages that
 //! [`start_phases`] times: Scryer's machine, the libraries `kenken.pl` loads (`clpz` is most of
-//! the start), `kenken.pl` itself, the host's wrapper (`host.pl`, `host_query.pl`) and the
+//! the start), `kenken.pl` itself, the host's wrapper (`prolog/host/`, `host_query.pl`) and the
 //! libraries every goal finds. An engine that answers a person's goals also gets the host's
 //! load-time rewriting of the files a person consults (`host_expand.pl`); one that only solves
 //! puzzles does not (see [`Purpose`]).
@@ -29,7 +29,7 @@ const KENKEN_LIBRARIES: &str = "
 pub(crate) enum Purpose {
     /// Any goal a person gives: the files consulted are rewritten as they load
     /// (`host_expand.pl`, a term expansion: bb_put/2 keys recorded, read/1 at the end of the
-    /// input, imports replayed), as the goal typed is (`kk_halts/2` in `host.pl`).
+    /// input, imports replayed), as the goal typed is (`kk_halts/2` in `prolog/host/rewrite.pl`).
     Queries,
     /// Only the homework's solvers, run by the host: without that rewriting.
     Solving,

@@ -4,7 +4,7 @@
 //! `read(X).\nfoo.\nY = 1.\n`, `read/1` gets `foo` and `Y = 1.` is the next goal. The repl reads
 //! standard input line by line ([`PipedInput`], through a thread of its own), and while a goal
 //! runs, a [`Feeder`] writes the input after the goal to a named pipe, which the engine's relay
-//! copies to the goal (`kk_reader_start/0` in `host.pl`). When the goal stops reading, the
+//! copies to the goal (`kk_reader_start/0` in `prolog/host/input.pl`). When the goal stops reading, the
 //! feeder stops, and what the goal did not read comes back (`kk_reader_stop/0`) to be read
 //! first ([`PipedInput::unread`]).
 

@@ -1,0 +1,147 @@
+/*  host/state.pl -- the Rust host's Prolog side (prolog/host/, loaded in order as one text:
+    HOST_PL in src/prolog/mod.rs), continued: the session's state (kk_state/1), kept after every
+    goal, and its replay in a fresh engine (kk_top_restore/2, kk_restore/8).
+*/
+
+% ---------------------------------------------------------------------------
+% The session's state
+
+% kk_changed_flags(-Flags): the flags whose value is not the one they had at the start.
+%?- set_prolog_flag(occurs_check, true), kk_changed_flags(Fs).
+%@ Fs = [occurs_check-true].
+kk_changed_flags(Flags) :-
+    (   bb_get(kk_flags0, Flags0) -> true ; Flags0 = [] ),
+    findall(F-V, ( current_prolog_flag(F, V), \+ ( member(F-V0, Flags0), V0 == V ) ), Flags).
+
+% kk_changed_ops(-Ops): op/3 goals that give the operators their present definitions.
+kk_changed_ops(Ops) :-
+    (   bb_get(kk_ops0, Ops0) -> true ; Ops0 = [] ),
+    % (both sides ground: memberchk/2 compares, and is a builtin; member/2 with ==/2 took
+    % 2.7 ms of a 4 ms snapshot)
+    findall(op(P, T, N), ( current_op(P, T, N), \+ memberchk(op(P, T, N), Ops0) ), New),
+    findall(op(0, T, N), ( member(op(_, T, N), Ops0), \+ current_op(_, T, N) ), Gone),
+    append(New, Gone, Ops).
+
+% kk_state(-Chars): the session's state, as the goal that restores it in a fresh engine:
+% the modules imported (use_module/1,2 goals that succeeded), the operators changed, the files
+% consulted (each with the flags of its time), every clause of every dynamic predicate of
+% user, the flags changed, and the values a goal put with bb_put/2 (those that are ground,
+% acyclic and small; the others are named as lost). Written without operators, so that it
+% reads back before they are defined.
+kk_state(Chars) :-
+    kk_need_library(charsio),
+    (   bb_get(kk_files, Files) -> true ; Files = [] ),
+    (   bb_get(kk_setup, Setup) -> true ; Setup = [] ),
+    (   bb_get(kk_bb_keys, Keys) -> true ; Keys = [] ),
+    kk_changed_flags(Flags),
+    kk_changed_ops(Ops),
+    maplist(kk_file_flags, Files, FileFlags),
+    catch(findall(P-Cs, kk_dynamic(P, Cs), Dyn), _, Dyn = []),
+    kk_globals(Keys, Globals, Lost),
+    (   bb_get(kk_broken_files, Broken) -> true ; Broken = [] ),
+    write_term_to_chars(kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost, Broken),
+                        [quoted(true), ignore_ops(true)], Chars).
+
+kk_file_flags(F, F-Flags) :-
+    (   bb_get(kk_file_flags, FFs), memberchk(F-Flags0, FFs) -> Flags = Flags0 ; Flags = [] ).
+
+% kk_globals(+Keys, -Globals, -Lost): the values of Keys that can be kept (K-V), and why the
+% others cannot (K-Why).
+%?- bb_put(k, 1), bb_put(j, f(_)), kk_globals([k, j], Gs, Ls).
+%@ Gs = [k-1],
+%@ Ls = [j-'not ground'].
+kk_globals([], [], []).
+kk_globals([K | Ks], Gs, Ls) :-
+    (   catch(bb_get(K, V), _, fail)
+    ->  (   \+ kk_acyclic(V, 10000) -> Gs = Gs1, Ls = [K-'cyclic, or too big' | Ls1]
+        ;   \+ ground(V) -> Gs = Gs1, Ls = [K-'not ground' | Ls1]
+        ;   Gs = [K-V | Gs1], Ls = Ls1
+        )
+    ;   Gs = Gs1, Ls = Ls1
+    ),
+    kk_globals(Ks, Gs1, Ls1).
+
+kk_dynamic(N/A, Cs) :-
+    current_predicate(user:N/A),
+    \+ kk_hidden(N/A),
+    functor(H, N, A),
+    predicate_property(user:H, dynamic),
+    findall((H :- B), clause(H, B), Cs).
+
+% ---------------------------------------------------------------------------
+% Restoring it in a fresh engine
+
+kk_top_restore(Text, R) :-
+    kk_chars(Text, Chars),
+    (   catch(( kk_read_goal(Chars, G, _), call(G), R0 = true ), E, R0 = E) -> R = R0
+    ;   R = false
+    ),
+    % (what the restore said is shown now, its last new line too)
+    kk_flush.
+
+kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost, Broken) :-
+    maplist(kk_restore_goal, Setup),
+    bb_put(kk_setup, Setup),
+    bb_put(kk_broken_files, Broken),
+    maplist(kk_restore_goal, Ops),
+    maplist(kk_restore_file(Broken), FileFlags),
+    maplist(kk_restore_, Dyn),
+    maplist(kk_restore_flag, Flags),
+    maplist(kk_restore_global, Globals),
+    maplist(kk_report_lost, Lost).
+
+kk_restore_goal(G) :- ( catch(G, _, fail) -> true ; true ).
+
+kk_restore_flag(F-V) :- kk_restore_goal(set_prolog_flag(F, V)).
+
+kk_restore_global(K-V) :- kk_bb_put(K, V).
+
+kk_report_lost(K-Why) :-
+    write('% lost in the restart: the value of '), writeq(K), write(' (bb_put/2; '),
+    write(Why), write(')'), nl.
+
+% kk_restore_file(+Broken, +F-Flags): F loaded again, with the flags of its time. Quietly,
+% unless it loaded when it was consulted (it is not one of Broken, whose failure was told
+% then) and no longer does: it was changed since, and what it defined (what answered before the
+% restart) is gone or partial, which is said.
+kk_restore_file(Broken, F-Flags) :-
+    kk_all_libraries,
+    maplist(kk_restore_flag, Flags),
+    kk_remember(F),
+    kk_loader_throws,
+    (   catch(kk_loading(consult(F)), E, true)
+    ->  (   var(E) -> R = true ; E = kk_halt(_) -> R = true ; R = error(E) )
+    ;   R = false
+    ),
+    (   R == true -> true
+    ;   kk_broken(F, true),
+        (   memberchk(F, Broken) -> true
+        ;   write('% in the restart, '), write(F),
+            write(' (changed since it was loaded) did not load as before:'), nl,
+            kk_not_loaded(F, R)
+        )
+    ).
+
+kk_restore_(N/A-Cs) :-
+    functor(H, N, A),
+    retractall(H),
+    maplist(kk_restore_clause, Cs).
+
+kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).
+
+% ---------------------------------------------------------------------------
+% Loading and halting
+
+% kk_loading(+G): G loads a file: term_expansion/2 (host_expand.pl) then rewrites its clauses
+% (kk_clause_rewrite/3) as they load.
+kk_loading(G) :-
+    setup_call_cleanup(bb_put(kk_loading, true), G, bb_put(kk_loading, false)).
+
+% kk_unless_halt(+E, :B): B, unless E ends the session or swaps its engine (kk_halt/1,
+% kk_swap/3): E is thrown on then.
+kk_unless_halt(E, B) :-
+    (   ( E = kk_halt(_) ; E = kk_swap(_, _, _) ) -> throw(E) ; call(B) ).
+
+kk_halt_(C) :-
+    must_be(integer, C),
+    throw(kk_halt(C)).
