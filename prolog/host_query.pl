@@ -12,10 +12,11 @@
         answer(a(Bindings, Text))
                                one answer, at most MaxAnswers of them: Bindings a list of
                                Name=Value, Value encoded (kk_enc/5, below), Text the answer as
-                               a top level prints it (chars), residual constraints included
-                               (recovered with copy_term/3); with Mode bindings (not text),
-                               an answer whose bindings are ground has Text [] (nothing of
-                               it is written: the host's solvers need only the bindings);
+                               a top level prints it, residual constraints included
+                               (recovered with copy_term/3), in pieces (kk_answer_text/4);
+                               with Mode bindings (not text), an answer whose bindings are
+                               ground has Text [] (nothing of it is written: the host's
+                               solvers need only the bindings);
         end(Status, State)     the last item: Status is complete, answer_limit (a further
                                answer exists), inference_limit, answer_too_large(Cap) (an
                                answer has more than Cap nodes), halted(Code), or
@@ -97,12 +98,14 @@ kk_item(exception(kk_halt(Code)), _, _) :-
 kk_item(exception(E), _, _) :-
     term_variables(E, Vs),
     kk_fresh_names(Vs, [], 0, VNs),
-    kk_text(E, VNs, T),
     (   catch(kk_enc(E, Enc0, 0, _, 1000000), kk_answer_too_large, fail)
-    ->  copy_term(Enc0-VNs, Enc1-VNs1, _),
+    ->  kk_printable(E, PE, VNs, PVNs),
+        kk_text(PE, PVNs, T),
+        copy_term(Enc0-VNs, Enc1-VNs1, _),
         kk_name_vars(VNs1),
         Enc = term(Enc1)
-    ;   Enc = none
+    ;   kk_text(E, VNs, T),
+        Enc = none
     ),
     bb_put(kk_stream_end, exception(T, Enc)),
     fail.
@@ -214,21 +217,27 @@ kk_enc_args(I, Ar, Off, T, E, N0, N, Cap, D) :-
         kk_enc_args(I1, Ar, Off, T, E, N1, N, Cap, D)
     ).
 
-kk_answer_text(Bindings, Gs, VNs, Text) :-
+% kk_answer_text(+Bindings, +Gs, +VNs, -Text): the answer as a top level writes it, as
+% text(Pieces): Pieces a chain '$kk'(l, Piece, Pieces) ending in [], each Piece Name=Chars (a
+% binding, "Name = Value") or g(Chars) (a residual goal); the host joins them (",\n"; none is
+% "true"). Built in time linear in the answer's size: each piece is written once, never
+% appended to (Scryer's conversion of a list's cells into Rust takes quadratic time), and the
+% chain is a nest of compound terms (whose conversion is linear).
+kk_answer_text(Bindings, Gs, VNs, text(Pieces)) :-
     % (not findall/3: it would copy the variables and lose their names)
     maplist(kk_binding_item, Bindings, BindingItems),
     maplist(kk_goal_item, Gs, GoalItems),
     append(BindingItems, GoalItems, Items),
-    (   Items == [] -> Text = "true"
-    ;   maplist(kk_item_text(VNs), Items, Texts),
-        kk_join(Texts, Text)
-    ).
+    kk_printable(Items, PItems, VNs, PVNs),
+    kk_text_pieces(PItems, PVNs, Pieces).
 
-kk_item_text(VNs, binding(N, V), T) :-
-    kk_text(V, VNs, VT),
-    atom_chars(N, NC),
-    append(NC, [' ', '=', ' ' | VT], T).
-kk_item_text(VNs, goal(G), T) :- kk_text(G, VNs, T).
+kk_text_pieces([], _, []).
+kk_text_pieces([I | Is], VNs, '$kk'(l, P, Ps)) :-
+    kk_item_text(VNs, I, P),
+    kk_text_pieces(Is, VNs, Ps).
+
+kk_item_text(VNs, binding(N, V), N=T) :- kk_text(V, VNs, T).
+kk_item_text(VNs, goal(G), g(T)) :- kk_text(G, VNs, T).
 
 % kk_text(+Term, +VNs, -Chars): write_term_to_chars(Term, [quoted(true), variable_names(VNs)],
 % Chars) of library(charsio), without its search of VNs for each variable of Term (quadratic:
@@ -236,10 +245,70 @@ kk_item_text(VNs, goal(G), T) :- kk_text(G, VNs, T).
 kk_text(Term, VNs, Chars) :-
     '$write_term_to_chars'(Chars, Term, false, false, true, VNs, 0, false).
 
-kk_join([T], T).
-kk_join([T1, T2 | Ts], T) :-
-    kk_join([T2 | Ts], Rest),
-    append(T1, [',', '\n' | Rest], T).
+/*  kk_printable(+T, -P, +VNs, -PVNs): P is T with each one-character atom that is an element
+    of a list replaced by a variable named (in PVNs, which extends VNs) as that atom is written
+    there: P is written as T is, in linear time. (Scryer 0.10's writer walks, at each cell of a
+    list of characters, the characters left in it: a list of 50,000 one-character atoms took
+    20 s to write, and ten times as many, hours.) One variable stands for each character; the
+    variables of T are P's. T is acyclic (it was encoded first: kk_enc/5). Last call over list
+    tails and last arguments: any depth.
+*/
+kk_printable(T, P, VNs, PVNs) :-
+    kk_pr(T, P, Pairs, []),
+    keysort(Pairs, Sorted),
+    kk_char_names(Sorted, CharVNs),
+    append(VNs, CharVNs, PVNs).
+
+kk_pr(T, P, Ps0, Ps) :-
+    (   var(T) -> P = T, Ps0 = Ps
+    ;   T = [_ | _] -> kk_pr_list(T, P, none, Ps0, Ps)
+    ;   atomic(T) -> P = T, Ps0 = Ps
+    ;   functor(T, F, Ar),
+        functor(P, F, Ar),
+        kk_pr_args(1, Ar, T, P, Ps0, Ps)
+    ).
+
+% (Last: c(Char, Var) of the cell before, when its element was a character, so that a run of
+% one character costs one pair)
+kk_pr_list(T, P, Last, Ps0, Ps) :-
+    (   nonvar(T), T = [H | Tl]
+    ->  (   atom(H), atom_length(H, 1)
+        ->  (   Last = c(C, V), C == H -> Ps0 = Ps1
+            ;   Ps0 = [H-V | Ps1]
+            ),
+            P = [V | PT],
+            kk_pr_list(Tl, PT, c(H, V), Ps1, Ps)
+        ;   P = [PH | PT],
+            kk_pr(H, PH, Ps0, Ps1),
+            kk_pr_list(Tl, PT, none, Ps1, Ps)
+        )
+    ;   kk_pr(T, P, Ps0, Ps)
+    ).
+
+kk_pr_args(I, Ar, T, P, Ps0, Ps) :-
+    (   I > Ar -> Ps0 = Ps
+    ;   arg(I, T, X), arg(I, P, Y),
+        kk_pr(X, Y, Ps0, Ps1),
+        I1 is I + 1,
+        kk_pr_args(I1, Ar, T, P, Ps1, Ps)
+    ).
+
+% kk_char_names(+Sorted, -VNs): one variable for each character of Sorted (C-V pairs, sorted),
+% named as the character is written as an element of a list.
+kk_char_names([], []).
+kk_char_names([C-V | Ps], [Name=V | VNs]) :-
+    kk_text([C], [], Written),
+    Written = [_ | Cs0],
+    append(Cs, [_], Cs0),
+    atom_chars(Name, Cs),
+    kk_same_char(Ps, C, V, Rest),
+    kk_char_names(Rest, VNs).
+
+kk_same_char([], _, _, []).
+kk_same_char([C1-V1 | Ps], C, V, Rest) :-
+    (   C1 == C -> V1 = V, kk_same_char(Ps, C, V, Rest)
+    ;   Rest = [C1-V1 | Ps]
+    ).
 
 /*  The state an engine keeps for the one that replaces it (after a timeout, a crash, a query
     left half-run): the top level's record and replay (kk_state/1, kk_restore/8 of host.pl),

@@ -947,7 +947,7 @@ fn item(r: ScryerTerm) -> Result<Item, PrologError> {
                 let value = Term::from_encoded(value).map_err(|e| proto(&e))?;
                 out.push((name, value));
             }
-            let text = chars_of_owned(text).ok_or_else(|| proto("an answer without its text"))?;
+            let text = answer_text(text).ok_or_else(|| proto("an answer without its text"))?;
             Ok(Item::Answer(Answer {
                 bindings: out,
                 text,
@@ -957,6 +957,75 @@ fn item(r: ScryerTerm) -> Result<Item, PrologError> {
         _ => Err(proto("an unknown item")),
     }
 }
+
+/// An answer's text from the wrapper's `text(Pieces)` (`kk_answer_text/4` of
+/// `prolog/host_query.pl`): its pieces joined, each binding `Name = Value`, each residual goal
+/// as it is, `true` for none; `[]` (the text left unwritten) is empty. Taken apart as it is
+/// read: the chain of pieces is as deep as they are many.
+fn answer_text(t: ScryerTerm) -> Option<String> {
+    let mut pieces = match t {
+        ScryerTerm::Compound(f, mut args) if f == "text" && args.len() == 1 => args.pop()?,
+        ScryerTerm::Atom(a) if a == "[]" => return Some(String::new()),
+        ScryerTerm::List(items) if items.is_empty() => return Some(String::new()),
+        ScryerTerm::String(s) if s.is_empty() => return Some(String::new()),
+        other => {
+            drop_scryer(other);
+            return None;
+        }
+    };
+    let mut text = String::new();
+    loop {
+        match pieces {
+            ScryerTerm::Compound(f, args) if f == KK_CELL && args.len() == 3 => {
+                let mut args = args.into_iter().skip(1);
+                let (piece, rest) = (args.next()?, args.next()?);
+                if !text.is_empty() {
+                    text.push_str(",\n");
+                }
+                match piece {
+                    ScryerTerm::Compound(eq, nv) if eq == "=" && nv.len() == 2 => {
+                        let mut nv = nv.into_iter();
+                        match (nv.next()?, nv.next()?) {
+                            (ScryerTerm::Atom(name), value) => {
+                                text.push_str(&name);
+                                text.push_str(" = ");
+                                text.push_str(&chars_of_owned(value)?);
+                            }
+                            (name, value) => {
+                                drop_scryer(name);
+                                drop_scryer(value);
+                                drop_scryer(rest);
+                                return None;
+                            }
+                        }
+                    }
+                    ScryerTerm::Compound(g, mut goal) if g == "g" && goal.len() == 1 => {
+                        text.push_str(&chars_of_owned(goal.pop()?)?);
+                    }
+                    other => {
+                        drop_scryer(other);
+                        drop_scryer(rest);
+                        return None;
+                    }
+                }
+                pieces = rest;
+            }
+            ScryerTerm::Atom(a) if a == "[]" => break,
+            ScryerTerm::List(items) if items.is_empty() => break,
+            other => {
+                drop_scryer(other);
+                return None;
+            }
+        }
+    }
+    if text.is_empty() {
+        text.push_str("true");
+    }
+    Some(text)
+}
+
+/// The name of the cells of the wrapper's chains (`'$kk'(l, Head, Tail)`).
+const KK_CELL: &str = "$kk";
 
 /// The item `end(Status, State)` the wrapper bound to `R` (see `item`).
 fn end_item(status: ScryerTerm, state: ScryerTerm) -> Result<Item, PrologError> {

@@ -701,3 +701,53 @@ fn answers_without_text_keep_their_bindings() {
     assert!(bare.iter().any(|b| b.text.is_empty()));
     assert!(bare.iter().any(|b| !b.text.is_empty()));
 }
+
+#[test]
+fn long_answers_are_written_in_linear_time() {
+    // Regression (#45): the text of a list of one-character atoms took quadratic time (Scryer's
+    // writer walks the rest of the list at each cell: 50,000 of them took 20 s, 200,000 would
+    // take minutes), and so did an answer of several bindings whose first was long (its text
+    // was appended to, cell by cell, and Scryer's conversion of those cells is quadratic). The
+    // timeout is many times what the query takes now.
+    let (_program, mut w) = query_worker();
+    let goal = "length(X, 200000), maplist(=(x), X), length(Y, 50000), Z = 1";
+    let q = Query::new(goal).timeout(std::time::Duration::from_secs(120));
+    let (a, end) = w.query(&q).unwrap().collect_all().unwrap();
+    assert_eq!(end, End::Complete);
+    let text = &a[0].text;
+    let x = format!("X = [{}]", vec!["x"; 200_000].join(","));
+    assert!(
+        text.starts_with(&format!("{x},\nY = [_A,_B,")),
+        "{}",
+        &text[..100]
+    );
+    assert!(
+        text.ends_with(",_Z1922,_A1923,_B1923],\nZ = 1"),
+        "{}",
+        &text[text.len() - 100..]
+    );
+    assert_eq!(
+        a[0].get("X").and_then(Term::as_text),
+        Some("x".repeat(200_000))
+    );
+}
+
+#[test]
+fn lists_of_characters_are_written_as_scryer_writes_them() {
+    // The linear writing of such lists (#45) gives Scryer's own text, quotes and all.
+    let mut s = Session::new();
+    let (a, _) = all_here(
+        &mut s,
+        "X = [a, -, ' ', '|', '''', '\\n', (;), !, [], é, 'B', ',', x, x], Y = [a, b | T], \
+         Z = f(\"ab\", [c])",
+    );
+    assert_eq!(
+        a[0].text,
+        "X = [a,-,' ','|','\\'','\\n',;,!,[],é,'B',',',x,x],\nY = [a,b|T],\nZ = f([a,b],[c])"
+    );
+    let (_, end) = all_here(&mut s, "throw(err([q, ' ', q]))");
+    let End::Exception(e) = end else {
+        panic!("{end:?}")
+    };
+    assert_eq!(e.text, "err([q,' ',q])");
+}
