@@ -22,10 +22,10 @@ goal_expansion(G, _) :-
     fail.
 goal_expansion(bb_put(K, V), user:kk_bb_put(K, V)).
 % (halt/0,1 in the code of a consulted file, its directives and initialization/1 goals: the
-% top level ends the session with its code, as kk_halts/2 does for the goals typed; the
-% engine's own halt would only fail. Only in a top level's engine: kk_top_start/1 ran.)
-goal_expansion(halt, user:throw(kk_halt(0))) :- bb_get(kk_relay, _).
-goal_expansion(halt(C), user:kk_halt_(C)) :- bb_get(kk_relay, _).
+% top level ends the session with its code, as kk_halts/2 does for the goals typed, and a
+% query ends with End::Halted; the engine's own halt would stop the embedded machine.)
+goal_expansion(halt, user:throw(kk_halt(0))).
+goal_expansion(halt(C), user:kk_halt_(C)).
 goal_expansion(G, user:kk_recorded(G)) :-
     kk_import_goal(G),
     bb_get(kk_loading, true),
@@ -34,3 +34,11 @@ goal_expansion(G, user:kk_recorded(G)) :-
 goal_expansion(G0, user:G) :-
     kk_read_goal(G0, G),
     G \== G0.
+
+% A directive halt/0,1 of a consulted file (Scryer 0.10 refuses it: domain_error(directive,
+% halt/1)) becomes an initialization/1 goal, which ends the load as halt/0,1 does (kk_halt,
+% above) once the file's clauses are loaded.
+term_expansion((:- G), (:- initialization(H))) :-
+    nonvar(G),
+    (   G == halt -> H = throw(kk_halt(0)) ; G = halt(C), H = kk_halt_(C) ),
+    bb_get(kk_loading, true).

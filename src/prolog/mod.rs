@@ -7,7 +7,7 @@
 //!   (`term.rs`).
 //! - [`toplevel`]: the top level behind `kenken query` and `kenken repl`.
 //!
-//! Every query goes through the Prolog-side wrapper `kk_host_stream/7` (`prolog/host_query.pl`):
+//! Every query goes through the Prolog-side wrapper `kk_host_stream/8` (`prolog/host_query.pl`):
 //! the goal travels as an escaped string, so `Machine::run_query` always receives text that
 //! parses; the wrapper parses it with `read_term_from_chars/3` inside `catch/3`, bounds each
 //! answer with `call_with_inference_limit/3`, and gives the answers one by one, then how the
@@ -23,6 +23,7 @@ mod session;
 mod start;
 mod term;
 pub mod toplevel;
+mod write;
 
 use crate::format::prolog::cage_text;
 use crate::process::WorkerError;
@@ -46,7 +47,7 @@ pub(crate) const HOST_PL: &str = include_str!("../../prolog/host.pl");
 /// that answer a person's goals (the top level, a query [`Session`]), not by those that only
 /// solve puzzles: Scryer runs them on every meta-call it cannot make directly.
 pub(crate) const HOST_EXPAND_PL: &str = include_str!("../../prolog/host_expand.pl");
-/// The host's query wrapper (`kk_host_stream/7`), loaded after [`HOST_PL`] by a [`Session`].
+/// The host's query wrapper (`kk_host_stream/8`), loaded after [`HOST_PL`] by a [`Session`].
 pub(crate) const HOST_QUERY_PL: &str = include_str!("../../prolog/host_query.pl");
 /// What follows `host.pl` when `kenken.pl` is loaded too: the libraries `host.pl` otherwise
 /// loads only when a goal needs them (`kk_need_libraries/1`), imported at once as before

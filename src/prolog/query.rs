@@ -75,6 +75,10 @@ pub struct Query {
     /// homework's solvers run so); one with variables is written as ever.
     #[serde(default = "written")]
     pub text: bool,
+    /// Values for variables of the goal, by name ([`Query::bind`]): bound before the goal
+    /// runs, and not shown in its answers.
+    #[serde(default)]
+    pub params: Vec<(String, Term)>,
 }
 
 /// The default of [`Query::text`].
@@ -93,7 +97,32 @@ impl Query {
             timeout: None,
             answer_cap: DEFAULT_ANSWER_CAP,
             text: true,
+            params: Vec::new(),
         }
+    }
+
+    /// This query, its goal's variable `name` bound to `value` before the goal runs: a
+    /// parameter, as `rusqlite`'s `params!` are, never spliced into the goal's text (the value
+    /// travels as Prolog text that reads back as the same term: [`Term::to_prolog`]). The
+    /// value's variables are the goal's of the same names. A name the goal has no variable
+    /// of is an error of the query ([`QueryError::UnknownParam`]); the answers do not show
+    /// the variables bound so.
+    ///
+    /// ```no_run
+    /// use kenken::prolog::{Query, Session, Term};
+    ///
+    /// let mut session = Session::new();
+    /// let query = Query::new("member(X, Xs), X > Min")
+    ///     .bind("Xs", vec![3, 1, 4, 1, 5])
+    ///     .bind("Min", 2);
+    /// let (answers, _) = session.query(&query).unwrap().collect_all().unwrap();
+    /// let xs: Vec<i64> = answers.iter().map(|a| a.integer("X").unwrap()).collect();
+    /// assert_eq!(xs, [3, 4, 5]);
+    /// # let _ = Term::atom("a");
+    /// ```
+    pub fn bind(mut self, name: &str, value: impl Into<Term>) -> Query {
+        self.params.push((name.to_string(), value.into()));
+        self
     }
 
     /// This query, its answers' text left unwritten where their bindings are ground
@@ -144,7 +173,7 @@ impl Query {
         }
     }
 
-    /// The goal the engine runs: the wrapper `kk_host_stream/7` of `prolog/host_query.pl`,
+    /// The goal the engine runs: the wrapper `kk_host_stream/8` of `prolog/host_query.pl`,
     /// the user's text passed as an escaped string, so that it always parses.
     pub(crate) fn wrapped(&self) -> String {
         let mut text = self.goal.trim_end().to_string();
@@ -154,9 +183,20 @@ impl Query {
             text.push(' ');
         }
         let max = self.max_answers.unwrap_or(usize::MAX / 2).max(1);
+        let mut params = String::from("[");
+        for (i, (name, value)) in self.params.iter().enumerate() {
+            if i > 0 {
+                params.push(',');
+            }
+            super::write::atom(&mut params, name);
+            params.push('=');
+            super::write::write(value, &mut params, None);
+        }
+        params.push_str("] .");
         format!(
-            "kk_host_stream({}, {}, {}, {}, {}, R, I).",
+            "kk_host_stream({}, {}, {}, {}, {}, {}, R, I).",
             super::quote(&text),
+            super::quote(&params),
             self.inferences,
             max,
             self.answer_cap.clamp(1, usize::MAX / 2),
@@ -355,6 +395,12 @@ pub enum QueryError {
     /// error is dropped with nothing else holding it.
     #[error("the Prolog worker did not start within {0:?}")]
     StartTimeout(Duration),
+    /// A parameter ([`Query::bind`]) names no variable of the goal.
+    #[error("the goal has no variable {name} to bind (Query::bind)")]
+    UnknownParam {
+        /// The parameter's name.
+        name: String,
+    },
     /// A timeout was asked of a query in this thread, which cannot be stopped by the clock.
     #[error(
         "a query in this thread cannot be stopped by the clock: run it in a QueryWorker for a \
@@ -379,6 +425,8 @@ impl From<WorkerError> for QueryError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum Item {
     Syntax(String, Option<usize>),
+    /// A parameter names no variable of the goal.
+    Param(String),
     Answer(Answer),
     /// How the query ended, and the engine's state after it when the goal may have changed
     /// it (`kk_state/1`'s text).
@@ -776,6 +824,10 @@ impl<'a, S: AnswerSource> Answers<'a, S> {
                 answers.source.finish();
                 Err(QueryError::Syntax { message, line })
             }
+            Ok(Item::Param(name)) => {
+                answers.source.finish();
+                Err(QueryError::UnknownParam { name })
+            }
             Ok(item) => {
                 answers.ahead.push_back(item);
                 Ok(answers)
@@ -874,6 +926,11 @@ impl<S: AnswerSource> Iterator for Answers<'_, S> {
                 self.source.finish();
                 Some(Err(QueryError::Syntax { message, line }))
             }
+            Ok(Item::Param(name)) => {
+                self.end = Some(End::Complete);
+                self.source.finish();
+                Some(Err(QueryError::UnknownParam { name }))
+            }
             Err(e) => {
                 self.end = Some(End::Complete);
                 self.source.abandon();
@@ -923,6 +980,7 @@ fn item(r: ScryerTerm) -> Result<Item, PrologError> {
             let (message, line) = syntax_error(&e);
             Ok(Item::Syntax(message, line))
         }
+        ("param_error", ScryerTerm::Atom(name)) => Ok(Item::Param(name)),
         ("answer", ScryerTerm::Compound(a, parts)) if a == "a" => {
             let [bindings, text]: [ScryerTerm; 2] =
                 parts.try_into().map_err(|_| proto("a malformed answer"))?;
@@ -963,8 +1021,11 @@ fn item(r: ScryerTerm) -> Result<Item, PrologError> {
 /// as it is, `true` for none; `[]` (the text left unwritten) is empty. Taken apart as it is
 /// read: the chain of pieces is as deep as they are many.
 fn answer_text(t: ScryerTerm) -> Option<String> {
-    let mut pieces = match t {
-        ScryerTerm::Compound(f, mut args) if f == "text" && args.len() == 1 => args.pop()?,
+    let (mut pieces, numbered) = match t {
+        ScryerTerm::Compound(f, mut args) if f == "text" && args.len() == 2 => {
+            let numbered = matches!(args.pop()?, ScryerTerm::Atom(n) if n == "true");
+            (args.pop()?, numbered)
+        }
         ScryerTerm::Atom(a) if a == "[]" => return Some(String::new()),
         ScryerTerm::List(items) if items.is_empty() => return Some(String::new()),
         ScryerTerm::String(s) if s.is_empty() => return Some(String::new()),
@@ -1021,7 +1082,60 @@ fn answer_text(t: ScryerTerm) -> Option<String> {
     if text.is_empty() {
         text.push_str("true");
     }
-    Some(text)
+    Some(if numbered { unnumbered(&text) } else { text })
+}
+
+/// `text` with the variables the wrapper numbered (written as `'$VAR'(K + 26 * 10^12)` is: a
+/// capital letter and 13 digits starting with 1) named as [`Term::fresh_name`] names the
+/// `K`-th: `_A`, ..., `_Z`, `_A1`, ... Quoted atoms and strings are left as they are.
+fn unnumbered(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut copied = 0;
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    while i < bytes.len() {
+        match bytes[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                // to the closing quote: \ escapes the next character, a doubled quote is one
+                i += 1;
+                while i < bytes.len() {
+                    if bytes[i] == b'\\' {
+                        i += 2;
+                    } else if bytes[i] == q && bytes.get(i + 1) == Some(&q) {
+                        i += 2;
+                    } else if bytes[i] == q {
+                        i += 1;
+                        break;
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            b'A'..=b'Z' if i == 0 || !word(bytes[i - 1]) => {
+                let start = i;
+                while i < bytes.len() && word(bytes[i]) {
+                    i += 1;
+                }
+                let token = &text[start..i];
+                let digits = &token[1..];
+                if token.len() == 14
+                    && digits.starts_with('1')
+                    && digits.bytes().all(|b| b.is_ascii_digit())
+                {
+                    if let Ok(n) = digits.parse::<u64>() {
+                        let k = (n - 1_000_000_000_000) * 26 + u64::from(bytes[start] - b'A');
+                        out.push_str(&text[copied..start]);
+                        out.push_str(&Term::fresh_name(k));
+                        copied = i;
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// The name of the cells of the wrapper's chains (`'$kk'(l, Head, Tail)`).
@@ -1356,6 +1470,10 @@ pub(crate) fn query_worker() -> crate::process::Handler {
                 let mut answers = match session.query(&q) {
                     Err(QueryError::Syntax { message, line }) => {
                         send(Item::Syntax(message, line), None, &Printed::default());
+                        return Ok(());
+                    }
+                    Err(QueryError::UnknownParam { name }) => {
+                        send(Item::Param(name), None, &Printed::default());
                         return Ok(());
                     }
                     other => other?,

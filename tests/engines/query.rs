@@ -751,3 +751,52 @@ fn lists_of_characters_are_written_as_scryer_writes_them() {
     };
     assert_eq!(e.text, "err([q,' ',q])");
 }
+
+#[test]
+fn halt_in_a_consulted_file_is_consult_error_halted() {
+    // Regression (#45): `:- halt(3).` gave NotLoaded(domain_error(directive, halt/1)) (Scryer
+    // refuses the directive), and `:- initialization(halt(4)).` a protocol error (the engine's
+    // own halt stopped the wrapper); halt/0,1 in a clause a query calls did the same.
+    let dir = tempfile::tempdir().unwrap();
+    let directive = dir.path().join("directive.pl");
+    std::fs::write(&directive, "a(1).\n:- halt(3).\n").unwrap();
+    let init = dir.path().join("init.pl");
+    std::fs::write(&init, "b(1).\n:- initialization(halt(4)).\n").unwrap();
+    let code = dir.path().join("code.pl");
+    std::fs::write(
+        &code,
+        "stop :- halt(2).\nstop_later :- G = halt, call(G).\n",
+    )
+    .unwrap();
+    let mut s = Session::new();
+    let (_program, mut w) = query_worker();
+    let minute = std::time::Duration::from_secs(60);
+    for (file, want) in [(&directive, 3), (&init, 4)] {
+        for (name, got) in [
+            ("session", s.consult(file)),
+            ("worker", w.consult(file, minute)),
+        ] {
+            match got {
+                Err(QueryError::Consult(ConsultError::Halted { code, .. })) => {
+                    assert_eq!(code, want, "{name} {}", file.display())
+                }
+                other => panic!("{name} {}: {other:?}", file.display()),
+            }
+        }
+    }
+    // the clauses before the halt are loaded, and the engine goes on
+    let (a, _) = all_here(&mut s, "a(X), b(Y)");
+    assert_eq!(
+        (values(&a, "X"), values(&a, "Y")),
+        (vec![Term::Integer(1)], vec![Term::Integer(1)])
+    );
+    s.consult(&code).unwrap();
+    w.consult(&code, minute).unwrap();
+    for goal in ["stop", "stop_later"] {
+        let want = if goal == "stop" { 2 } else { 0 };
+        assert_eq!(all_here(&mut s, goal).1, End::Halted(want), "{goal}");
+        assert_eq!(all(&mut w, goal).1, End::Halted(want), "{goal}");
+    }
+    let (a, _) = all(&mut w, "a(X)");
+    assert_eq!(values(&a, "X"), vec![Term::Integer(1)]);
+}
