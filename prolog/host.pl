@@ -236,8 +236,17 @@ kk_bb_put(K, V) :-
     ).
 
 kk_assert(How, C0) :-
-    (   kk_acyclic(C0) -> kk_clause_reads(C0, C), call(How, C)
+    (   kk_acyclic(C0) -> kk_clause_reads(C0, C), call(How, C), kk_note_module(C)
     ;   throw(error(type_error(acyclic_term, C0), How/1))
+    ).
+
+% kk_note_module(+C): the module a clause M:H or (M:H :- B) was asserted into, other than user,
+% is noted (bb kk_modules), so that kk_state/1 keeps its dynamic predicates (kk_dynamic/2).
+kk_note_module(C) :-
+    (   nonvar(C), ( C = M:_ ; C = (M:_ :- _) ), atom(M), M \== user
+    ->  (   bb_get(kk_modules, Ms0) -> true ; Ms0 = [] ),
+        (   memberchk(M, Ms0) -> true ; bb_put(kk_modules, [M | Ms0]) )
+    ;   true
     ).
 
 % kk_acyclic(+T): T is acyclic. Scryer 0.10's acyclic_term/1 garbles a list of characters read
@@ -1053,6 +1062,13 @@ kk_dynamic(N/A, Cs) :-
     functor(H, N, A),
     predicate_property(user:H, dynamic),
     findall((H :- B), clause(H, B), Cs).
+kk_dynamic(M:(N/A), Cs) :-
+    bb_get(kk_modules, Ms),
+    member(M, Ms),
+    current_predicate(M:(N/A)),
+    functor(H, N, A),
+    predicate_property(M:H, dynamic),
+    findall(M:(H :- B), clause(M:H, B), Cs).
 
 kk_top_restore(Text, R) :-
     kk_chars(Text, Chars),
@@ -1106,6 +1122,11 @@ kk_restore_file(Broken, F-Flags) :-
 kk_restore_(N/A-Cs) :-
     functor(H, N, A),
     retractall(H),
+    maplist(kk_restore_clause, Cs).
+kk_restore_(M:(N/A)-Cs) :-
+    functor(H, N, A),
+    kk_note_module(M:H),
+    retractall(M:H),
     maplist(kk_restore_clause, Cs).
 
 kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).

@@ -61,11 +61,14 @@ kk_host_stream(Chars, PChars, Limit, Max, Cap, Mode, Item) :-
     ;   var(Goal0) -> Item = syntax_error(goal_is_a_variable)
     ;   catch(kk_read_goal(PChars, Params, PVNs), E1, true),
         (   nonvar(E1) -> Item = syntax_error(E1)
-        ;   kk_bind_params(Params, PVNs, VNs0, VNs, Unknown),
+        ;   % (parameters that do not unify with the goal's variables: the goal fails)
+            (   kk_bind_params(Params, PVNs, VNs0, VNs, Unknown) -> Goal1 = Goal0
+            ;   VNs = VNs0, Goal1 = fail
+            ),
             (   nonvar(Unknown) -> Item = param_error(Unknown)
-            ;   (   kk_may_change(Goal0) -> Changes = true ; Changes = false ),
+            ;   (   kk_may_change(Goal1) -> Changes = true ; Changes = false ),
                 bb_put(kk_query_changes, Changes),
-                kk_halts(Goal0, Goal),
+                kk_halts(Goal1, Goal),
                 kk_stream(kk_qualified(Goal), VNs, Limit, Max, Cap, Mode, Item)
             )
         )
@@ -296,7 +299,8 @@ kk_answer_text(Bindings, Gs, VNs, Fresh, text(Pieces, Numbered)) :-
     maplist(kk_binding_item, Bindings, BindingItems),
     maplist(kk_goal_item, Gs, GoalItems),
     append(BindingItems, GoalItems, Items),
-    kk_printable(Items, PItems, VNs, PVNs),
+    kk_var_vns(VNs, VarVNs),        % (the names of bound variables are not written)
+    kk_printable(Items, PItems, VarVNs, PVNs),
     % (a copy without attributes, whose fresh variables can be bound to their numbers; the
     % printable items hold no partial string for copy_term/3 to garble)
     copy_term(PItems-PVNs-Fresh, CItems-CVNs-CFresh, _),

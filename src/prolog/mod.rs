@@ -66,6 +66,7 @@ pub const DEFAULT_INFERENCE_LIMIT: u64 = 2_000_000_000;
 pub const DEFAULT_ANSWER_CAP: usize = 10_000_000;
 
 /// What went wrong talking to the engine.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PrologError {
     /// The engine answered with something the host does not understand.

@@ -189,8 +189,9 @@ impl Query {
                 params.push(',');
             }
             super::write::atom(&mut params, name);
-            params.push('=');
+            params.push_str("=(");
             super::write::write(value, &mut params, None);
+            params.push(')');
         }
         params.push_str("] .");
         format!(
@@ -244,6 +245,7 @@ impl Answer {
 }
 
 /// How a query ended.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum End {
     /// Every answer was given (possibly none: `false`).
@@ -274,9 +276,11 @@ pub enum End {
 /// dropped before their end, a protocol error, or a Scryer panic in a [`Session`](super::Session).
 /// The replacement gets the state the engine had after the last query that ended (a query
 /// cut short by the replacement keeps nothing it did): the files consulted, the clauses of
-/// the dynamic predicates of `user` (asserted or consulted), the flags and operators changed,
+/// the dynamic predicates of `user` (asserted or consulted) and of the modules a goal
+/// asserted into (`assertz(m:fact(1))`), the flags and operators changed,
 /// the modules imported and the values put with `bb_put/2`; the same record and replay as the
 /// top level's (`kk_state/1` and `kk_restore/8` in `prolog/host.pl`).
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Lost {
     /// The value of a `bb_put/2` key that cannot be replayed: `why` is `not ground`, or
@@ -305,6 +309,7 @@ impl std::fmt::Display for Lost {
 }
 
 /// Why a file was not consulted ([`super::Session::consult`], [`QueryWorker::consult`]).
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub enum ConsultError {
     /// There is no such file (nor one with `.pl` added).
@@ -366,6 +371,7 @@ impl std::fmt::Display for Exception {
 }
 
 /// Why a query gave no answers at all.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
     /// The text is not a Prolog goal.
@@ -489,8 +495,10 @@ pub(crate) fn excerpt(text: &str) -> String {
 ///
 /// In this thread, an iterator dropped before its end leaves the session to be rebuilt on its
 /// next query (about 0.4 s): Scryer cannot leave a query half-run. Ask only for the answers you
-/// want with [`Query::max_answers`]. A worker's answers dropped before their end replace the
-/// worker (the replacement starts at once).
+/// want with [`Query::max_answers`]. A worker's answers dropped before their end (`.take(3)`)
+/// keep the worker when the rest of its reply comes within a quarter of a second (the goal had
+/// found its other answers); a query still running then replaces the worker (the replacement
+/// starts at once, and gets the state back at the next query).
 pub struct Answers<'a, S: AnswerSource = InThread<'a>> {
     source: S,
     /// Items read ahead (the first one, to tell a syntax error).
@@ -657,15 +665,38 @@ impl source::Read for InWorker<'_> {
         }
     }
 
-    /// A worker whose reply was not read to its end is replaced at once (its next reply would
-    /// be this query's), the replacement starting while the caller goes on.
+    /// A worker whose reply was not read to its end (`.take(3)`, a `break`) reads the rest
+    /// of it for a moment ([`DRAIN`], and not past the query's deadline): a query whose other
+    /// answers were found already ends there, and the worker is kept with its state. One
+    /// still running then is replaced at once (its next reply would be this query's), the
+    /// replacement starting while the caller goes on.
     fn abandon(&mut self) {
-        if let Some(worker) = self.worker.take() {
-            if worker.awaiting_reply() {
-                worker.stop();
-                let _ = worker.prestart();
+        let Some(worker) = self.worker.take() else {
+            return;
+        };
+        if !worker.awaiting_reply() {
+            return;
+        }
+        let drain = Instant::now() + DRAIN;
+        let until = self.deadline.map_or(drain, |d| d.min(drain));
+        loop {
+            match worker.next(Some(until)) {
+                Ok(Reply::Part(line)) => {
+                    if let Ok((Item::End(_, Some(state)), _, _)) =
+                        serde_json::from_str::<Part>(&line)
+                    {
+                        if let Some(kept) = self.kept.as_mut() {
+                            kept.state = Some(state);
+                            kept.holder = worker.pid();
+                        }
+                    }
+                }
+                Ok(Reply::Done(_)) => return,
+                Ok(Reply::Timeout) | Err(_) => break,
             }
         }
+        worker.stop();
+        let _ = worker.prestart();
     }
 }
 
@@ -710,6 +741,10 @@ impl InWorker<'_> {
         })
     }
 }
+
+/// How long answers dropped before their end wait for the rest of a worker's reply before
+/// the worker is replaced ([`InWorker`]'s `abandon`).
+const DRAIN: Duration = Duration::from_millis(250);
 
 /// A part of a worker's reply: an item, the inferences so far, and what the goal printed
 /// since the part before (and whether some of it was cut).
@@ -1225,7 +1260,8 @@ fn syntax_error(e: &ScryerTerm) -> (String, Option<usize>) {
 /// first query after the replacement gives it back (within that query's timeout), and its
 /// [`Answers::lost`] names what could not be ([`Lost`]).
 pub struct QueryWorker {
-    worker: Worker,
+    /// (in a mutex, only so that a `QueryWorker` is `Sync`: every use has `&mut self`)
+    worker: std::sync::Mutex<Worker>,
     kept: Kept,
 }
 
@@ -1236,7 +1272,7 @@ impl QueryWorker {
         let mut worker = Worker::new(ROLE).capture_stderr().with_spare();
         worker.start()?;
         Ok(QueryWorker {
-            worker,
+            worker: std::sync::Mutex::new(worker),
             kept: Kept::default(),
         })
     }
@@ -1251,9 +1287,16 @@ impl QueryWorker {
             return Err(QueryError::StartTimeout(timeout));
         }
         Ok(QueryWorker {
-            worker,
+            worker: std::sync::Mutex::new(worker),
             kept: Kept::default(),
         })
+    }
+
+    /// The worker process (the mutex is never held across a call).
+    fn worker(&mut self) -> &mut Worker {
+        self.worker
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Runs `query` in the worker: its answers as they come, until its end or its timeout.
@@ -1262,18 +1305,52 @@ impl QueryWorker {
     /// unread (the [`Answers`] dropped early, or ended by an error) replaces the worker, and a
     /// line of a reply that is not this query's stops it ([`crate::process`]). A worker that
     /// replaced another is given its state back first ([`Answers::lost`]).
+    ///
+    /// A worker process that died while it waited for this query (killed, say) is replaced
+    /// before the query is sent, and given the state back: the query is answered as if
+    /// nothing happened. One that dies while it runs the query ends it with
+    /// [`End::Crashed`]. Neither is an `Err`.
     pub fn query(&mut self, query: &Query) -> Result<Answers<'_, InWorker<'_>>, QueryError> {
         query.check()?;
         let deadline = query.timeout.map(|t| Instant::now() + t);
+        let line = serde_json::to_string(query)
+            .context("encoding the query")
+            .map_err(PrologError::from)?;
         let mut lost = std::mem::take(&mut self.kept.lost);
-        match self.restore(deadline)? {
-            Some(more) => lost.extend(more),
-            None => {
-                self.kept.lost = lost;
-                return Ok(Answers::ended(End::Stopped(Limit::Time), Vec::new()));
+        let mut retried = false;
+        loop {
+            if self.worker().running_has_ended() {
+                // (it died idle: a fresh one, which the restore below gives the state)
+                self.worker().stop();
+                self.worker().prestart()?;
+            }
+            match self.restore(deadline)? {
+                Some(more) => lost.extend(more),
+                None => {
+                    self.kept.lost = lost;
+                    return Ok(Answers::ended(End::Stopped(Limit::Time), Vec::new()));
+                }
+            }
+            match self.worker().send(&line, deadline) {
+                Ok(true) => break,
+                Ok(false) => {
+                    let _ = self.worker().prestart();
+                    return Ok(Answers::ended(End::Stopped(Limit::Time), lost));
+                }
+                // (it died between the look above and the request: once more, afresh)
+                Err(WorkerError::Died { .. }) if !retried => {
+                    retried = true;
+                    self.worker().stop();
+                    self.worker().prestart()?;
+                }
+                Err(e) => return Err(e.into()),
             }
         }
-        self.send(query, deadline, lost)
+        let QueryWorker { worker, kept } = self;
+        let worker = worker
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Answers::worker(worker, deadline, kept, lost)
     }
 
     /// Consults `file` in the worker (it is consulted again in a worker that replaces this
@@ -1299,11 +1376,15 @@ impl QueryWorker {
         let line = serde_json::to_string(query)
             .context("encoding the query")
             .map_err(PrologError::from)?;
-        if !self.worker.send(&line, deadline)? {
-            let _ = self.worker.prestart();
+        if !self.worker().send(&line, deadline)? {
+            let _ = self.worker().prestart();
             return Ok(Answers::ended(End::Stopped(Limit::Time), lost));
         }
-        Answers::worker(&mut self.worker, deadline, &mut self.kept, lost)
+        let QueryWorker { worker, kept } = self;
+        let worker = worker
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Answers::worker(worker, deadline, kept, lost)
     }
 
     /// Gives a worker that replaced another the state the other had (`Some` with what could
@@ -1314,7 +1395,7 @@ impl QueryWorker {
         let Some(state) = self.kept.state.clone() else {
             return Ok(Some(Vec::new()));
         };
-        let pid = self.worker.pid();
+        let pid = self.worker().pid();
         if pid.is_some() && pid == self.kept.holder {
             return Ok(Some(Vec::new()));
         }
@@ -1332,17 +1413,20 @@ impl QueryWorker {
         if matches!(lost.as_slice(), [Lost::State(_)]) {
             // (the worker may hold part of it: a fresh one starts without it)
             self.kept.state = None;
-            self.worker.stop();
-            let _ = self.worker.prestart();
+            self.worker().stop();
+            let _ = self.worker().prestart();
         }
-        self.kept.holder = self.worker.pid();
+        self.kept.holder = self.worker().pid();
         Ok(Some(lost))
     }
 
     /// The process id of the worker process, when one runs or starts (after a timeout, the
     /// replacement starts at once and is kept for the next query).
     pub fn pid(&self) -> Option<u32> {
-        self.worker.pid()
+        self.worker
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pid()
     }
 }
 

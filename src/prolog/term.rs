@@ -76,6 +76,16 @@ impl Term {
         }
     }
 
+    /// Whether the term is `[]` (the atom, an empty list, or an empty text).
+    pub fn is_nil(&self) -> bool {
+        match self {
+            Term::Atom(a) => a == "[]",
+            Term::List(items) => items.is_empty(),
+            Term::Chars(s) => s.is_empty(),
+            _ => false,
+        }
+    }
+
     /// The items of a proper list (`[]` has none); `None` for any other term.
     pub fn as_list(&self) -> Option<&[Term]> {
         match self {
@@ -390,6 +400,8 @@ impl PartialEq for Term {
         let mut stack = vec![(self, other)];
         while let Some((a, b)) = stack.pop() {
             let same = match (a, b) {
+                // ([] is an atom that Scryer gives as an empty list)
+                (a, b) if a.is_nil() || b.is_nil() => a.is_nil() && b.is_nil(),
                 (Term::Integer(x), Term::Integer(y)) => x == y,
                 // (as Prolog's ==/2: a NaN is itself, 0.0 is not -0.0)
                 (Term::Float(x), Term::Float(y)) => x.to_bits() == y.to_bits(),
