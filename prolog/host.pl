@@ -1062,7 +1062,7 @@ kk_dynamic(N/A, Cs) :-
     functor(H, N, A),
     predicate_property(user:H, dynamic),
     findall((H :- B), clause(H, B), Cs).
-kk_dynamic(M:(N/A), Cs) :-
+kk_dynamic(m(M, N, A), Cs) :-
     bb_get(kk_modules, Ms),
     member(M, Ms),
     current_predicate(M:(N/A)),
@@ -1123,7 +1123,7 @@ kk_restore_(N/A-Cs) :-
     functor(H, N, A),
     retractall(H),
     maplist(kk_restore_clause, Cs).
-kk_restore_(M:(N/A)-Cs) :-
+kk_restore_(m(M, N, A)-Cs) :-
     functor(H, N, A),
     kk_note_module(M:H),
     retractall(M:H),

@@ -911,15 +911,14 @@ fn parameters_bind_the_goals_variables_without_splicing() {
         );
         assert_eq!(a[0].text, "X = 3,\nL = 13", "{name}");
     }
-    // every hard term passes through a parameter unchanged
+    // every hard term without variables passes through a parameter unchanged (a variable of
+    // a parameter's value is the goal's of its name: fresh here)
     for t in hard_terms() {
-        let (a, _) = all_here_q(&mut s, Query::new("Got = In, true").bind("In", t.clone()));
-        if let Some(got) = a[0].get("Got") {
-            if !matches!(&t, Term::Compound(f, _) if f == "f" && t.to_string().starts_with("f(X,"))
-            {
-                assert_eq!(got, &t);
-            }
+        if format!("{t:?}").contains("Var(") {
+            continue;
         }
+        let (a, _) = all_here_q(&mut s, Query::new("Got = In, true").bind("In", t.clone()));
+        assert_eq!(a[0].get("Got"), Some(&t), "{t}");
     }
     // a parameter's variables are the goal's of the same names
     let q = Query::new("Y = 1, Z = P").bind("P", Term::compound("f", vec![Term::var("Y")]));
