@@ -1135,9 +1135,7 @@ fn unnumbered(text: &str) -> String {
                 // to the closing quote: \ escapes the next character, a doubled quote is one
                 i += 1;
                 while i < bytes.len() {
-                    if bytes[i] == b'\\' {
-                        i += 2;
-                    } else if bytes[i] == q && bytes.get(i + 1) == Some(&q) {
+                    if bytes[i] == b'\\' || (bytes[i] == q && bytes.get(i + 1) == Some(&q)) {
                         i += 2;
                     } else if bytes[i] == q {
                         i += 1;
