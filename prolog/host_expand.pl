@@ -12,6 +12,14 @@
     fails once there is nothing left to rewrite.)
 */
 
+% A directive halt/0,1 of a consulted file (Scryer 0.10 refuses it: domain_error(directive,
+% halt/1)) becomes an initialization/1 goal, which ends the load as halt/0,1 does (kk_halt_/1)
+% once the file's clauses are loaded: the top level ends the session with its code, a query's
+% consult ends as ConsultError::Halted.
+term_expansion((:- G), (:- initialization(H))) :-
+    nonvar(G),
+    (   G == halt -> H = throw(kk_halt(0)) ; G = halt(C), H = user:kk_halt_(C) ),
+    bb_get(kk_loading, true).
 % (no cut: a term this leaves is for the other clauses, library(atts)'s for :- attribute ...)
 term_expansion(T0, T) :-
     bb_get(kk_loading, true),

@@ -2,20 +2,25 @@
     loaded after host.pl (whose predicates it uses) by the engines that answer the host's
     queries (src/prolog/session.rs, Session), not by the top level.
 
-    kk_host_stream(+Text, +InferenceLimit, +MaxAnswers, +Cap, +Mode, -Item, -Inferences)
+    kk_host_stream(+Text, +Params, +InferenceLimit, +MaxAnswers, +Cap, +Mode, -Item,
+                   -Inferences)
       Parses Text (chars, codes or an atom: what the flag double_quotes makes of a string) as
-      a goal (read_term_from_chars/3 inside catch/3) and runs it with at most
+      a goal (read_term_from_chars/3 inside catch/3), binds its variables named in Params (a
+      list of Name=Value as text, the values written by the host: kk_bind_params/5) and runs
+      it with at most
       InferenceLimit inferences per answer; halt/0,1 in its control constructs end the query
       (they do not stop the engine: kk_halts/2 of host.pl, as at the top level). Each solution
       is one Item, in order, as soon as it is found (the host reads them lazily, one by one):
         syntax_error(E)        Chars is not a goal (the only item then);
+        param_error(Name)      Params names a variable the goal has not (the only item);
         answer(a(Bindings, Text))
                                one answer, at most MaxAnswers of them: Bindings a list of
                                Name=Value, Value encoded (kk_enc/5, below), Text the answer as
-                               a top level prints it (chars), residual constraints included
-                               (recovered with copy_term/3); with Mode bindings (not text),
-                               an answer whose bindings are ground has Text [] (nothing of
-                               it is written: the host's solvers need only the bindings);
+                               a top level prints it, residual constraints included
+                               (recovered with copy_term/3), in pieces (kk_answer_text/5);
+                               with Mode bindings (not text), an answer whose bindings are
+                               ground has Text [] (nothing of it is written: the host's
+                               solvers need only the bindings);
         end(Status, State)     the last item: Status is complete, answer_limit (a further
                                answer exists), inference_limit, answer_too_large(Cap) (an
                                answer has more than Cap nodes), halted(Code), or
@@ -40,24 +45,57 @@
     is '$kk' gets c as its first argument, anything else is itself.
 */
 
-kk_host_stream(Text, Limit, Max, Cap, Mode, Item, Inferences) :-
+kk_host_stream(Text, Params, Limit, Max, Cap, Mode, Item, Inferences) :-
     '$inference_count'(I0),
     kk_chars(Text, Chars),      % (whatever the flag double_quotes made of it)
-    kk_host_stream(Chars, Limit, Max, Cap, Mode, Item),
+    kk_chars(Params, PChars),
+    kk_host_stream(Chars, PChars, Limit, Max, Cap, Mode, Item),
     '$inference_count'(I1),
     Inferences is I1 - I0,
     % (what the goal wrote so far reaches the host's buffer with the item)
     catch(flush_output(user_output), _, true).
 
-kk_host_stream(Chars, Limit, Max, Cap, Mode, Item) :-
-    catch(kk_read_goal(Chars, Goal0, VNs), E, true),
+kk_host_stream(Chars, PChars, Limit, Max, Cap, Mode, Item) :-
+    catch(kk_read_goal(Chars, Goal0, VNs0), E, true),
     (   nonvar(E) -> Item = syntax_error(E)
     ;   var(Goal0) -> Item = syntax_error(goal_is_a_variable)
-    ;   (   kk_may_change(Goal0) -> Changes = true ; Changes = false ),
-        bb_put(kk_query_changes, Changes),
-        kk_halts(Goal0, Goal),
-        kk_stream(kk_qualified(Goal), VNs, Limit, Max, Cap, Mode, Item)
+    ;   catch(kk_read_goal(PChars, Params, PVNs), E1, true),
+        (   nonvar(E1) -> Item = syntax_error(E1)
+        ;   % (parameters that do not unify with the goal's variables: the goal fails)
+            (   kk_bind_params(Params, PVNs, VNs0, VNs, Unknown) -> Goal1 = Goal0
+            ;   VNs = VNs0, Goal1 = fail
+            ),
+            (   nonvar(Unknown) -> Item = param_error(Unknown)
+            ;   (   kk_may_change(Goal1) -> Changes = true ; Changes = false ),
+                bb_put(kk_query_changes, Changes),
+                kk_halts(Goal1, Goal),
+                kk_stream(kk_qualified(Goal), VNs, Limit, Max, Cap, Mode, Item)
+            )
+        )
     ).
+
+% kk_bind_params(+Params, +PVNs, +VNs0, -VNs, -Unknown): each Name=Value of Params binds the
+% goal's variable Name (of VNs0) to Value, whose variables are the goal's of the same names
+% (PVNs); VNs is VNs0 without the variables bound so (the answers do not show them). Unknown
+% is the first name of Params that names no variable of the goal (unbound when there is none).
+kk_bind_params(Params, PVNs, VNs0, VNs, Unknown) :-
+    (   member(N=_, Params), \+ memberchk(N=_, VNs0)
+    ->  Unknown = N, VNs = VNs0
+    ;   maplist(kk_param_var(VNs0), PVNs),
+        maplist(kk_bind_param(VNs0), Params),
+        findall(N-V, ( member(N=V, VNs0), \+ memberchk(N=_, Params) ), Kept),
+        kk_pairs_vns(Kept, VNs0, VNs)
+    ).
+
+kk_param_var(VNs, N=V) :- ( memberchk(N=G, VNs) -> V = G ; true ).
+
+kk_bind_param(VNs, N=V) :- memberchk(N=G, VNs), G = V.
+
+% (the variables themselves, not findall/3's copies)
+kk_pairs_vns([], _, []).
+kk_pairs_vns([N-_ | Ks], VNs0, [N=V | VNs]) :-
+    memberchk(N=V, VNs0),
+    kk_pairs_vns(Ks, VNs0, VNs).
 
 % kk_qualified(+Goal): calls Goal; a module qualification M:G whose M is bound but not an atom
 % is a type error here (Scryer 0.10 panics on it).
@@ -97,12 +135,14 @@ kk_item(exception(kk_halt(Code)), _, _) :-
 kk_item(exception(E), _, _) :-
     term_variables(E, Vs),
     kk_fresh_names(Vs, [], 0, VNs),
-    kk_text(E, VNs, T),
     (   catch(kk_enc(E, Enc0, 0, _, 1000000), kk_answer_too_large, fail)
-    ->  copy_term(Enc0-VNs, Enc1-VNs1, _),
+    ->  kk_printable(E, PE, VNs, PVNs),
+        kk_text(PE, PVNs, T),
+        copy_term(Enc0-VNs, Enc1-VNs1, _),
         kk_name_vars(VNs1),
         Enc = term(Enc1)
-    ;   Enc = none
+    ;   kk_text(E, VNs, T),
+        Enc = none
     ),
     bb_put(kk_stream_end, exception(T, Enc)),
     fail.
@@ -138,15 +178,47 @@ kk_written(VNs, Bindings0, Bindings1, Bindings, Text) :-
     term_variables(VNs, Vs),
     copy_term(Vs, Vs, Gs),          % residual goals, over the query's own variables
     term_variables(Bindings0-Gs, All),
-    kk_fresh_names(All, VNs, 0, Names),
     reverse(VNs, RVNs),             % X = Y is shown as X = Y: a variable takes its last name
-    append(RVNs, Names, AllVNs),
-    kk_answer_text(Bindings0, Gs, AllVNs, Text),
+    (   \+ ( member(N=_, VNs), kk_numbered_name(N) )
+    ->  % the variables without a name are numbered: naming each with an atom of its own
+        % took quadratic time (Scryer 0.10 copies its table of atoms to add one: 127 s for
+        % 400,000 new ones)
+        kk_fresh_vars(All, VNs, Fresh),
+        AllVNs = RVNs
+    ;   % (a name of the query's looks like a numbered one: each variable gets an atom)
+        kk_fresh_names(All, VNs, 0, Names),
+        Fresh = [],
+        append(RVNs, Names, AllVNs)
+    ),
+    kk_answer_text(Bindings0, Gs, AllVNs, Fresh, Text),
     % the encoded values' variables named as in Text (attributes dropped; the copy is of the
-    % encoded values, which hold no partial string for Scryer 0.10 to garble)
+    % encoded values, which hold no partial string for Scryer 0.10 to garble): by their names,
+    % or by their numbers, which the host turns into names as it turns those of Text
     kk_var_vns(AllVNs, VarVNs),
-    copy_term(Bindings1-VarVNs, Bindings-VarVNs1, _),
-    kk_name_vars(VarVNs1).
+    copy_term(Bindings1-VarVNs-Fresh, Bindings-VarVNs1-Fresh1, _),
+    kk_name_vars(VarVNs1),
+    kk_number_vars(Fresh1, 0).
+
+% kk_fresh_vars(+Vars, +VNs, -Fresh): the variables of Vars without a name in VNs, in order.
+kk_fresh_vars([], _, []).
+kk_fresh_vars([V | Vs], VNs, Fresh) :-
+    (   member(_=W, VNs), W == V -> Fresh = Fresh1 ; Fresh = [V | Fresh1] ),
+    kk_fresh_vars(Vs, VNs, Fresh1).
+
+kk_number_vars([], _).
+kk_number_vars([K | Ks], K) :-
+    K1 is K + 1,
+    kk_number_vars(Ks, K1).
+
+% The K-th variable without a name is written as '$VAR'(K + kk_numbered_offset) is (numbervars:
+% a capital letter and a number of 13 digits starting with 1), which the host writes as the
+% name kk_fresh_name/2 gives it (_A, _B, ... _Z, _A1, ...).
+kk_numbered_offset(26000000000000).
+
+% kk_numbered_name(+N): N is a name as '$VAR'(K + kk_numbered_offset) is written.
+kk_numbered_name(N) :-
+    atom_length(N, 14),
+    sub_atom(N, 1, 1, _, '1').
 
 kk_enc_bindings([], [], _, _).
 kk_enc_bindings([N=V | Bs], [N=E | Es], K0, Cap) :-
@@ -214,21 +286,45 @@ kk_enc_args(I, Ar, Off, T, E, N0, N, Cap, D) :-
         kk_enc_args(I1, Ar, Off, T, E, N1, N, Cap, D)
     ).
 
-kk_answer_text(Bindings, Gs, VNs, Text) :-
+% kk_answer_text(+Bindings, +Gs, +VNs, +Fresh, -Text): the answer as a top level writes it,
+% the variables named by VNs or numbered in the order of Fresh, as text(Pieces, Numbered):
+% Pieces a chain '$kk'(l, Piece, Pieces) ending in [], each Piece Name=Chars (a binding,
+% "Name = Value") or g(Chars) (a residual goal); the host joins them (",\n"; none is "true"),
+% and names the numbered variables when Numbered is true (Fresh is not []). Built in time
+% linear in the answer's size: each piece is written once, never appended to (Scryer's
+% conversion of a list's cells into Rust takes quadratic time), and the chain is a nest of
+% compound terms (whose conversion is linear).
+kk_answer_text(Bindings, Gs, VNs, Fresh, text(Pieces, Numbered)) :-
     % (not findall/3: it would copy the variables and lose their names)
     maplist(kk_binding_item, Bindings, BindingItems),
     maplist(kk_goal_item, Gs, GoalItems),
     append(BindingItems, GoalItems, Items),
-    (   Items == [] -> Text = "true"
-    ;   maplist(kk_item_text(VNs), Items, Texts),
-        kk_join(Texts, Text)
-    ).
+    kk_var_vns(VNs, VarVNs),        % (the names of bound variables are not written)
+    kk_printable(Items, PItems, VarVNs, PVNs),
+    % (a copy without attributes, whose fresh variables can be bound to their numbers; the
+    % printable items hold no partial string for copy_term/3 to garble)
+    copy_term(PItems-PVNs-Fresh, CItems-CVNs-CFresh, _),
+    kk_numbered_offset(Off),
+    kk_number_fresh(CFresh, Off),
+    (   Fresh == [] -> Numbered = false ; Numbered = true ),
+    kk_text_pieces(CItems, CVNs, Pieces).
 
-kk_item_text(VNs, binding(N, V), T) :-
-    kk_text(V, VNs, VT),
-    atom_chars(N, NC),
-    append(NC, [' ', '=', ' ' | VT], T).
-kk_item_text(VNs, goal(G), T) :- kk_text(G, VNs, T).
+kk_number_fresh([], _).
+kk_number_fresh(['$VAR'(K) | Vs], K) :-
+    K1 is K + 1,
+    kk_number_fresh(Vs, K1).
+
+kk_text_pieces([], _, []).
+kk_text_pieces([I | Is], VNs, '$kk'(l, P, Ps)) :-
+    kk_item_text(VNs, I, P),
+    kk_text_pieces(Is, VNs, Ps).
+
+kk_item_text(VNs, binding(N, V), N=T) :- kk_text_numbered(V, VNs, T).
+kk_item_text(VNs, goal(G), g(T)) :- kk_text_numbered(G, VNs, T).
+
+% kk_text_numbered(+Term, +VNs, -Chars): kk_text/3, '$VAR'(K) written as numbervars/3 names.
+kk_text_numbered(Term, VNs, Chars) :-
+    '$write_term_to_chars'(Chars, Term, false, true, true, VNs, 0, false).
 
 % kk_text(+Term, +VNs, -Chars): write_term_to_chars(Term, [quoted(true), variable_names(VNs)],
 % Chars) of library(charsio), without its search of VNs for each variable of Term (quadratic:
@@ -236,10 +332,76 @@ kk_item_text(VNs, goal(G), T) :- kk_text(G, VNs, T).
 kk_text(Term, VNs, Chars) :-
     '$write_term_to_chars'(Chars, Term, false, false, true, VNs, 0, false).
 
-kk_join([T], T).
-kk_join([T1, T2 | Ts], T) :-
-    kk_join([T2 | Ts], Rest),
-    append(T1, [',', '\n' | Rest], T).
+/*  kk_printable(+T, -P, +VNs, -PVNs): P is T with each one-character atom that is an element
+    of a list replaced by a variable named (in PVNs, which extends VNs) as that atom is written
+    there, and each '$VAR'(N) (N a natural number) by '$VAR'(V), V named N: P is written as T
+    is, in linear time, numbervars or not, and holds no partial string. (Scryer 0.10's writer walks, at each cell of a
+    list of characters, the characters left in it: a list of 50,000 one-character atoms took
+    20 s to write, and ten times as many, hours.) One variable stands for each character; the
+    variables of T are P's. T is acyclic (it was encoded first: kk_enc/5). Last call over list
+    tails and last arguments: any depth.
+*/
+kk_printable(T, P, VNs, PVNs) :-
+    kk_pr(T, P, Pairs, []),
+    keysort(Pairs, Sorted),
+    kk_char_names(Sorted, CharVNs),
+    append(VNs, CharVNs, PVNs).
+
+kk_pr(T, P, Ps0, Ps) :-
+    (   var(T) -> P = T, Ps0 = Ps
+    ;   T = [_ | _] -> kk_pr_list(T, P, none, Ps0, Ps)
+    ;   atomic(T) -> P = T, Ps0 = Ps
+    ;   T = '$VAR'(N), integer(N), N >= 0
+    ->  % (written as it is where '$VAR'(K) are numbered variables: kk_text_numbered/3)
+        P = '$VAR'(V), Ps0 = [n(N)-V | Ps]
+    ;   functor(T, F, Ar),
+        functor(P, F, Ar),
+        kk_pr_args(1, Ar, T, P, Ps0, Ps)
+    ).
+
+% (Last: c(Char, Var) of the cell before, when its element was a character, so that a run of
+% one character costs one pair)
+kk_pr_list(T, P, Last, Ps0, Ps) :-
+    (   nonvar(T), T = [H | Tl]
+    ->  (   atom(H), atom_length(H, 1)
+        ->  (   Last = c(C, V), C == H -> Ps0 = Ps1
+            ;   Ps0 = [H-V | Ps1]
+            ),
+            P = [V | PT],
+            kk_pr_list(Tl, PT, c(H, V), Ps1, Ps)
+        ;   P = [PH | PT],
+            kk_pr(H, PH, Ps0, Ps1),
+            kk_pr_list(Tl, PT, none, Ps1, Ps)
+        )
+    ;   kk_pr(T, P, Ps0, Ps)
+    ).
+
+kk_pr_args(I, Ar, T, P, Ps0, Ps) :-
+    (   I > Ar -> Ps0 = Ps
+    ;   arg(I, T, X), arg(I, P, Y),
+        kk_pr(X, Y, Ps0, Ps1),
+        I1 is I + 1,
+        kk_pr_args(I1, Ar, T, P, Ps1, Ps)
+    ).
+
+% kk_char_names(+Sorted, -VNs): one variable for each key of Sorted (C-V pairs, sorted),
+% named as the character C is written as an element of a list, or as the number N of n(N).
+kk_char_names([], []).
+kk_char_names([C-V | Ps], [Name=V | VNs]) :-
+    (   C = n(N) -> number_chars(N, Cs)
+    ;   kk_text([C], [], Written),
+        Written = [_ | Cs0],
+        append(Cs, [_], Cs0)
+    ),
+    atom_chars(Name, Cs),
+    kk_same_char(Ps, C, V, Rest),
+    kk_char_names(Rest, VNs).
+
+kk_same_char([], _, _, []).
+kk_same_char([C1-V1 | Ps], C, V, Rest) :-
+    (   C1 == C -> V1 = V, kk_same_char(Ps, C, V, Rest)
+    ;   Rest = [C1-V1 | Ps]
+    ).
 
 /*  The state an engine keeps for the one that replaces it (after a timeout, a crash, a query
     left half-run): the top level's record and replay (kk_state/1, kk_restore/8 of host.pl),

@@ -139,11 +139,13 @@ kk_marks_reading(typed).
 kk_marks_reading(code(_)) :- bb_put(kk_code_reads, true).
 kk_marks_reading(directive(_)) :- bb_put(kk_code_reads, true).
 
-% (halt/0,1 in the code of a consulted file: only in a top level's engine, where
-% kk_top_start/1 ran; a query Session's engine halts as Scryer's does)
+% (halt/0,1 in the code of a consulted file, its directives and initialization/1 goals: the
+% top level ends the session with its code, as for the goal typed, and a query ends with
+% End::Halted (a consult with ConsultError::Halted); the engine's own halt would stop the
+% embedded machine)
 kk_ends_session(typed).
-kk_ends_session(code(_)) :- bb_get(kk_relay, _).
-kk_ends_session(directive(_)) :- bb_get(kk_relay, _).
+kk_ends_session(code(_)).
+kk_ends_session(directive(_)).
 
 kk_records_imports(typed).
 kk_records_imports(code(user)).
@@ -173,8 +175,17 @@ kk_bb_put(K, V) :-
     ).
 
 kk_assert(How, C0) :-
-    (   kk_acyclic(C0) -> kk_clause_reads(C0, C), call(How, C)
+    (   kk_acyclic(C0) -> kk_clause_reads(C0, C), call(How, C), kk_note_module(C)
     ;   throw(error(type_error(acyclic_term, C0), How/1))
+    ).
+
+% kk_note_module(+C): the module a clause M:H or (M:H :- B) was asserted into, other than user,
+% is noted (bb kk_modules), so that kk_state/1 keeps its dynamic predicates (kk_dynamic/2).
+kk_note_module(C) :-
+    (   nonvar(C), ( C = M:_ ; C = (M:_ :- _) ), atom(M), M \== user
+    ->  (   bb_get(kk_modules, Ms0) -> true ; Ms0 = [] ),
+        (   memberchk(M, Ms0) -> true ; bb_put(kk_modules, [M | Ms0]) )
+    ;   true
     ).
 
 % ---------------------------------------------------------------------------

@@ -67,6 +67,13 @@ kk_dynamic(N/A, Cs) :-
     functor(H, N, A),
     predicate_property(user:H, dynamic),
     findall((H :- B), clause(H, B), Cs).
+kk_dynamic(m(M, N, A), Cs) :-
+    bb_get(kk_modules, Ms),
+    member(M, Ms),
+    current_predicate(M:(N/A)),
+    functor(H, N, A),
+    predicate_property(M:H, dynamic),
+    findall(M:(H :- B), clause(M:H, B), Cs).
 
 % ---------------------------------------------------------------------------
 % Restoring it in a fresh engine
@@ -125,6 +132,11 @@ kk_restore_file(Broken, F-Flags) :-
 kk_restore_(N/A-Cs) :-
     functor(H, N, A),
     retractall(H),
+    maplist(kk_restore_clause, Cs).
+kk_restore_(m(M, N, A)-Cs) :-
+    functor(H, N, A),
+    kk_note_module(M:H),
+    retractall(M:H),
     maplist(kk_restore_clause, Cs).
 
 kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).

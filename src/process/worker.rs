@@ -249,6 +249,12 @@ impl Worker {
         self.running.is_some()
     }
 
+    /// Whether the running child has ended (it died while it waited for a request, say), so
+    /// that a request sent to it could only fail.
+    pub(crate) fn running_has_ended(&mut self) -> bool {
+        self.running.as_mut().is_some_and(Child::has_ended)
+    }
+
     /// Whether the reply to the last request has not been read to its end yet.
     pub(crate) fn awaiting_reply(&self) -> bool {
         self.current.is_some()

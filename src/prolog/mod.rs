@@ -7,7 +7,7 @@
 //!   (`term.rs`).
 //! - [`toplevel`]: the top level behind `kenken query` and `kenken repl`.
 //!
-//! Every query goes through the Prolog-side wrapper `kk_host_stream/7` (`prolog/host_query.pl`):
+//! Every query goes through the Prolog-side wrapper `kk_host_stream/8` (`prolog/host_query.pl`):
 //! the goal travels as an escaped string, so `Machine::run_query` always receives text that
 //! parses; the wrapper parses it with `read_term_from_chars/3` inside `catch/3`, bounds each
 //! answer with `call_with_inference_limit/3`, and gives the answers one by one, then how the
@@ -23,6 +23,7 @@ mod session;
 mod start;
 mod term;
 pub mod toplevel;
+mod write;
 
 use crate::format::prolog::cage_text;
 use crate::process::WorkerError;
@@ -55,7 +56,7 @@ pub(crate) const HOST_PL: &str = concat!(
 /// after [`HOST_PL`] by the engines that answer a person's goals (the top level, a query
 /// [`Session`]), not by those that only solve puzzles.
 pub(crate) const HOST_EXPAND_PL: &str = include_str!("../../prolog/host_expand.pl");
-/// The host's query wrapper (`kk_host_stream/7`), loaded after [`HOST_PL`] by a [`Session`].
+/// The host's query wrapper (`kk_host_stream/8`), loaded after [`HOST_PL`] by a [`Session`].
 pub(crate) const HOST_QUERY_PL: &str = include_str!("../../prolog/host_query.pl");
 /// What follows [`HOST_PL`] when `kenken.pl` is loaded too: the libraries it otherwise
 /// loads only when a goal needs them (`kk_need_libraries/1`), imported at once as before
@@ -74,6 +75,7 @@ pub const DEFAULT_INFERENCE_LIMIT: u64 = 2_000_000_000;
 pub const DEFAULT_ANSWER_CAP: usize = 10_000_000;
 
 /// What went wrong talking to the engine.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PrologError {
     /// The engine answered with something the host does not understand.

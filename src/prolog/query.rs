@@ -75,6 +75,10 @@ pub struct Query {
     /// homework's solvers run so); one with variables is written as ever.
     #[serde(default = "written")]
     pub text: bool,
+    /// Values for variables of the goal, by name ([`Query::bind`]): bound before the goal
+    /// runs, and not shown in its answers.
+    #[serde(default)]
+    pub params: Vec<(String, Term)>,
 }
 
 /// The default of [`Query::text`].
@@ -93,7 +97,32 @@ impl Query {
             timeout: None,
             answer_cap: DEFAULT_ANSWER_CAP,
             text: true,
+            params: Vec::new(),
         }
+    }
+
+    /// This query, its goal's variable `name` bound to `value` before the goal runs: a
+    /// parameter, as `rusqlite`'s `params!` are, never spliced into the goal's text (the value
+    /// travels as Prolog text that reads back as the same term: [`Term::to_prolog`]). The
+    /// value's variables are the goal's of the same names. A name the goal has no variable
+    /// of is an error of the query ([`QueryError::UnknownParam`]); the answers do not show
+    /// the variables bound so.
+    ///
+    /// ```no_run
+    /// use kenken::prolog::{Query, Session, Term};
+    ///
+    /// let mut session = Session::new();
+    /// let query = Query::new("member(X, Xs), X > Min")
+    ///     .bind("Xs", vec![3, 1, 4, 1, 5])
+    ///     .bind("Min", 2);
+    /// let (answers, _) = session.query(&query).unwrap().collect_all().unwrap();
+    /// let xs: Vec<i64> = answers.iter().map(|a| a.integer("X").unwrap()).collect();
+    /// assert_eq!(xs, [3, 4, 5]);
+    /// # let _ = Term::atom("a");
+    /// ```
+    pub fn bind(mut self, name: &str, value: impl Into<Term>) -> Query {
+        self.params.push((name.to_string(), value.into()));
+        self
     }
 
     /// This query, its answers' text left unwritten where their bindings are ground
@@ -144,7 +173,7 @@ impl Query {
         }
     }
 
-    /// The goal the engine runs: the wrapper `kk_host_stream/7` of `prolog/host_query.pl`,
+    /// The goal the engine runs: the wrapper `kk_host_stream/8` of `prolog/host_query.pl`,
     /// the user's text passed as an escaped string, so that it always parses.
     pub(crate) fn wrapped(&self) -> String {
         let mut text = self.goal.trim_end().to_string();
@@ -154,9 +183,21 @@ impl Query {
             text.push(' ');
         }
         let max = self.max_answers.unwrap_or(usize::MAX / 2).max(1);
+        let mut params = String::from("[");
+        for (i, (name, value)) in self.params.iter().enumerate() {
+            if i > 0 {
+                params.push(',');
+            }
+            super::write::atom(&mut params, name);
+            params.push_str("=(");
+            super::write::write(value, &mut params, None);
+            params.push(')');
+        }
+        params.push_str("] .");
         format!(
-            "kk_host_stream({}, {}, {}, {}, {}, R, I).",
+            "kk_host_stream({}, {}, {}, {}, {}, {}, R, I).",
             super::quote(&text),
+            super::quote(&params),
             self.inferences,
             max,
             self.answer_cap.clamp(1, usize::MAX / 2),
@@ -204,6 +245,7 @@ impl Answer {
 }
 
 /// How a query ended.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum End {
     /// Every answer was given (possibly none: `false`).
@@ -234,9 +276,11 @@ pub enum End {
 /// dropped before their end, a protocol error, or a Scryer panic in a [`Session`](super::Session).
 /// The replacement gets the state the engine had after the last query that ended (a query
 /// cut short by the replacement keeps nothing it did): the files consulted, the clauses of
-/// the dynamic predicates of `user` (asserted or consulted), the flags and operators changed,
+/// the dynamic predicates of `user` (asserted or consulted) and of the modules a goal
+/// asserted into (`assertz(m:fact(1))`), the flags and operators changed,
 /// the modules imported and the values put with `bb_put/2`; the same record and replay as the
 /// top level's (`kk_state/1` and `kk_restore/8` in `prolog/host/state.pl`).
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Lost {
     /// The value of a `bb_put/2` key that cannot be replayed: `why` is `not ground`, or
@@ -265,6 +309,7 @@ impl std::fmt::Display for Lost {
 }
 
 /// Why a file was not consulted ([`super::Session::consult`], [`QueryWorker::consult`]).
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub enum ConsultError {
     /// There is no such file (nor one with `.pl` added).
@@ -326,6 +371,7 @@ impl std::fmt::Display for Exception {
 }
 
 /// Why a query gave no answers at all.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
     /// The text is not a Prolog goal.
@@ -355,6 +401,12 @@ pub enum QueryError {
     /// error is dropped with nothing else holding it.
     #[error("the Prolog worker did not start within {0:?}")]
     StartTimeout(Duration),
+    /// A parameter ([`Query::bind`]) names no variable of the goal.
+    #[error("the goal has no variable {name} to bind (Query::bind)")]
+    UnknownParam {
+        /// The parameter's name.
+        name: String,
+    },
     /// A timeout was asked of a query in this thread, which cannot be stopped by the clock.
     #[error(
         "a query in this thread cannot be stopped by the clock: run it in a QueryWorker for a \
@@ -379,6 +431,8 @@ impl From<WorkerError> for QueryError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum Item {
     Syntax(String, Option<usize>),
+    /// A parameter names no variable of the goal.
+    Param(String),
     Answer(Answer),
     /// How the query ended, and the engine's state after it when the goal may have changed
     /// it (`kk_state/1`'s text).
@@ -441,8 +495,10 @@ pub(crate) fn excerpt(text: &str) -> String {
 ///
 /// In this thread, an iterator dropped before its end leaves the session to be rebuilt on its
 /// next query (about 0.4 s): Scryer cannot leave a query half-run. Ask only for the answers you
-/// want with [`Query::max_answers`]. A worker's answers dropped before their end replace the
-/// worker (the replacement starts at once).
+/// want with [`Query::max_answers`]. A worker's answers dropped before their end (`.take(3)`)
+/// keep the worker when the rest of its reply comes within a quarter of a second (the goal had
+/// found its other answers); a query still running then replaces the worker (the replacement
+/// starts at once, and gets the state back at the next query).
 pub struct Answers<'a, S: AnswerSource = InThread<'a>> {
     source: S,
     /// Items read ahead (the first one, to tell a syntax error).
@@ -609,15 +665,38 @@ impl source::Read for InWorker<'_> {
         }
     }
 
-    /// A worker whose reply was not read to its end is replaced at once (its next reply would
-    /// be this query's), the replacement starting while the caller goes on.
+    /// A worker whose reply was not read to its end (`.take(3)`, a `break`) reads the rest
+    /// of it for a moment ([`DRAIN`], and not past the query's deadline): a query whose other
+    /// answers were found already ends there, and the worker is kept with its state. One
+    /// still running then is replaced at once (its next reply would be this query's), the
+    /// replacement starting while the caller goes on.
     fn abandon(&mut self) {
-        if let Some(worker) = self.worker.take() {
-            if worker.awaiting_reply() {
-                worker.stop();
-                let _ = worker.prestart();
+        let Some(worker) = self.worker.take() else {
+            return;
+        };
+        if !worker.awaiting_reply() {
+            return;
+        }
+        let drain = Instant::now() + DRAIN;
+        let until = self.deadline.map_or(drain, |d| d.min(drain));
+        loop {
+            match worker.next(Some(until)) {
+                Ok(Reply::Part(line)) => {
+                    if let Ok((Item::End(_, Some(state)), _, _)) =
+                        serde_json::from_str::<Part>(&line)
+                    {
+                        if let Some(kept) = self.kept.as_mut() {
+                            kept.state = Some(state);
+                            kept.holder = worker.pid();
+                        }
+                    }
+                }
+                Ok(Reply::Done(_)) => return,
+                Ok(Reply::Timeout) | Err(_) => break,
             }
         }
+        worker.stop();
+        let _ = worker.prestart();
     }
 }
 
@@ -662,6 +741,10 @@ impl InWorker<'_> {
         })
     }
 }
+
+/// How long answers dropped before their end wait for the rest of a worker's reply before
+/// the worker is replaced ([`InWorker`]'s `abandon`).
+const DRAIN: Duration = Duration::from_millis(250);
 
 /// A part of a worker's reply: an item, the inferences so far, and what the goal printed
 /// since the part before (and whether some of it was cut).
@@ -776,6 +859,10 @@ impl<'a, S: AnswerSource> Answers<'a, S> {
                 answers.source.finish();
                 Err(QueryError::Syntax { message, line })
             }
+            Ok(Item::Param(name)) => {
+                answers.source.finish();
+                Err(QueryError::UnknownParam { name })
+            }
             Ok(item) => {
                 answers.ahead.push_back(item);
                 Ok(answers)
@@ -874,6 +961,11 @@ impl<S: AnswerSource> Iterator for Answers<'_, S> {
                 self.source.finish();
                 Some(Err(QueryError::Syntax { message, line }))
             }
+            Ok(Item::Param(name)) => {
+                self.end = Some(End::Complete);
+                self.source.finish();
+                Some(Err(QueryError::UnknownParam { name }))
+            }
             Err(e) => {
                 self.end = Some(End::Complete);
                 self.source.abandon();
@@ -923,6 +1015,7 @@ fn item(r: ScryerTerm) -> Result<Item, PrologError> {
             let (message, line) = syntax_error(&e);
             Ok(Item::Syntax(message, line))
         }
+        ("param_error", ScryerTerm::Atom(name)) => Ok(Item::Param(name)),
         ("answer", ScryerTerm::Compound(a, parts)) if a == "a" => {
             let [bindings, text]: [ScryerTerm; 2] =
                 parts.try_into().map_err(|_| proto("a malformed answer"))?;
@@ -947,7 +1040,7 @@ fn item(r: ScryerTerm) -> Result<Item, PrologError> {
                 let value = Term::from_encoded(value).map_err(|e| proto(&e))?;
                 out.push((name, value));
             }
-            let text = chars_of_owned(text).ok_or_else(|| proto("an answer without its text"))?;
+            let text = answer_text(text).ok_or_else(|| proto("an answer without its text"))?;
             Ok(Item::Answer(Answer {
                 bindings: out,
                 text,
@@ -957,6 +1050,129 @@ fn item(r: ScryerTerm) -> Result<Item, PrologError> {
         _ => Err(proto("an unknown item")),
     }
 }
+
+/// An answer's text from the wrapper's `text(Pieces)` (`kk_answer_text/4` of
+/// `prolog/host_query.pl`): its pieces joined, each binding `Name = Value`, each residual goal
+/// as it is, `true` for none; `[]` (the text left unwritten) is empty. Taken apart as it is
+/// read: the chain of pieces is as deep as they are many.
+fn answer_text(t: ScryerTerm) -> Option<String> {
+    let (mut pieces, numbered) = match t {
+        ScryerTerm::Compound(f, mut args) if f == "text" && args.len() == 2 => {
+            let numbered = matches!(args.pop()?, ScryerTerm::Atom(n) if n == "true");
+            (args.pop()?, numbered)
+        }
+        ScryerTerm::Atom(a) if a == "[]" => return Some(String::new()),
+        ScryerTerm::List(items) if items.is_empty() => return Some(String::new()),
+        ScryerTerm::String(s) if s.is_empty() => return Some(String::new()),
+        other => {
+            drop_scryer(other);
+            return None;
+        }
+    };
+    let mut text = String::new();
+    loop {
+        match pieces {
+            ScryerTerm::Compound(f, args) if f == KK_CELL && args.len() == 3 => {
+                let mut args = args.into_iter().skip(1);
+                let (piece, rest) = (args.next()?, args.next()?);
+                if !text.is_empty() {
+                    text.push_str(",\n");
+                }
+                match piece {
+                    ScryerTerm::Compound(eq, nv) if eq == "=" && nv.len() == 2 => {
+                        let mut nv = nv.into_iter();
+                        match (nv.next()?, nv.next()?) {
+                            (ScryerTerm::Atom(name), value) => {
+                                text.push_str(&name);
+                                text.push_str(" = ");
+                                text.push_str(&chars_of_owned(value)?);
+                            }
+                            (name, value) => {
+                                drop_scryer(name);
+                                drop_scryer(value);
+                                drop_scryer(rest);
+                                return None;
+                            }
+                        }
+                    }
+                    ScryerTerm::Compound(g, mut goal) if g == "g" && goal.len() == 1 => {
+                        text.push_str(&chars_of_owned(goal.pop()?)?);
+                    }
+                    other => {
+                        drop_scryer(other);
+                        drop_scryer(rest);
+                        return None;
+                    }
+                }
+                pieces = rest;
+            }
+            ScryerTerm::Atom(a) if a == "[]" => break,
+            ScryerTerm::List(items) if items.is_empty() => break,
+            other => {
+                drop_scryer(other);
+                return None;
+            }
+        }
+    }
+    if text.is_empty() {
+        text.push_str("true");
+    }
+    Some(if numbered { unnumbered(&text) } else { text })
+}
+
+/// `text` with the variables the wrapper numbered (written as `'$VAR'(K + 26 * 10^12)` is: a
+/// capital letter and 13 digits starting with 1) named as [`Term::fresh_name`] names the
+/// `K`-th: `_A`, ..., `_Z`, `_A1`, ... Quoted atoms and strings are left as they are.
+fn unnumbered(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut copied = 0;
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    while i < bytes.len() {
+        match bytes[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                // to the closing quote: \ escapes the next character, a doubled quote is one
+                i += 1;
+                while i < bytes.len() {
+                    if bytes[i] == b'\\' || (bytes[i] == q && bytes.get(i + 1) == Some(&q)) {
+                        i += 2;
+                    } else if bytes[i] == q {
+                        i += 1;
+                        break;
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            b'A'..=b'Z' if i == 0 || !word(bytes[i - 1]) => {
+                let start = i;
+                while i < bytes.len() && word(bytes[i]) {
+                    i += 1;
+                }
+                let token = &text[start..i];
+                let digits = &token[1..];
+                if token.len() == 14
+                    && digits.starts_with('1')
+                    && digits.bytes().all(|b| b.is_ascii_digit())
+                {
+                    if let Ok(n) = digits.parse::<u64>() {
+                        let k = (n - 1_000_000_000_000) * 26 + u64::from(bytes[start] - b'A');
+                        out.push_str(&text[copied..start]);
+                        out.push_str(&Term::fresh_name(k));
+                        copied = i;
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// The name of the cells of the wrapper's chains (`'$kk'(l, Head, Tail)`).
+const KK_CELL: &str = "$kk";
 
 /// The item `end(Status, State)` the wrapper bound to `R` (see `item`).
 fn end_item(status: ScryerTerm, state: ScryerTerm) -> Result<Item, PrologError> {
@@ -1042,7 +1258,8 @@ fn syntax_error(e: &ScryerTerm) -> (String, Option<usize>) {
 /// first query after the replacement gives it back (within that query's timeout), and its
 /// [`Answers::lost`] names what could not be ([`Lost`]).
 pub struct QueryWorker {
-    worker: Worker,
+    /// (in a mutex, only so that a `QueryWorker` is `Sync`: every use has `&mut self`)
+    worker: std::sync::Mutex<Worker>,
     kept: Kept,
 }
 
@@ -1053,7 +1270,7 @@ impl QueryWorker {
         let mut worker = Worker::new(ROLE).capture_stderr().with_spare();
         worker.start()?;
         Ok(QueryWorker {
-            worker,
+            worker: std::sync::Mutex::new(worker),
             kept: Kept::default(),
         })
     }
@@ -1068,9 +1285,16 @@ impl QueryWorker {
             return Err(QueryError::StartTimeout(timeout));
         }
         Ok(QueryWorker {
-            worker,
+            worker: std::sync::Mutex::new(worker),
             kept: Kept::default(),
         })
+    }
+
+    /// The worker process (the mutex is never held across a call).
+    fn worker(&mut self) -> &mut Worker {
+        self.worker
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Runs `query` in the worker: its answers as they come, until its end or its timeout.
@@ -1079,18 +1303,52 @@ impl QueryWorker {
     /// unread (the [`Answers`] dropped early, or ended by an error) replaces the worker, and a
     /// line of a reply that is not this query's stops it ([`crate::process`]). A worker that
     /// replaced another is given its state back first ([`Answers::lost`]).
+    ///
+    /// A worker process that died while it waited for this query (killed, say) is replaced
+    /// before the query is sent, and given the state back: the query is answered as if
+    /// nothing happened. One that dies while it runs the query ends it with
+    /// [`End::Crashed`]. Neither is an `Err`.
     pub fn query(&mut self, query: &Query) -> Result<Answers<'_, InWorker<'_>>, QueryError> {
         query.check()?;
         let deadline = query.timeout.map(|t| Instant::now() + t);
+        let line = serde_json::to_string(query)
+            .context("encoding the query")
+            .map_err(PrologError::from)?;
         let mut lost = std::mem::take(&mut self.kept.lost);
-        match self.restore(deadline)? {
-            Some(more) => lost.extend(more),
-            None => {
-                self.kept.lost = lost;
-                return Ok(Answers::ended(End::Stopped(Limit::Time), Vec::new()));
+        let mut retried = false;
+        loop {
+            if self.worker().running_has_ended() {
+                // (it died idle: a fresh one, which the restore below gives the state)
+                self.worker().stop();
+                self.worker().prestart()?;
+            }
+            match self.restore(deadline)? {
+                Some(more) => lost.extend(more),
+                None => {
+                    self.kept.lost = lost;
+                    return Ok(Answers::ended(End::Stopped(Limit::Time), Vec::new()));
+                }
+            }
+            match self.worker().send(&line, deadline) {
+                Ok(true) => break,
+                Ok(false) => {
+                    let _ = self.worker().prestart();
+                    return Ok(Answers::ended(End::Stopped(Limit::Time), lost));
+                }
+                // (it died between the look above and the request: once more, afresh)
+                Err(WorkerError::Died { .. }) if !retried => {
+                    retried = true;
+                    self.worker().stop();
+                    self.worker().prestart()?;
+                }
+                Err(e) => return Err(e.into()),
             }
         }
-        self.send(query, deadline, lost)
+        let QueryWorker { worker, kept } = self;
+        let worker = worker
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Answers::worker(worker, deadline, kept, lost)
     }
 
     /// Consults `file` in the worker (it is consulted again in a worker that replaces this
@@ -1116,11 +1374,15 @@ impl QueryWorker {
         let line = serde_json::to_string(query)
             .context("encoding the query")
             .map_err(PrologError::from)?;
-        if !self.worker.send(&line, deadline)? {
-            let _ = self.worker.prestart();
+        if !self.worker().send(&line, deadline)? {
+            let _ = self.worker().prestart();
             return Ok(Answers::ended(End::Stopped(Limit::Time), lost));
         }
-        Answers::worker(&mut self.worker, deadline, &mut self.kept, lost)
+        let QueryWorker { worker, kept } = self;
+        let worker = worker
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Answers::worker(worker, deadline, kept, lost)
     }
 
     /// Gives a worker that replaced another the state the other had (`Some` with what could
@@ -1131,7 +1393,7 @@ impl QueryWorker {
         let Some(state) = self.kept.state.clone() else {
             return Ok(Some(Vec::new()));
         };
-        let pid = self.worker.pid();
+        let pid = self.worker().pid();
         if pid.is_some() && pid == self.kept.holder {
             return Ok(Some(Vec::new()));
         }
@@ -1149,17 +1411,20 @@ impl QueryWorker {
         if matches!(lost.as_slice(), [Lost::State(_)]) {
             // (the worker may hold part of it: a fresh one starts without it)
             self.kept.state = None;
-            self.worker.stop();
-            let _ = self.worker.prestart();
+            self.worker().stop();
+            let _ = self.worker().prestart();
         }
-        self.kept.holder = self.worker.pid();
+        self.kept.holder = self.worker().pid();
         Ok(Some(lost))
     }
 
     /// The process id of the worker process, when one runs or starts (after a timeout, the
     /// replacement starts at once and is kept for the next query).
     pub fn pid(&self) -> Option<u32> {
-        self.worker.pid()
+        self.worker
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pid()
     }
 }
 
@@ -1287,6 +1552,10 @@ pub(crate) fn query_worker() -> crate::process::Handler {
                 let mut answers = match session.query(&q) {
                     Err(QueryError::Syntax { message, line }) => {
                         send(Item::Syntax(message, line), None, &Printed::default());
+                        return Ok(());
+                    }
+                    Err(QueryError::UnknownParam { name }) => {
+                        send(Item::Param(name), None, &Printed::default());
                         return Ok(());
                     }
                     other => other?,

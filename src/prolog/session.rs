@@ -265,6 +265,7 @@ impl Session {
             QueryError::Syntax { message, .. } => PrologError::Syntax(message),
             QueryError::Engine(e) => e,
             e @ (QueryError::NeedsWorker
+            | QueryError::UnknownParam { .. }
             | QueryError::SeveralGoals { .. }
             | QueryError::AnswerTooLarge { .. }
             | QueryError::StartTimeout(_)

@@ -76,6 +76,16 @@ impl Term {
         }
     }
 
+    /// Whether the term is `[]` (the atom, an empty list, or an empty text).
+    pub fn is_nil(&self) -> bool {
+        match self {
+            Term::Atom(a) => a == "[]",
+            Term::List(items) => items.is_empty(),
+            Term::Chars(s) => s.is_empty(),
+            _ => false,
+        }
+    }
+
     /// The items of a proper list (`[]` has none); `None` for any other term.
     pub fn as_list(&self) -> Option<&[Term]> {
         match self {
@@ -155,6 +165,13 @@ impl Term {
                         Some(ScryerTerm::Atom(tag)) if tag == "v" => {
                             match (args.next(), args.next()) {
                                 (Some(ScryerTerm::Atom(name)), None) => out.push(Term::Var(name)),
+                                (Some(ScryerTerm::Integer(k)), None) => {
+                                    let k = k
+                                        .to_string()
+                                        .parse()
+                                        .map_err(|_| "a malformed variable")?;
+                                    out.push(Term::Var(Term::fresh_name(k)));
+                                }
                                 _ => return Err("a malformed variable".into()),
                             }
                         }
@@ -223,6 +240,18 @@ impl Term {
         match (out.pop(), out.is_empty()) {
             (Some(t), true) => Ok(t),
             _ => Err("a malformed encoded term".into()),
+        }
+    }
+}
+
+impl Term {
+    /// The name an answer gives its `k`-th variable without a name of the query's (from 0):
+    /// `_A`, ..., `_Z`, `_A1`, ..., `_Z1`, `_A2`, ... (as `kk_fresh_name/2` of `prolog/host.pl`).
+    pub(crate) fn fresh_name(k: u64) -> String {
+        let letter = char::from(b'A' + (k % 26) as u8);
+        match k / 26 {
+            0 => format!("_{letter}"),
+            n => format!("_{letter}{n}"),
         }
     }
 }
@@ -371,8 +400,11 @@ impl PartialEq for Term {
         let mut stack = vec![(self, other)];
         while let Some((a, b)) = stack.pop() {
             let same = match (a, b) {
+                // ([] is an atom that Scryer gives as an empty list)
+                (a, b) if a.is_nil() || b.is_nil() => a.is_nil() && b.is_nil(),
                 (Term::Integer(x), Term::Integer(y)) => x == y,
-                (Term::Float(x), Term::Float(y)) => x == y,
+                // (as Prolog's ==/2: a NaN is itself, 0.0 is not -0.0)
+                (Term::Float(x), Term::Float(y)) => x.to_bits() == y.to_bits(),
                 (Term::BigInteger(x), Term::BigInteger(y))
                 | (Term::Rational(x), Term::Rational(y))
                 | (Term::Atom(x), Term::Atom(y))
@@ -390,6 +422,9 @@ impl PartialEq for Term {
         true
     }
 }
+
+/// Terms are equal as Prolog's `==/2` says (floats bit for bit), which is an equivalence.
+impl Eq for Term {}
 
 impl fmt::Debug for Term {
     /// As `#[derive(Debug)]` would write it (`Compound("f", [Integer(1)])`), iteratively.
@@ -488,32 +523,117 @@ impl<'de> Deserialize<'de> for Term {
 }
 
 impl fmt::Display for Term {
-    /// The term roughly as Prolog writes it (for messages: atoms are not quoted).
+    /// The term as Prolog text that reads back as the same term (`writeq/1` semantics; see
+    /// [`Term::to_prolog`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut got = Ok(());
-        walk(self, &mut |step| {
-            got = match step {
-                Step::Enter(t, _) => match t {
-                    Term::Integer(i) => write!(f, "{i}"),
-                    Term::BigInteger(s) | Term::Rational(s) | Term::Atom(s) | Term::Var(s) => {
-                        f.write_str(s)
-                    }
-                    Term::Float(x) => write!(f, "{x:?}"),
-                    Term::Chars(s) => write!(f, "{s:?}"),
-                    Term::List(_) => f.write_str("["),
-                    t if is_cell(t) => f.write_str("["),
-                    Term::Compound(name, _) => write!(f, "{name}("),
-                },
-                Step::Between(t) if is_cell(t) => f.write_str("|"),
-                Step::Between(_) => f.write_str(","),
-                Step::Leave(t, _) if is_cell(t) => f.write_str("]"),
-                Step::Leave(Term::List(_), _) => f.write_str("]"),
-                Step::Leave(Term::Compound(..), _) => f.write_str(")"),
-                Step::Leave(..) => Ok(()),
-            };
-            got.is_ok()
-        });
-        got
+        f.write_str(&self.to_prolog())
+    }
+}
+
+impl Term {
+    /// The term as Prolog text that reads back as the same term, whatever its depth:
+    /// `writeq/1` semantics (atoms quoted where they must be: `'hello world'`, `'it\'s'`; the
+    /// standard operators written as operators, bracketed where their priorities need it:
+    /// `1 - (2 - 3)`, `f((a,b))`; lists in list notation; a variable by its name). Other
+    /// operators are written in canonical form (`#=(X,1)`). A [`Term::Chars`] is written as
+    /// a list of characters (`[h,i]`), which reads back as one whatever the `double_quotes`
+    /// flag; an infinite float or NaN as `inf`, `-inf`, `nan` (atoms to Prolog). This is what
+    /// `Display` writes, and how a query's parameters travel ([`super::Query::bind`]).
+    pub fn to_prolog(&self) -> String {
+        let mut out = String::new();
+        super::write::write(self, &mut out, None);
+        out
+    }
+
+    /// An atom.
+    pub fn atom(name: &str) -> Term {
+        Term::Atom(name.to_string())
+    }
+
+    /// A text, as a list of characters (Prolog's text under `double_quotes` `chars`).
+    pub fn chars(text: &str) -> Term {
+        Term::Chars(text.to_string())
+    }
+
+    /// A compound term `name(args...)`.
+    pub fn compound(name: &str, args: Vec<Term>) -> Term {
+        Term::Compound(name.to_string(), args)
+    }
+
+    /// A variable, by name (`X`, `_Y`).
+    pub fn var(name: &str) -> Term {
+        Term::Var(name.to_string())
+    }
+}
+
+impl From<i64> for Term {
+    fn from(i: i64) -> Term {
+        Term::Integer(i)
+    }
+}
+
+impl From<i32> for Term {
+    fn from(i: i32) -> Term {
+        Term::Integer(i.into())
+    }
+}
+
+impl From<u32> for Term {
+    fn from(i: u32) -> Term {
+        Term::Integer(i.into())
+    }
+}
+
+impl From<u64> for Term {
+    fn from(i: u64) -> Term {
+        i64::try_from(i).map_or_else(|_| Term::BigInteger(i.to_string()), Term::Integer)
+    }
+}
+
+impl From<usize> for Term {
+    fn from(i: usize) -> Term {
+        i64::try_from(i).map_or_else(|_| Term::BigInteger(i.to_string()), Term::Integer)
+    }
+}
+
+impl From<f64> for Term {
+    fn from(x: f64) -> Term {
+        Term::Float(x)
+    }
+}
+
+impl From<bool> for Term {
+    /// The atom `true` or `false`.
+    fn from(b: bool) -> Term {
+        Term::Atom(b.to_string())
+    }
+}
+
+impl From<&str> for Term {
+    /// A text: a list of characters ([`Term::chars`]; [`Term::atom`] makes an atom).
+    fn from(s: &str) -> Term {
+        Term::chars(s)
+    }
+}
+
+impl From<String> for Term {
+    /// A text: a list of characters ([`Term::chars`]; [`Term::atom`] makes an atom).
+    fn from(s: String) -> Term {
+        Term::Chars(s)
+    }
+}
+
+impl<T: Into<Term>> From<Vec<T>> for Term {
+    /// A proper list.
+    fn from(items: Vec<T>) -> Term {
+        Term::List(items.into_iter().map(Into::into).collect())
+    }
+}
+
+impl<T: Into<Term> + Clone> From<&[T]> for Term {
+    /// A proper list.
+    fn from(items: &[T]) -> Term {
+        Term::List(items.iter().cloned().map(Into::into).collect())
     }
 }
 
@@ -859,7 +979,7 @@ mod tests {
         assert_eq!(partial.to_string(), "[I|J]");
         assert_eq!(
             Term::Compound("-".into(), vec![Term::Integer(1), Term::Float(2.0)]).to_string(),
-            "-(1,2.0)"
+            "1 - 2.0"
         );
     }
 }

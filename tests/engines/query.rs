@@ -701,3 +701,315 @@ fn answers_without_text_keep_their_bindings() {
     assert!(bare.iter().any(|b| b.text.is_empty()));
     assert!(bare.iter().any(|b| !b.text.is_empty()));
 }
+
+#[test]
+fn long_answers_are_written_in_linear_time() {
+    // Regression (#45): the text of a list of one-character atoms took quadratic time (Scryer's
+    // writer walks the rest of the list at each cell: 50,000 of them took 20 s, 200,000 would
+    // take minutes), and so did an answer of several bindings whose first was long (its text
+    // was appended to, cell by cell, and Scryer's conversion of those cells is quadratic). The
+    // timeout is many times what the query takes now.
+    let (_program, mut w) = query_worker();
+    let goal = "length(X, 200000), maplist(=(x), X), length(Y, 50000), Z = 1";
+    let q = Query::new(goal).timeout(std::time::Duration::from_secs(120));
+    let (a, end) = w.query(&q).unwrap().collect_all().unwrap();
+    assert_eq!(end, End::Complete);
+    let text = &a[0].text;
+    let x = format!("X = [{}]", vec!["x"; 200_000].join(","));
+    assert!(
+        text.starts_with(&format!("{x},\nY = [_A,_B,")),
+        "{}",
+        &text[..100]
+    );
+    assert!(
+        text.ends_with(",_Z1922,_A1923,_B1923],\nZ = 1"),
+        "{}",
+        &text[text.len() - 100..]
+    );
+    assert_eq!(
+        a[0].get("X").and_then(Term::as_text),
+        Some("x".repeat(200_000))
+    );
+}
+
+#[test]
+fn lists_of_characters_are_written_as_scryer_writes_them() {
+    // The linear writing of such lists (#45) gives Scryer's own text, quotes and all.
+    let mut s = Session::new();
+    let (a, _) = all_here(
+        &mut s,
+        "X = [a, -, ' ', '|', '''', '\\n', (;), !, [], é, 'B', ',', x, x], Y = [a, b | T], \
+         Z = f(\"ab\", [c])",
+    );
+    assert_eq!(
+        a[0].text,
+        "X = [a,-,' ','|','\\'','\\n',;,!,[],é,'B',',',x,x],\nY = [a,b|T],\nZ = f([a,b],[c])"
+    );
+    let (_, end) = all_here(&mut s, "throw(err([q, ' ', q]))");
+    let End::Exception(e) = end else {
+        panic!("{end:?}")
+    };
+    assert_eq!(e.text, "err([q,' ',q])");
+}
+
+#[test]
+fn halt_in_a_consulted_file_is_consult_error_halted() {
+    // Regression (#45): `:- halt(3).` gave NotLoaded(domain_error(directive, halt/1)) (Scryer
+    // refuses the directive), and `:- initialization(halt(4)).` a protocol error (the engine's
+    // own halt stopped the wrapper); halt/0,1 in a clause a query calls did the same.
+    let dir = tempfile::tempdir().unwrap();
+    let directive = dir.path().join("directive.pl");
+    std::fs::write(&directive, "a(1).\n:- halt(3).\n").unwrap();
+    let init = dir.path().join("init.pl");
+    std::fs::write(&init, "b(1).\n:- initialization(halt(4)).\n").unwrap();
+    let code = dir.path().join("code.pl");
+    std::fs::write(
+        &code,
+        "stop :- halt(2).\nstop_later :- G = halt, call(G).\n",
+    )
+    .unwrap();
+    let mut s = Session::new();
+    let (_program, mut w) = query_worker();
+    let minute = std::time::Duration::from_secs(60);
+    for (file, want) in [(&directive, 3), (&init, 4)] {
+        for (name, got) in [
+            ("session", s.consult(file)),
+            ("worker", w.consult(file, minute)),
+        ] {
+            match got {
+                Err(QueryError::Consult(ConsultError::Halted { code, .. })) => {
+                    assert_eq!(code, want, "{name} {}", file.display())
+                }
+                other => panic!("{name} {}: {other:?}", file.display()),
+            }
+        }
+    }
+    // the clauses before the halt are loaded, and the engine goes on
+    let (a, _) = all_here(&mut s, "a(X), b(Y)");
+    assert_eq!(
+        (values(&a, "X"), values(&a, "Y")),
+        (vec![Term::Integer(1)], vec![Term::Integer(1)])
+    );
+    s.consult(&code).unwrap();
+    w.consult(&code, minute).unwrap();
+    for goal in ["stop", "stop_later"] {
+        let want = if goal == "stop" { 2 } else { 0 };
+        assert_eq!(all_here(&mut s, goal).1, End::Halted(want), "{goal}");
+        assert_eq!(all(&mut w, goal).1, End::Halted(want), "{goal}");
+    }
+    let (a, _) = all(&mut w, "a(X)");
+    assert_eq!(values(&a, "X"), vec![Term::Integer(1)]);
+}
+
+/// Terms that are hard to write back: quotes, operators and their priorities, negative
+/// numbers, lists and partial lists, text, deep nesting.
+fn hard_terms() -> Vec<Term> {
+    let a = |s: &str| Term::atom(s);
+    let c = |f: &str, xs: Vec<Term>| Term::compound(f, xs);
+    let i = Term::Integer;
+    vec![
+        c(
+            "f",
+            vec![
+                a("hello world"),
+                a("it's"),
+                a("[]"),
+                a("{}"),
+                a("'"),
+                a("\\"),
+            ],
+        ),
+        c(
+            "f",
+            vec![
+                a(":-"),
+                a("-"),
+                a(","),
+                a("|"),
+                a(";"),
+                a("."),
+                a("/*"),
+                a("é"),
+                a("A"),
+            ],
+        ),
+        c("-", vec![i(1), i(-1)]),
+        c("-", vec![i(1)]),
+        c("-", vec![Term::Float(-2.5)]),
+        c("-", vec![c("-", vec![a("a")])]),
+        c("-", vec![i(1), c("-", vec![i(2), i(3)])]),
+        c("^", vec![i(-1), i(2)]),
+        c(
+            ":-",
+            vec![a("a"), c(",", vec![a("b"), c(";", vec![a("c"), a("d")])])],
+        ),
+        c(
+            "f",
+            vec![c(",", vec![a("a"), a("b")]), c(":-", vec![a("x")])],
+        ),
+        c("\\+", vec![c("=", vec![Term::var("X"), a("\\+")])]),
+        c("#=", vec![Term::var("X"), c("+", vec![i(1), i(2)])]),
+        c("{}", vec![c(",", vec![a("a"), a("b")])]),
+        c("-", vec![c("-", vec![i(1)])]),
+        Term::Float(1e20),
+        Term::Float(-0.5),
+        Term::BigInteger("123456789012345678901234567890".into()),
+        Term::chars("a (quoted) 'text'\n"),
+        Term::List(vec![i(1), a("b"), Term::chars("cd"), Term::List(vec![])]),
+        c(".", vec![i(1), c(".", vec![i(2), Term::var("T")])]),
+        c("f", vec![Term::var("X"), Term::var("_Y"), Term::var("X")]),
+        (0..10_000).fold(a("z"), |t, _| c("f", vec![t])),
+    ]
+}
+
+#[test]
+fn terms_are_written_as_prolog_that_reads_back() {
+    // Regression (#45): Display wrote f(hello world,it's) (not Prolog), and goals were built
+    // with format!. Each term written by Display is read back by the engine as the same term.
+    let mut s = Session::new();
+    for t in hard_terms() {
+        let text = t.to_string();
+        assert_eq!(text, t.to_prolog());
+        let (a, end) = all_here(&mut s, &format!("Got = ({text})"));
+        assert_eq!(end, End::Complete, "{text}");
+        let got = a[0].get("Got").cloned().unwrap_or_else(|| {
+            // (a variable alone stays unbound)
+            Term::var("Got")
+        });
+        let want_vars = matches!(&t, Term::Compound(f, _) if f == "f") && text.starts_with("f(X,");
+        if want_vars {
+            assert_eq!(got.to_string(), "f(X,_Y,X)", "{text}");
+        } else {
+            assert_eq!(got, t, "{text}");
+        }
+    }
+}
+
+#[test]
+fn parameters_bind_the_goals_variables_without_splicing() {
+    let mut s = Session::new();
+    let (_program, mut w) = query_worker();
+    let q = Query::new("member(X, Xs), X > Min, atom_length(Name, L)")
+        .bind("Xs", vec![3, 1, 4, 1, 5])
+        .bind("Min", 2)
+        .bind("Name", Term::atom("it's a ) name"));
+    for (name, got) in [
+        ("session", s.query(&q).unwrap().collect_all().unwrap()),
+        ("worker", w.query(&q).unwrap().collect_all().unwrap()),
+    ] {
+        let (a, end) = got;
+        assert_eq!(end, End::Complete, "{name}");
+        assert_eq!(
+            values(&a, "X"),
+            vec![Term::Integer(3), Term::Integer(4), Term::Integer(5)]
+        );
+        assert_eq!(values(&a, "L"), vec![Term::Integer(13); 3]);
+        // the parameters are not shown
+        assert!(
+            a[0].get("Xs").is_none() && a[0].get("Min").is_none(),
+            "{name}"
+        );
+        assert_eq!(a[0].text, "X = 3,\nL = 13", "{name}");
+    }
+    // every hard term without variables passes through a parameter unchanged (a variable of
+    // a parameter's value is the goal's of its name: fresh here)
+    for t in hard_terms() {
+        if format!("{t:?}").contains("Var(") {
+            continue;
+        }
+        let (a, _) = all_here_q(&mut s, Query::new("Got = In, true").bind("In", t.clone()));
+        assert_eq!(a[0].get("Got"), Some(&t), "{t}");
+    }
+    // a parameter's variables are the goal's of the same names
+    let q = Query::new("Y = 1, Z = P").bind("P", Term::compound("f", vec![Term::var("Y")]));
+    let (a, _) = all_here_q(&mut s, q);
+    assert_eq!(a[0].text, "Y = 1,\nZ = f(1)");
+    // a name the goal does not have is an error
+    for got in [
+        s.query(&Query::new("true").bind("Nope", 1)).map(|_| ()),
+        w.query(&Query::new("true").bind("Nope", 1)).map(|_| ()),
+    ] {
+        assert_eq!(
+            got,
+            Err(QueryError::UnknownParam {
+                name: "Nope".into()
+            })
+        );
+    }
+}
+
+fn all_here_q(s: &mut Session, q: Query) -> (Vec<Answer>, End) {
+    s.query(&q).unwrap().collect_all().unwrap()
+}
+
+#[test]
+fn a_worker_killed_while_idle_is_replaced_unseen() {
+    // Regression (#45): a worker killed between queries made the next one fail with
+    // Err(Engine(Process(Died))); it is replaced, given the state, and the query answered.
+    let (_program, mut w) = query_worker();
+    let (_, end) = all(&mut w, "assertz(survivor(1)), bb_put(idle_key, 7)");
+    assert_eq!(end, End::Complete);
+    let pid = w.pid().unwrap();
+    assert!(std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap()
+        .success());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let answers = w
+        .query(&Query::new("survivor(X), bb_get(idle_key, Y)"))
+        .unwrap();
+    assert!(answers.lost().is_empty(), "{:?}", answers.lost());
+    let (a, end) = answers.collect_all().unwrap();
+    assert_eq!(end, End::Complete);
+    assert_eq!(
+        (values(&a, "X"), values(&a, "Y")),
+        (vec![Term::Integer(1)], vec![Term::Integer(7)])
+    );
+    assert_ne!(w.pid(), Some(pid));
+}
+
+#[test]
+fn a_query_worker_is_sync_and_answers_taken_in_part_keep_it() {
+    // Regression (#45): QueryWorker was not Sync, and `.take(3)` on its answers killed it.
+    fn sync<T: Sync + Send>(_: &T) {}
+    let (_program, mut w) = query_worker();
+    sync(&w);
+    let (_, end) = all(&mut w, "assertz(kept_by_take(1))");
+    assert_eq!(end, End::Complete);
+    let pid = w.pid();
+    let first: Vec<i64> = w
+        .query(&Query::new("between(1, 10, X)"))
+        .unwrap()
+        .take(3)
+        .map(|a| a.unwrap().integer("X").unwrap())
+        .collect();
+    assert_eq!(first, [1, 2, 3]);
+    assert_eq!(w.pid(), pid, "the worker was replaced");
+    let (a, _) = all(&mut w, "kept_by_take(X)");
+    assert_eq!(values(&a, "X"), vec![Term::Integer(1)]);
+}
+
+#[test]
+fn clauses_asserted_into_a_module_survive_a_replaced_worker() {
+    // Regression (#45): assertz(mymod:thing(1)) was gone after a replacement, and lost() was
+    // empty.
+    let (_program, mut w) = query_worker();
+    let (_, end) = all(
+        &mut w,
+        "assertz(mymod:thing(1)), assertz(mymod:(twice(X, Y) :- Y is 2 * X))",
+    );
+    assert_eq!(end, End::Complete);
+    let q = Query::new("repeat, fail").timeout(std::time::Duration::from_millis(300));
+    let (_, end) = w.query(&q).unwrap().collect_all().unwrap();
+    assert_eq!(end, End::Stopped(Limit::Time));
+    let answers = w
+        .query(&Query::new("mymod:thing(X), mymod:twice(X, Y)"))
+        .unwrap();
+    assert!(answers.lost().is_empty(), "{:?}", answers.lost());
+    let (a, _) = answers.collect_all().unwrap();
+    assert_eq!(
+        (values(&a, "X"), values(&a, "Y")),
+        (vec![Term::Integer(1)], vec![Term::Integer(2)])
+    );
+}
