@@ -67,8 +67,9 @@ kk_consult_one(F) :-
     (   R == true -> kk_remember(F), kk_broken(F, false)
     ;   R = error(kk_halt(C)) -> kk_remember(F), kk_broken(F, false), throw(kk_halt(C))
     ;   R = error(error(existence_error(source_sink, _), _))
-    ->  write('% '), write(F), write(': no such file'), nl,
-        fail
+    ->  % (thrown, as Scryer's, SWI's and GNU Prolog's consult/1 do: catch/3 sees it, and the
+        % top level writes it when nothing does)
+        throw(error(existence_error(source_sink, F), consult/1))
     ;   R = error(E), kk_unopened(E) -> throw(E)
     ;   kk_remember(F),
         kk_broken(F, true),

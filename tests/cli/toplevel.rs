@@ -2067,3 +2067,25 @@ fn toplevel_goal_against_the_solving_engine() {
         }
     }
 }
+
+/// `consult/1` of a file that does not exist throws `existence_error(source_sink, F)`, as
+/// Scryer's, SWI's and GNU Prolog's do: `catch/3` sees it, and uncaught the top level writes it
+/// (issue 45: it printed a message and failed).
+#[test]
+fn consulting_a_missing_file_throws_an_existence_error() {
+    assert_eq!(
+        query_with(&["--no-kenken"], "catch(consult(nosuch), E, true)."),
+        (
+            "E = error(existence_error(source_sink,nosuch),consult/1).\n".into(),
+            0
+        )
+    );
+    let (out, code) = query_with(&["--no-kenken"], "[nosuch].");
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "   error(existence_error(source_sink,nosuch),consult/1).\n",
+            2
+        )
+    );
+}
