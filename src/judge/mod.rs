@@ -1,7 +1,7 @@
 //! `kenken judge`: anyone's `kenken.pl` checked against the spec and the native solver.
 //!
 //! A judged file is loaded in an engine of its own (without our `kenken.pl`): the embedded Scryer
-//! Prolog with, for a file written for GNU Prolog, a compatibility layer (`prolog/gnu.pl`), or
+//! Prolog with, for a file written for GNU Prolog, a compatibility layer (`prolog/gnu/`), or
 //! the real GNU Prolog when it is installed. Each [`Case`] (a goal binding `T` and every answer
 //! it must give, in the spec's order, from the native solver) runs under a wall-clock limit in a
 //! killable process, and gets a [`Verdict`]: a looping, halting or crashing solution costs only
