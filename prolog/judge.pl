@@ -2,7 +2,7 @@
     contract).
 
     Consulted into `user` of a fresh engine before the judged file (after the GNU Prolog layer,
-    gnu.pl, for a GNU-dialect file), with no other library: every name here starts with kk_judge_,
+    prolog/gnu/, for a GNU-dialect file), with no other library: every name here starts with kk_judge_,
     so that an honest file's own predicates (transpose/2, member/2, ...) do not clash with it.
 
     kk_judge_load(+FileChars, +LastLine, -Result)

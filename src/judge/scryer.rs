@@ -5,7 +5,7 @@
 //!
 //! The engine has `prolog/judge.pl` (loading with syntax errors by line, `halt` turned into an
 //! exception, bounded and checked answers) and, for a GNU-dialect file, the GNU Prolog layer
-//! `prolog/gnu.pl`; not our `kenken.pl`. A `kenken/3` case and a `plain_kenken/3` case never
+//! `prolog/gnu/`; not our `kenken.pl`. A `kenken/3` case and a `plain_kenken/3` case never
 //! share an engine, and a `plain_kenken/3` engine has no FD solver: `prolog/judge_no_fd.pl`
 //! stands for library(clpz) there (loaded before the judged file and the GNU layer), so that
 //! every constraint throws.
@@ -26,8 +26,14 @@ use crate::prolog::{chars_of, quote, quoted_text, term_text, term_to_grid, Predi
 
 /// The judge's Prolog side.
 pub(super) const JUDGE_PL: &str = include_str!("../../prolog/judge.pl");
-/// The GNU Prolog compatibility layer.
-pub(super) const GNU_PL: &str = include_str!("../../prolog/gnu.pl");
+/// The GNU Prolog compatibility layer: the pieces of `prolog/gnu/`, as one text, in order.
+pub(super) const GNU_PL: &str = concat!(
+    include_str!("../../prolog/gnu/setup.pl"),
+    include_str!("../../prolog/gnu/fd.pl"),
+    include_str!("../../prolog/gnu/labeling.pl"),
+    include_str!("../../prolog/gnu/builtins.pl"),
+    include_str!("../../prolog/gnu/loading.pl"),
+);
 /// library(clpz) as a `plain_kenken/3` engine has it: every constraint throws.
 const NO_FD_PL: &str = include_str!("../../prolog/judge_no_fd.pl");
 

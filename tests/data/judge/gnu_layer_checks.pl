@@ -1,6 +1,6 @@
-% Checks for prolog/gnu.pl: check(Template-Goal, Expected): findall(Template, Goal) must
+% Checks for prolog/gnu/ (the GNU layer): check(Template-Goal, Expected): findall(Template, Goal) must
 % equal Expected (or Expected = error(E): Goal raises E).  Expected values are what
-% gprolog 1.4.5 gives.  Run: gnu.pl, this file, then `kk_checks.` (prints failures).
+% gprolog 1.4.5 gives.  Run: the GNU layer (prolog/gnu/, in order), this file, then `kk_checks.` (prints failures).
 check(X-(X #= 7/2), []).
 check(X-(X #= 6/2), [3]).
 check([X,Y]-(fd_domain(Y,0,10), X #= 7/Y, fd_labeling([X,Y])), [[1,7],[7,1]]).

@@ -1,0 +1,562 @@
+//! The `judge()` driver: loads a file in its backends, plans its cases and runs them.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::error::cut_error;
+use super::{
+    cut, detect, form, fresh_seed, gprolog, jail, scryer, suite, verdict, Case, CaseReport, Config,
+    Dialect, Jail, JudgeError, Judgement, Run, Suite, System, Verdict,
+};
+use crate::error::Context;
+use crate::process::Limits;
+use crate::prolog::Predicate;
+
+/// A case with more expected answers than this does not make its predicate's larger cases
+/// skipped when it times out.
+const SKIP_AFTER_ANSWERS: usize = 100;
+
+/// The largest grid whose timeout is a failure ([`Verdict::Hang`]): up to 3x3 there are at
+/// most 12 answers, which any correct solver gives at once.
+pub(crate) const HANG_MAX_SIZE: usize = 3;
+
+/// A file that loaded: what it printed to `user_error` meanwhile (warnings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Loaded {
+    /// The loader's and the file's warnings.
+    pub warnings: String,
+}
+
+/// Runs a judged file's cases: one engine, loaded once (and again after a kill).
+pub(crate) trait Backend: Send {
+    /// Loads the file; fails with its syntax errors or why it does not load.
+    fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError>;
+    /// Runs one case, asking for at most `max` answers, within `timeout`.
+    fn run(&mut self, case: &Case, max: usize, timeout: Duration) -> Run;
+}
+
+/// Judges `file` as `config` says, calling `on_case` as each case is judged (in the order they
+/// finish). Fails when the file cannot be loaded (syntax errors name file and line).
+pub fn judge(
+    file: &Path,
+    config: &Config,
+    on_case: impl FnMut(&CaseReport) + Send,
+) -> Result<Judgement, JudgeError> {
+    judge_among(file, &[], config, on_case)
+}
+
+/// [`judge`] for a file among `others` (the other files of its class): confined, its code reads
+/// none of them, whatever [`Config::read`] says.
+pub fn judge_among(
+    file: &Path,
+    others: &[PathBuf],
+    config: &Config,
+    on_case: impl FnMut(&CaseReport) + Send,
+) -> Result<Judgement, JudgeError> {
+    judge_file(file, others, config, on_case).map_err(cut_error)
+}
+
+fn judge_file(
+    file: &Path,
+    others: &[PathBuf],
+    config: &Config,
+    mut on_case: impl FnMut(&CaseReport) + Send,
+) -> Result<Judgement, JudgeError> {
+    let start = Instant::now();
+    let text =
+        std::fs::read(file).with_context(|| format!("{}: cannot be read", file.display()))?;
+    let (dialect, dialect_detected) = match config.dialect {
+        Some(d) => (d, false),
+        None => (detect(&String::from_utf8_lossy(&text)), true),
+    };
+    let system = match config.system {
+        Some(System::Gprolog) if !gprolog::available() => return Err(JudgeError::NoGprolog),
+        Some(s) => s,
+        None if dialect == Dialect::Gnu && gprolog::available() => System::Gprolog,
+        None => System::Scryer,
+    };
+    // (links resolved: confinement grants the folder the file really is in)
+    let absolute = std::fs::canonicalize(file).with_context(|| file.display().to_string())?;
+    let max_size = config.max_size.unwrap_or(match system {
+        System::Scryer => 7,
+        System::Gprolog => 9,
+    });
+    let mut notes = Vec::new();
+    let seed =
+        matches!(config.suite, Suite::Standard).then(|| config.seed.unwrap_or_else(fresh_seed));
+    let cases = plan(config, max_size, seed.unwrap_or(0), &mut notes);
+    let form = config
+        .predicates
+        .contains(&Predicate::Plain)
+        .then(|| form::check(&String::from_utf8_lossy(&text)));
+    // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
+    // every case, and this bounds whatever the wall clock does not see.
+    let budget = config.timeout * (cases.len() as u32 + 1);
+    // what judged code may never read: the judge itself and the class's other files
+    let mut hidden = jail::own_programs();
+    hidden.extend(
+        others
+            .iter()
+            .filter_map(|o| std::fs::canonicalize(o).ok())
+            .filter(|o| *o != absolute),
+    );
+    let jail = match config.confine {
+        true => Some(Jail {
+            hidden,
+            limits: Limits {
+                memory: config.memory,
+                scratch: config.scratch,
+                cpu_seconds: budget.as_secs().max(1),
+                ..Limits::default()
+            },
+            // (not confined, everything is readable)
+            also_read: config
+                .read
+                .iter()
+                .map(|p| {
+                    std::fs::canonicalize(p)
+                        .with_context(|| format!("{}: cannot be read (--read)", p.display()))
+                })
+                .collect::<Result<_, _>>()?,
+        }),
+        false => None,
+    };
+    if system == System::Gprolog
+        && config.predicates.contains(&Predicate::Plain)
+        && !gprolog::no_fd_available()
+    {
+        notes.push(
+            "plain_kenken/3 ran in gprolog, FD solver included: gplc (GNU Prolog's compiler, \
+             with a C compiler), which builds a GNU Prolog without it, is not installed; only \
+             the form check looks for the FD solver there"
+                .into(),
+        );
+    }
+    if let Some(j) = &jail {
+        if jail::narrow(&j.also_read, &j.hidden) != j.also_read {
+            notes.push(
+                "--read: judged code reads neither the judge's own program nor another file of \
+                 the class; those were taken out of what it may read"
+                    .into(),
+            );
+        }
+    }
+    let open = || -> Result<Box<dyn Backend>, JudgeError> {
+        Ok(match system {
+            System::Scryer => Box::new(scryer::ScryerBackend::new(
+                &absolute,
+                dialect,
+                jail.clone(),
+            )?),
+            System::Gprolog => Box::new(gprolog::GprologBackend::new(&absolute, jail.clone())?),
+        })
+    };
+    // (the first engine loads the file: its warnings, or why it cannot be loaded)
+    let mut first = open()?;
+    let loaded = first
+        .load(config.timeout)
+        .map_err(|e| read_hint(e, config.confine))?;
+    let mut backends = vec![first];
+    for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {
+        backends.push(open()?);
+    }
+    let reports = run_cases(&cases, backends, config.timeout, &mut on_case);
+    let skipped = reports
+        .iter()
+        .filter(|r| r.verdict == Verdict::Skipped)
+        .count();
+    if skipped > 0 {
+        notes.push(format!(
+            "{skipped} cases skipped: their predicate timed out on a smaller grid"
+        ));
+    }
+    Ok(Judgement {
+        file: file.display().to_string(),
+        system,
+        dialect,
+        dialect_detected,
+        max_size,
+        suite: match &config.suite {
+            Suite::Spec => "spec".into(),
+            Suite::Standard => "standard".into(),
+            Suite::Puzzles(_) => "puzzles".into(),
+        },
+        seed,
+        warnings: cut(&loaded.warnings),
+        cases: reports,
+        form,
+        notes,
+        elapsed_s: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// A load that failed on a file it could not open, confined, says how to let it read more:
+/// confined, a judged file reads only itself, and a helper file it loads is refused (GNU
+/// Prolog's compiler says such a file "does not exist").
+fn read_hint(e: JudgeError, confined: bool) -> JudgeError {
+    match e {
+        JudgeError::Load { file, why }
+            if confined
+                && [
+                    "cannot open",
+                    "does not exist",
+                    "existence_error",
+                    "permission_error",
+                ]
+                .iter()
+                .any(|w| why.contains(w)) =>
+        {
+            JudgeError::Load {
+                file,
+                why: format!(
+                    "{why} (a judged file may read only itself: --read PATH lets it read \
+                     a file it loads)"
+                ),
+            }
+        }
+        e => e,
+    }
+}
+
+/// The cases to judge: the suite's puzzles up to `max_size` (the standard suite's random ones
+/// made from `seed`), each with the predicates that are run on it, and a note for each kind of
+/// puzzle or predicate left out.
+fn plan(config: &Config, max_size: usize, seed: u64, notes: &mut Vec<String>) -> Vec<Case> {
+    let items = match &config.suite {
+        Suite::Spec => suite::spec_items(),
+        Suite::Standard => {
+            let mut items = suite::spec_items();
+            items.extend(suite::edge_items());
+            items.extend(suite::random_items(max_size, seed));
+            items
+        }
+        Suite::Puzzles(entries) => entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| suite::Item {
+                name: e
+                    .puzzle
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("puzzle {} (line {})", i + 1, e.line)),
+                puzzle: e.puzzle.clone(),
+                given: Vec::new(),
+            })
+            .collect(),
+    };
+    let wanted = items.len();
+    let items: Vec<_> = items
+        .into_iter()
+        .filter(|i| i.puzzle.size <= max_size)
+        .collect();
+    if items.len() < wanted {
+        notes.push(format!(
+            "{} puzzles larger than {max_size}x{max_size} left out (--max-size)",
+            wanted - items.len()
+        ));
+    }
+    let cases = suite::cases(&items, &config.predicates);
+    if items.len() * config.predicates.len() > cases.len() {
+        if config.predicates.contains(&Predicate::Plain) {
+            notes.push(format!(
+                "plain_kenken/3 is run on grids up to {0}x{0} (plain enumeration of larger \
+                 ones may take hours)",
+                suite::PLAIN_MAX_SIZE
+            ));
+        }
+        let unlisted = items
+            .iter()
+            .filter(|i| suite::expected(&i.puzzle).is_none())
+            .count();
+        if unlisted > 0 {
+            notes.push(format!(
+                "{unlisted} puzzles left out: invalid, or more than {} answers",
+                suite::MAX_EXPECTED
+            ));
+        }
+    }
+    cases
+}
+
+/// Runs `cases` on the backends (one thread each). A timeout on a grid up to
+/// [`HANG_MAX_SIZE`] is a failure ([`Verdict::Hang`]) and skips nothing; a timeout on a larger
+/// grid (N > 0, a case of at most [`SKIP_AFTER_ANSWERS`] answers) skips the predicate's cases
+/// of larger grids. Reports come back in the cases' order.
+fn run_cases(
+    cases: &[Case],
+    backends: Vec<Box<dyn Backend>>,
+    timeout: Duration,
+    on_case: &mut (dyn FnMut(&CaseReport) + Send),
+) -> Vec<CaseReport> {
+    struct Shared<'a> {
+        queue: VecDeque<usize>,
+        /// Per predicate, the smallest size that timed out.
+        timed_out: HashMap<Predicate, usize>,
+        reports: Vec<Option<CaseReport>>,
+        on_case: &'a mut (dyn FnMut(&CaseReport) + Send),
+    }
+    let shared = Mutex::new(Shared {
+        queue: (0..cases.len()).collect(),
+        timed_out: HashMap::new(),
+        reports: vec![None; cases.len()],
+        on_case,
+    });
+    std::thread::scope(|scope| {
+        for mut backend in backends {
+            let shared = &shared;
+            scope.spawn(move || loop {
+                let (i, skip) = {
+                    let Ok(mut s) = shared.lock() else { return };
+                    let Some(i) = s.queue.pop_front() else { return };
+                    let c = &cases[i];
+                    let skip = s
+                        .timed_out
+                        .get(&c.predicate)
+                        .filter(|&&n| c.size > n)
+                        .map(|&n| format!("{}/3 timed out on a {n}x{n} grid", c.predicate.name()));
+                    (i, skip)
+                };
+                let c = &cases[i];
+                let report = match skip {
+                    Some(why) => CaseReport::skipped(c, why),
+                    None => {
+                        let run = backend.run(c, verdict::answers_wanted(c), timeout);
+                        let mut report = verdict::judge(c, &run);
+                        if report.verdict == Verdict::Timeout
+                            && (1..=HANG_MAX_SIZE).contains(&c.size)
+                        {
+                            verdict::hang(&mut report);
+                        }
+                        report
+                    }
+                };
+                let Ok(mut s) = shared.lock() else { return };
+                // a loop on the empty grid (N = 0, often on backtracking) says nothing of
+                // real grids: gprolog runs out of stack there, Scryer out of time; nor does
+                // a slow enumeration of many answers (kenken(4, [], T)'s 576) say anything of
+                // puzzles with few; and a hang on a small grid is a failure of its own, which
+                // must not hide what the file answers on larger ones
+                if report.verdict == Verdict::Timeout
+                    && c.size > HANG_MAX_SIZE
+                    && c.expected.len() <= SKIP_AFTER_ANSWERS
+                {
+                    let n = s.timed_out.entry(c.predicate).or_insert(c.size);
+                    *n = (*n).min(c.size);
+                }
+                (s.on_case)(&report);
+                s.reports[i] = Some(report);
+            });
+        }
+    });
+    let reports = shared.into_inner().map(|s| s.reports).unwrap_or_default();
+    reports
+        .into_iter()
+        .zip(cases)
+        .map(|(r, c)| r.unwrap_or_else(|| CaseReport::skipped(c, "not run".into())))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::{FormCheck, JudgedAnswer, RunEnd};
+
+    #[test]
+    fn a_load_refused_a_file_it_loads_says_how_to_allow_it() {
+        let load = |why: &str| JudgeError::Load {
+            file: "/class/ann.pl".into(),
+            why: why.into(),
+        };
+        let refused = "gprolog's compiler refused it: /class/ann.pl:1: fatal error: cannot \
+                       open file helper.pl - does not exist";
+        assert!(read_hint(load(refused), true).to_string().ends_with(
+            "(a judged file may read only itself: --read PATH lets it read a file it loads)"
+        ));
+        // not confined, or another failure: as it was
+        assert_eq!(read_hint(load(refused), false), load(refused));
+        let other = "loading did not end within 30 s (does a directive loop?)";
+        assert_eq!(read_hint(load(other), true), load(other));
+    }
+
+    /// Times out on the cases named, answers every other one right.
+    struct Fake(Vec<&'static str>);
+
+    impl Backend for Fake {
+        fn load(&mut self, _: Duration) -> Result<Loaded, JudgeError> {
+            Ok(Loaded {
+                warnings: String::new(),
+            })
+        }
+        fn run(&mut self, case: &Case, _: usize, timeout: Duration) -> Run {
+            let slow = self.0.contains(&case.name.as_str());
+            Run {
+                answers: if slow {
+                    Vec::new()
+                } else {
+                    case.expected
+                        .iter()
+                        .cloned()
+                        .map(JudgedAnswer::Grid)
+                        .collect()
+                },
+                end: if slow {
+                    RunEnd::Timeout
+                } else {
+                    RunEnd::Complete
+                },
+                elapsed: timeout,
+            }
+        }
+    }
+
+    fn verdicts(slow: Vec<&'static str>) -> Vec<(String, Verdict)> {
+        let mut items = suite::spec_items();
+        items.extend(suite::edge_items());
+        let cases = suite::cases(&items, &[Predicate::Fd]);
+        run_cases(
+            &cases,
+            vec![Box::new(Fake(slow))],
+            Duration::from_secs(1),
+            &mut |_| {},
+        )
+        .into_iter()
+        .map(|r| (r.case, r.verdict))
+        .collect()
+    }
+
+    fn verdict_of(v: &[(String, Verdict)], case: &str) -> Verdict {
+        v.iter().find(|(c, _)| c == case).map(|(_, v)| *v).unwrap()
+    }
+
+    #[test]
+    fn a_timeout_on_a_small_grid_is_a_failure_and_skips_nothing() {
+        for slow in [
+            "spec: kenken(1, [], T)",
+            "spec: kenken(2, [], T)",
+            "spec: kenken(3, [], T)",
+        ] {
+            let v = verdicts(vec![slow]);
+            assert_eq!(verdict_of(&v, slow), Verdict::Hang, "{slow}");
+            assert_eq!(
+                verdict_of(&v, "spec 4x4 example (six answers)"),
+                Verdict::Pass
+            );
+            assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Pass);
+            assert_eq!(v.iter().filter(|(_, v)| *v == Verdict::Skipped).count(), 0);
+        }
+        let reports = run_cases(
+            &suite::cases(&suite::spec_items(), &[Predicate::Fd]),
+            vec![Box::new(Fake(vec!["spec: kenken(2, [], T)"]))],
+            Duration::from_secs(1),
+            &mut |_| {},
+        );
+        let hang = reports.iter().find(|r| r.verdict == Verdict::Hang).unwrap();
+        assert_eq!(
+            hang.detail,
+            "no end within the time limit on a 2x2 grid (0 answers), which any correct solver \
+             answers at once: a failure (the larger grids still run)"
+        );
+        assert!(Verdict::Hang.is_failure());
+    }
+
+    #[test]
+    fn a_timeout_on_a_larger_grid_skips_the_larger_cases_unless_it_had_many_answers_or_no_grid() {
+        let v = verdicts(vec!["spec 4x4 example (six answers)"]);
+        assert_eq!(
+            verdict_of(&v, "spec 4x4 example (six answers)"),
+            Verdict::Timeout
+        );
+        assert_eq!(verdict_of(&v, "spec: kenken(3, [], T)"), Verdict::Pass);
+        assert_eq!(verdict_of(&v, "spec 4x4 made unsatisfiable"), Verdict::Pass);
+        assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Skipped);
+        // 576 answers, or N = 0: the rest still runs
+        for slow in ["spec: kenken(4, [], T)", "N = 0"] {
+            let v = verdicts(vec![slow]);
+            assert_eq!(verdict_of(&v, slow), Verdict::Timeout);
+            assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Pass);
+            assert_eq!(v.iter().filter(|(_, v)| *v == Verdict::Skipped).count(), 0);
+        }
+    }
+
+    /// Loops on grids of `loops_up_to` and smaller (N > 0), answers a wrong grid on larger ones.
+    struct LoopsThenWrong(usize);
+
+    impl Backend for LoopsThenWrong {
+        fn load(&mut self, _: Duration) -> Result<Loaded, JudgeError> {
+            Fake(Vec::new()).load(Duration::ZERO)
+        }
+        fn run(&mut self, case: &Case, _: usize, timeout: Duration) -> Run {
+            if (1..=self.0).contains(&case.size) {
+                return Run {
+                    answers: Vec::new(),
+                    end: RunEnd::Timeout,
+                    elapsed: timeout,
+                };
+            }
+            Run {
+                answers: vec![JudgedAnswer::Grid(vec![vec![1; case.size]; case.size])],
+                end: RunEnd::Complete,
+                elapsed: Duration::from_millis(1),
+            }
+        }
+    }
+
+    fn judgement(cases: Vec<CaseReport>, form: Option<FormCheck>) -> Judgement {
+        Judgement {
+            file: "f.pl".into(),
+            system: System::Scryer,
+            dialect: Dialect::Scryer,
+            dialect_detected: true,
+            max_size: 7,
+            suite: "standard".into(),
+            seed: Some(1),
+            warnings: String::new(),
+            cases,
+            form,
+            notes: Vec::new(),
+            elapsed_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_file_that_loops_on_the_smallest_grids_and_is_wrong_above_fails() {
+        let mut items = suite::spec_items();
+        items.extend(suite::edge_items());
+        items.extend(suite::random_items(5, 1));
+        let cases = suite::cases(&items, &[Predicate::Fd, Predicate::Plain]);
+        for loops_up_to in [1, 3] {
+            let reports = run_cases(
+                &cases,
+                vec![Box::new(LoopsThenWrong(loops_up_to))],
+                Duration::from_secs(1),
+                &mut |_| {},
+            );
+            let j = judgement(reports, None);
+            assert_eq!(j.exit_code(), 1);
+            assert_eq!(j.count(Verdict::Skipped), 0);
+            assert_eq!(j.count(Verdict::Timeout), 0);
+            assert!(j.count(Verdict::Hang) >= 2 * loops_up_to);
+            assert!(j.count(Verdict::Wrong) > 10);
+        }
+        // timeouts on larger grids alone: exit 3; a form check failed: exit 1
+        let reports = run_cases(
+            &cases,
+            vec![Box::new(Fake(vec!["random 5x5 #1"]))],
+            Duration::from_secs(1),
+            &mut |_| {},
+        );
+        assert_eq!(judgement(reports.clone(), None).exit_code(), 3);
+        let fd = form::check("plain_kenken(N, C, T) :- kenken(N, C, T).\nkenken(_, _, _).");
+        let j = judgement(reports, Some(fd));
+        assert_eq!(j.exit_code(), 1);
+        assert!(
+            j.summary().contains("; form check failed ("),
+            "{}",
+            j.summary()
+        );
+        let passes = judgement(Vec::new(), Some(form::check("plain_kenken(_, _, _).")));
+        assert_eq!(passes.exit_code(), 0);
+    }
+}
