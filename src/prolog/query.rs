@@ -612,7 +612,20 @@ impl InThread<'_> {
                 }
                 match bindings.remove("R") {
                     Some(r) => item(r).map_err(QueryError::from),
-                    None => Err(PrologError::Protocol("the wrapper bound no R".into()).into()),
+                    // The wrapper stopped before its end: the machine itself halted (halt/0,1
+                    // in a goal built as it ran, which the host's load-time and typed-goal
+                    // rewriting cannot see): no longer to be trusted, as after a panic.
+                    None => {
+                        self.kept.broken = true;
+                        Ok(Item::End(
+                            End::Crashed(
+                                "the goal stopped the Prolog engine (halt/0,1 in a goal built \
+                                 as it ran); the session was restarted"
+                                    .into(),
+                            ),
+                            None,
+                        ))
+                    }
                 }
             }
             Ok(Some(Ok(_))) | Ok(None) => {
