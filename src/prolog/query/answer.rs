@@ -1,7 +1,13 @@
 //! One answer of a query ([`Answer`]), how a query ended ([`End`]), and what an engine replaced
 //! could not get back ([`Lost`]).
 
-use super::*;
+use serde::{Deserialize, Serialize};
+
+use super::{ConsultError, Exception};
+use crate::prolog::term::Term;
+use crate::prolog::PrologError;
+use crate::puzzle::Grid;
+use crate::Limit;
 
 /// One answer of a query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,32 +57,33 @@ pub enum End {
     AnswerLimit,
     /// A bound stopped the query: the timeout, or the inferences of one answer.
     Stopped(Limit),
-    /// An answer had more nodes than [`Query::answer_cap`] (the iterator gave
-    /// [`QueryError::AnswerTooLarge`] in its place).
+    /// An answer had more nodes than [`Query::answer_cap`](super::Query::answer_cap) (the iterator
+    /// gave [`QueryError::AnswerTooLarge`](super::QueryError::AnswerTooLarge) in its place).
     AnswerTooLarge(usize),
     /// The goal raised an exception.
     Exception(Exception),
     /// The goal called `halt/0` (code 0) or `halt/1`: the query ended there; the engine goes
     /// on (a [`Session`](crate::prolog::Session) keeps its state).
     Halted(i64),
-    /// The engine failed on this goal (Scryer panicked on it, not a Prolog exception; or a
-    /// worker's process died): the engine was replaced, and the next query finds the state
-    /// the engine had after the last query that ended ([`Answers::lost`] names what of it
-    /// could not be given back). The text says what failed (Scryer's panic message, or how
-    /// the process ended and the end of what it wrote to its standard error).
+    /// The engine failed on this goal (Scryer panicked on it, not a Prolog exception; or a worker's
+    /// process died): the engine was replaced, and the next query finds the state the engine had
+    /// after the last query that ended ([`Answers::lost`](super::Answers::lost) names what of it
+    /// could not be given back). The text says what failed (Scryer's panic message, or how the
+    /// process ended and the end of what it wrote to its standard error).
     Crashed(String),
 }
 
-/// What of an engine's state its replacement did not get back ([`Answers::lost`]).
+/// What of an engine's state its replacement did not get back
+/// ([`Answers::lost`](super::Answers::lost)).
 ///
-/// An engine is replaced after a worker's timeout or crash, a query whose [`Answers`] were
-/// dropped before their end, a protocol error, or a Scryer panic in a [`Session`](crate::prolog::Session).
-/// The replacement gets the state the engine had after the last query that ended (a query
-/// cut short by the replacement keeps nothing it did): the files consulted, the clauses of
-/// the dynamic predicates of `user` (asserted or consulted) and of the modules a goal
-/// asserted into (`assertz(m:fact(1))`), the flags and operators changed,
-/// the modules imported and the values put with `bb_put/2`; the same record and replay as the
-/// top level's (`kk_state/1` and `kk_restore/8` in `prolog/host/state.pl`).
+/// An engine is replaced after a worker's timeout or crash, a query whose
+/// [`Answers`](super::Answers) were dropped before their end, a protocol error, or a Scryer panic
+/// in a [`Session`](crate::prolog::Session). The replacement gets the state the engine had after
+/// the last query that ended (a query cut short by the replacement keeps nothing it did): the files
+/// consulted, the clauses of the dynamic predicates of `user` (asserted or consulted) and of the
+/// modules a goal asserted into (`assertz(m:fact(1))`), the flags and operators changed, the
+/// modules imported and the values put with `bb_put/2`; the same record and replay as the top
+/// level's (`kk_state/1` and `kk_restore/8` in `prolog/host/state.pl`).
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Lost {

@@ -1,6 +1,13 @@
 //! The [`Answers`] of a query, a lazy iterator over whatever source, and what a query printed.
 
-use super::*;
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use scryer_prolog::QueryState;
+
+use super::source::Got;
+use super::{Answer, AnswerSource, End, InThread, InWorker, Item, Kept, Lost, QueryError};
+use crate::process::Worker;
 
 /// At most this much of what a query prints is kept ([`Answers::printed`]).
 pub const PRINTED_CAP: usize = 1 << 20;
@@ -46,19 +53,20 @@ pub(crate) fn excerpt(text: &str) -> String {
     format!("{}... ({} bytes)", &text[..end], text.len())
 }
 
-/// The answers of a query, as they are found ([`crate::prolog::Session::query`], [`QueryWorker::query`]);
-/// after the last one, [`Answers::end`] says how the query ended.
+/// The answers of a query, as they are found ([`crate::prolog::Session::query`],
+/// [`QueryWorker::query`](super::QueryWorker::query)); after the last one, [`Answers::end`] says
+/// how the query ended.
 ///
 /// `S` is where they come from: [`InThread`] (a [`Session`](crate::prolog::Session): not `Send`, as
-/// Scryer's machine is not) or [`InWorker`] (a [`QueryWorker`]: `Send`, so that answers can be
-/// held across an `.await` or read on another thread).
+/// Scryer's machine is not) or [`InWorker`] (a [`QueryWorker`](super::QueryWorker): `Send`, so that
+/// answers can be held across an `.await` or read on another thread).
 ///
-/// In this thread, an iterator dropped before its end leaves the session to be rebuilt on its
-/// next query (about 0.4 s): Scryer cannot leave a query half-run. Ask only for the answers you
-/// want with [`Query::max_answers`]. A worker's answers dropped before their end (`.take(3)`)
-/// keep the worker when the rest of its reply comes within a quarter of a second (the goal had
-/// found its other answers); a query still running then replaces the worker (the replacement
-/// starts at once, and gets the state back at the next query).
+/// In this thread, an iterator dropped before its end leaves the session to be rebuilt on its next
+/// query (about 0.4 s): Scryer cannot leave a query half-run. Ask only for the answers you want
+/// with [`Query::max_answers`](super::Query::max_answers). A worker's answers dropped before their
+/// end (`.take(3)`) keep the worker when the rest of its reply comes within a quarter of a second
+/// (the goal had found its other answers); a query still running then replaces the worker (the
+/// replacement starts at once, and gets the state back at the next query).
 pub struct Answers<'a, S: AnswerSource = InThread<'a>> {
     source: S,
     /// Items read ahead (the first one, to tell a syntax error).

@@ -1,7 +1,10 @@
 //! The consult and restore queries, and the reading of their answers, shared by a
 //! [`crate::prolog::Session`] and a [`QueryWorker`].
 
-use super::*;
+use super::{Answer, ConsultError, End, Lost, Query, QueryError};
+use crate::prolog::term::Term;
+use crate::prolog::PrologError;
+use crate::Limit;
 
 /// The query that consults `file` (`kk_query_consult/2` of `prolog/host_query.pl`).
 pub(crate) fn consult_query(file: &std::path::Path) -> Query {

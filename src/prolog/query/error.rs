@@ -1,8 +1,15 @@
 //! The errors of a query and of a consult: [`QueryError`], [`ConsultError`], [`Exception`].
 
-use super::*;
+use std::time::Duration;
 
-/// Why a file was not consulted ([`crate::prolog::Session::consult`], [`QueryWorker::consult`]).
+use serde::{Deserialize, Serialize};
+
+use crate::process::WorkerError;
+use crate::prolog::term::Term;
+use crate::prolog::PrologError;
+
+/// Why a file was not consulted ([`crate::prolog::Session::consult`],
+/// [`QueryWorker::consult`](super::QueryWorker::consult)).
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub enum ConsultError {
@@ -84,18 +91,19 @@ pub enum QueryError {
         /// How many goals the text holds (the last may be incomplete).
         count: usize,
     },
-    /// An answer has more nodes than [`Query::answer_cap`]: the query was stopped there.
+    /// An answer has more nodes than [`Query::answer_cap`](super::Query::answer_cap): the query was
+    /// stopped there.
     #[error("an answer has more than {cap} nodes (Query::answer_cap): the query was stopped")]
     AnswerTooLarge {
         /// The cap.
         cap: usize,
     },
     /// A worker did not get ready within the time it was given
-    /// ([`QueryWorker::start_within`]); it goes on starting in the background, killed when the
-    /// error is dropped with nothing else holding it.
+    /// ([`QueryWorker::start_within`](super::QueryWorker::start_within)); it goes on starting in
+    /// the background, killed when the error is dropped with nothing else holding it.
     #[error("the Prolog worker did not start within {0:?}")]
     StartTimeout(Duration),
-    /// A parameter ([`Query::bind`]) names no variable of the goal.
+    /// A parameter ([`Query::bind`](super::Query::bind)) names no variable of the goal.
     #[error("the goal has no variable {name} to bind (Query::bind)")]
     UnknownParam {
         /// The parameter's name.

@@ -1,7 +1,13 @@
 //! What the Prolog wrapper gives, item by item ([`Item`]), read from the terms Scryer answers
 //! with (`prolog/host_query.pl`'s encoding), and a panic's text.
 
-use super::*;
+use scryer_prolog::Term as ScryerTerm;
+use serde::{Deserialize, Serialize};
+
+use super::{Answer, End, Exception, Lost};
+use crate::prolog::term::{chars_of_owned, drop_scryer, term_text, Term};
+use crate::prolog::PrologError;
+use crate::Limit;
 
 /// What the wrapper gives, item by item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -41,11 +41,11 @@
 
 //!
 //! By concern: the [`Query`] and its parameters here; [`Answer`], [`End`] and [`Lost`] in
-//! `answer.rs`; the errors in `error.rs`; the [`Answers`] iterator in `answers.rs`, and where
-//! they come from ([`InThread`], [`InWorker`]) in `sources.rs`; what the wrapper gives ([`Item`])
-//! and its reading from Scryer's terms in `item.rs`; the [`QueryWorker`] (parent side and worker
-//! side) in `worker.rs`; the consult and restore queries a [`crate::prolog::Session`] and a worker share in
-//! `consult.rs`.
+//! `answer.rs`; the errors in `error.rs`; the [`Answers`] iterator in `answers.rs`, and where they
+//! come from ([`InThread`], [`InWorker`]) in `sources.rs`; what the wrapper gives ([`Item`]) and
+//! its reading from Scryer's terms in `item.rs`; the [`QueryWorker`] (parent side and worker side)
+//! in `worker.rs`; the consult and restore queries a [`crate::prolog::Session`] and a worker share
+//! in `consult.rs`.
 
 mod answer;
 mod answers;
@@ -69,19 +69,12 @@ pub use sources::{AnswerSource, InThread, InWorker};
 pub use worker::QueryWorker;
 pub(crate) use worker::{query_worker, ROLE};
 
-use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use scryer_prolog::{LeafAnswer, QueryState, Term as ScryerTerm};
 use serde::{Deserialize, Serialize};
 
-use super::term::{chars_of_owned, drop_scryer, term_text, Term};
-use super::{PrologError, DEFAULT_ANSWER_CAP, DEFAULT_INFERENCE_LIMIT};
-use crate::error::Context;
-use crate::process::{Reply, Worker, WorkerError};
-use crate::puzzle::Grid;
-use crate::Limit;
-use source::Got;
+use super::term::Term;
+use super::{DEFAULT_ANSWER_CAP, DEFAULT_INFERENCE_LIMIT};
 
 /// A goal to run, and its bounds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,9 +1,20 @@
-//! Where a query's [`Answers`] come from: [`InThread`] (a session's machine) or [`InWorker`]
-//! (a worker process's reply).
+//! Where a query's [`Answers`](super::Answers) come from: [`InThread`] (a session's machine) or
+//! [`InWorker`] (a worker process's reply).
 
-use super::*;
+use std::time::{Duration, Instant};
 
-/// Where the [`Answers`] of a query come from: [`InThread`] or [`InWorker`] (sealed).
+use scryer_prolog::{LeafAnswer, QueryState, Term as ScryerTerm};
+
+use super::{excerpt, item, End, Item, Lost, Printed, QueryError, EXCERPT};
+use crate::error::Context;
+use crate::process::{Reply, Worker, WorkerError};
+use crate::prolog::term::{drop_scryer, term_text};
+use crate::prolog::PrologError;
+use crate::Limit;
+use source::Got;
+
+/// Where the [`Answers`](super::Answers) of a query come from: [`InThread`] or [`InWorker`]
+/// (sealed).
 pub trait AnswerSource: source::Read {}
 
 pub(super) mod source {
@@ -51,13 +62,14 @@ pub(crate) struct Kept {
     pub(crate) broken: bool,
     /// The state after the last query that may have changed it (`kk_state/1`'s text).
     pub(crate) state: Option<String>,
-    /// The process id of the worker that holds the state (a [`QueryWorker`]).
+    /// The process id of the worker that holds the state (a [`QueryWorker`](super::QueryWorker)).
     pub(crate) holder: Option<u32>,
-    /// What the engine lost when it was last replaced, not yet told (by [`Answers::lost`]).
+    /// What the engine lost when it was last replaced, not yet told (by
+    /// [`Answers::lost`](super::Answers::lost)).
     pub(crate) lost: Vec<Lost>,
 }
 
-/// The source of answers from a worker process (a [`QueryWorker`]).
+/// The source of answers from a worker process (a [`QueryWorker`](super::QueryWorker)).
 pub struct InWorker<'a> {
     /// `None` once the reply is read (or there was none).
     pub(super) worker: Option<&'a mut Worker>,

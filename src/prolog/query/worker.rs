@@ -1,7 +1,16 @@
 //! The [`QueryWorker`]: queries in a worker process, the parent's side ([`QueryWorker`]) and the
 //! worker's ([`query_worker`]).
 
-use super::*;
+use std::time::{Duration, Instant};
+
+use super::{
+    consult_query, consulted, restore_query, restored, Answers, End, InWorker, Item, Kept, Lost,
+    Printed, Query, QueryError,
+};
+use crate::error::Context;
+use crate::process::{Worker, WorkerError};
+use crate::prolog::PrologError;
+use crate::Limit;
 
 /// Queries in a worker process: each one bounded by its timeout, wall clock, from the call to
 /// the last answer (the worker is started by [`QueryWorker::new`]). A warm spare worker is
