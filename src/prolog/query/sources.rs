@@ -1,0 +1,290 @@
+//! Where a query's [`Answers`](super::Answers) come from: [`InThread`] (a session's machine) or
+//! [`InWorker`] (a worker process's reply).
+
+use std::time::{Duration, Instant};
+
+use scryer_prolog::{LeafAnswer, QueryState, Term as ScryerTerm};
+
+use super::{excerpt, item, End, Item, Lost, Printed, QueryError, EXCERPT};
+use crate::error::Context;
+use crate::process::{Reply, Worker, WorkerError};
+use crate::prolog::term::{drop_scryer, term_text};
+use crate::prolog::PrologError;
+use crate::Limit;
+use source::Got;
+
+/// Where the [`Answers`](super::Answers) of a query come from: [`InThread`] or [`InWorker`]
+/// (sealed).
+pub trait AnswerSource: source::Read {}
+
+pub(super) mod source {
+    use super::{Item, Printed, QueryError};
+
+    /// What a source gives besides its items.
+    #[derive(Debug, Default)]
+    pub struct Got {
+        /// The inferences so far.
+        pub(in crate::prolog::query) inferences: Option<u64>,
+        /// What the goal printed so far.
+        pub(in crate::prolog::query) printed: Printed,
+    }
+
+    /// The next item a source gives (`None`: the source is done).
+    pub struct Next(pub(in crate::prolog::query) Option<Result<Item, QueryError>>);
+
+    /// What [`super::Answers`] asks of its source.
+    pub trait Read {
+        /// The next item; the inferences and what was printed are updated.
+        fn read(&mut self, got: &mut Got) -> Next;
+        /// The engine's state after the query (kept for its replacement).
+        fn keep(&mut self, state: &str);
+        /// The query is over: what is left of its reply is read.
+        fn finish(&mut self);
+        /// The query is left before its end (an error, or the answers dropped).
+        fn abandon(&mut self);
+    }
+}
+
+/// The source of answers in this thread (a [`Session`](crate::prolog::Session)'s machine).
+pub struct InThread<'a> {
+    pub(super) state: Option<QueryState<'a>>,
+    /// What the session keeps for a replacement engine.
+    pub(super) kept: &'a mut Kept,
+    /// What the engine writes to `user_output`.
+    pub(super) capture: &'a crate::prolog::session::Capture,
+}
+
+/// What an engine's owner keeps for the engine that may replace it.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    /// The engine must be replaced before the next query (a query was left half-run, or the
+    /// engine failed).
+    pub(crate) broken: bool,
+    /// The state after the last query that may have changed it (`kk_state/1`'s text).
+    pub(crate) state: Option<String>,
+    /// The process id of the worker that holds the state (a [`QueryWorker`](super::QueryWorker)).
+    pub(crate) holder: Option<u32>,
+    /// What the engine lost when it was last replaced, not yet told (by
+    /// [`Answers::lost`](super::Answers::lost)).
+    pub(crate) lost: Vec<Lost>,
+}
+
+/// The source of answers from a worker process (a [`QueryWorker`](super::QueryWorker)).
+pub struct InWorker<'a> {
+    /// `None` once the reply is read (or there was none).
+    pub(super) worker: Option<&'a mut Worker>,
+    pub(super) deadline: Option<Instant>,
+    /// Where the state after the query goes.
+    pub(super) kept: Option<&'a mut Kept>,
+}
+
+impl AnswerSource for InThread<'_> {}
+impl AnswerSource for InWorker<'_> {}
+
+impl source::Read for InThread<'_> {
+    fn read(&mut self, got: &mut Got) -> source::Next {
+        source::Next(self.next_item(got))
+    }
+
+    fn keep(&mut self, state: &str) {
+        self.kept.state = Some(state.to_string());
+    }
+
+    fn finish(&mut self) {
+        self.state = None;
+    }
+
+    fn abandon(&mut self) {
+        if self.state.take().is_some() {
+            // left before its end: the machine still holds the query
+            self.kept.broken = true;
+        }
+    }
+}
+
+impl InThread<'_> {
+    fn next_item(&mut self, got: &mut Got) -> Option<Result<Item, QueryError>> {
+        let state = self.state.as_mut()?;
+        let next = crate::prolog::session::quietly(|| state.next());
+        let (printed, cut) = self.capture.take();
+        got.printed.push(&printed, cut);
+        Some(match next {
+            Ok(Some(Ok(LeafAnswer::LeafAnswer { mut bindings, .. }))) => {
+                if let Some(ScryerTerm::Integer(i)) = bindings.get("I") {
+                    got.inferences = i.to_string().parse().ok();
+                }
+                match bindings.remove("R") {
+                    Some(r) => item(r).map_err(QueryError::from),
+                    // The wrapper stopped before its end: the machine itself halted (halt/0,1
+                    // in a goal built as it ran, which the host's load-time and typed-goal
+                    // rewriting cannot see): no longer to be trusted, as after a panic.
+                    None => {
+                        self.kept.broken = true;
+                        Ok(Item::End(
+                            End::Crashed(
+                                "the goal stopped the Prolog engine (halt/0,1 in a goal built \
+                                 as it ran); the session was restarted"
+                                    .into(),
+                            ),
+                            None,
+                        ))
+                    }
+                }
+            }
+            Ok(Some(Ok(_))) | Ok(None) => {
+                self.kept.broken = true;
+                Err(PrologError::Protocol("the wrapper ended without end/2".into()).into())
+            }
+            Ok(Some(Err(e))) => {
+                self.kept.broken = true;
+                let text = excerpt(&term_text(&e));
+                drop_scryer(e);
+                Err(PrologError::Protocol(text).into())
+            }
+            Err(panic) => {
+                // Scryer 0.10 panics on a few goals instead of raising an error (asserting a
+                // cyclic term in a user's predicate): the machine is no longer to be trusted.
+                // (Its message was kept off the standard error: `quietly`.)
+                self.kept.broken = true;
+                Ok(Item::End(
+                    End::Crashed(format!(
+                        "the Prolog engine failed on this goal (Scryer Prolog: {panic}); the \
+                         session was restarted"
+                    )),
+                    None,
+                ))
+            }
+        })
+    }
+}
+
+impl source::Read for InWorker<'_> {
+    fn read(&mut self, got: &mut Got) -> source::Next {
+        source::Next(self.next_item(got))
+    }
+
+    fn keep(&mut self, state: &str) {
+        if let Some(kept) = self.kept.as_mut() {
+            kept.state = Some(state.to_string());
+            kept.holder = self.worker.as_ref().and_then(|w| w.pid());
+        }
+    }
+
+    /// A worker's final reply is read (it follows the last item). A worker that was replaced
+    /// (after a timeout) has no reply to read: the replacement is kept, starting, for the next
+    /// query.
+    fn finish(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            if worker.awaiting_reply() {
+                while let Ok(Reply::Part(_)) = worker.next(self.deadline) {}
+            }
+        }
+    }
+
+    /// A worker whose reply was not read to its end (`.take(3)`, a `break`) reads the rest
+    /// of it for a moment ([`DRAIN`], and not past the query's deadline): a query whose other
+    /// answers were found already ends there, and the worker is kept with its state. One
+    /// still running then is replaced at once (its next reply would be this query's), the
+    /// replacement starting while the caller goes on.
+    fn abandon(&mut self) {
+        let Some(worker) = self.worker.take() else {
+            return;
+        };
+        if !worker.awaiting_reply() {
+            return;
+        }
+        let drain = Instant::now() + DRAIN;
+        let until = self.deadline.map_or(drain, |d| d.min(drain));
+        loop {
+            match worker.next(Some(until)) {
+                Ok(Reply::Part(line)) => {
+                    if let Ok((Item::End(_, Some(state)), _, _)) =
+                        serde_json::from_str::<Part>(&line)
+                    {
+                        if let Some(kept) = self.kept.as_mut() {
+                            kept.state = Some(state);
+                            kept.holder = worker.pid();
+                        }
+                    }
+                }
+                Ok(Reply::Done(_)) => return,
+                Ok(Reply::Timeout) | Err(_) => break,
+            }
+        }
+        worker.stop();
+        let _ = worker.prestart();
+    }
+}
+
+impl InWorker<'_> {
+    fn next_item(&mut self, got: &mut Got) -> Option<Result<Item, QueryError>> {
+        let worker = self.worker.as_mut()?;
+        let reply = match worker.next(self.deadline) {
+            Ok(r) => r,
+            Err(e @ WorkerError::Died { .. }) => {
+                // the process died (a crash, not a Prolog error): a fresh one starts at once,
+                // and gets the state back at the next query
+                let _ = worker.prestart();
+                return Some(Ok(Item::End(End::Crashed(died_text(&e)), None)));
+            }
+            Err(e) => return Some(Err(e.into())),
+        };
+        Some(match reply {
+            Reply::Part(line) => serde_json::from_str::<Part>(&line)
+                .with_context(|| format!("reading the worker's answer {}", excerpt(&line)))
+                .map_err(|e| PrologError::from(e).into())
+                .map(|(item, i, printed)| {
+                    got.inferences = i.or(got.inferences);
+                    got.printed.push(&printed.0, printed.1);
+                    item
+                }),
+            Reply::Done(line) => {
+                let got = serde_json::from_str::<Result<(), String>>(&line)
+                    .with_context(|| format!("reading the worker's reply {}", excerpt(&line)))
+                    .map_err(PrologError::from);
+                let e = match got {
+                    Ok(Err(e)) => PrologError::Protocol(excerpt(&e)),
+                    Ok(Ok(())) => PrologError::Protocol("the worker ended without end/2".into()),
+                    Err(e) => e,
+                };
+                Err(e.into())
+            }
+            Reply::Timeout => {
+                // a fresh worker starts at once, while the caller goes on
+                let _ = worker.prestart();
+                Ok(Item::End(End::Stopped(Limit::Time), None))
+            }
+        })
+    }
+}
+
+/// How long answers dropped before their end wait for the rest of a worker's reply before
+/// the worker is replaced ([`InWorker`]'s `abandon`).
+pub(super) const DRAIN: Duration = Duration::from_millis(250);
+
+/// A part of a worker's reply: an item, the inferences so far, and what the goal printed
+/// since the part before (and whether some of it was cut).
+pub(super) type Part = (Item, Option<u64>, (String, bool));
+
+/// What a worker's death says: how it ended and the end of its standard error (where a
+/// panic's message is), or the error as it reads.
+pub(super) fn died_text(e: &WorkerError) -> String {
+    match e {
+        WorkerError::Died { status, stderr } => {
+            let tail = stderr.trim_end();
+            let mut start = tail.len().saturating_sub(EXCERPT * 4);
+            while !tail.is_char_boundary(start) {
+                start += 1;
+            }
+            if tail.is_empty() {
+                format!("the Prolog worker stopped ({status}); a fresh one was started")
+            } else {
+                format!(
+                    "the Prolog worker stopped ({status}); a fresh one was started. It wrote: {}",
+                    &tail[start..]
+                )
+            }
+        }
+        e => e.to_string(),
+    }
+}
