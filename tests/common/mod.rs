@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 pub mod oracle;
+// (it reads /proc and signals with nix, a dependency of the `prolog` feature)
+#[cfg(feature = "prolog")]
 pub mod procs;
 
 use std::path::PathBuf;
