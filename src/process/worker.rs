@@ -67,18 +67,10 @@ impl Worker {
     /// in `dir`; its standard error is captured (what it says of a crash is part of the error).
     pub(crate) fn confined(role: &str, confinement: Option<Confinement>, dir: &Path) -> Worker {
         Worker {
-            role: role.to_string(),
             confinement,
             dir: Some(dir.to_path_buf()),
             stderr: Stderr::Capture,
-            running: None,
-            ready: false,
-            last_id: 0,
-            current: None,
-            env: Vec::new(),
-            keep_spare: false,
-            spare: None,
-            frame_cap: FRAME_CAP,
+            ..Worker::new(role)
         }
     }
 
