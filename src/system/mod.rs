@@ -75,6 +75,12 @@ pub enum Program {
         path: PathBuf,
         /// The dialect it is written in.
         dialect: crate::judge::Dialect,
+        /// Whether the program may reach the system's FD solver. `false` for a judged
+        /// `plain_kenken/3`, which the spec forbids to use one: the system then loads the file
+        /// where no FD solver exists (Scryer with a stub `library(clpz)` whose constraints
+        /// throw, GNU Prolog built without its FD library), so that such a use fails by
+        /// behaviour.
+        fd: bool,
     },
 }
 

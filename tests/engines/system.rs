@@ -251,6 +251,7 @@ fn run(
     let program = Program::File {
         path: file.to_path_buf(),
         dialect: Dialect::Scryer,
+        fd: true,
     };
     system
         .load(&program, Duration::from_secs(20))
@@ -363,6 +364,7 @@ fn a_child_system_bounds_and_reports_a_load() {
         let program = |path: &std::path::Path| Program::File {
             path: path.to_path_buf(),
             dialect: Dialect::Scryer,
+        fd: true,
         };
         let start = Instant::now();
         match s.load(&program(&looping), Duration::from_secs(3)) {
@@ -413,6 +415,7 @@ fn scryer_in_this_process_refuses_a_deadline_and_a_file() {
     let file = Program::File {
         path: "kenken.pl".into(),
         dialect: Dialect::Scryer,
+        fd: true,
     };
     assert!(matches!(
         s.load(&file, Duration::from_secs(1)),
