@@ -25,7 +25,8 @@
                                answer exists), inference_limit, answer_too_large(Cap) (an
                                answer has more than Cap nodes), halted(Code), or
                                exception(Text, Value), Text the exception as Prolog writes it
-                               (chars) and Value the exception term encoded; State is
+                               (chars; its variables numbered, as in an answer's text) and
+                               Value the exception term encoded (kk_exception_text/3); State is
                                state(Chars), the engine's state after the goal as kk_state/1
                                of host.pl gives it (to be replayed in a fresh engine,
                                kk_query_restore/2), when the goal may have changed it
@@ -111,12 +112,34 @@ kk_qualified(Goal) :-
 kk_stream(Goal, VNs, Limit, Max, Cap, Mode, Item) :-
     Max1 is Max + 1,
     bb_put(kk_stream_end, complete),
-    (   catch(kk_nth(Goal, VNs, Limit, Max1, Cap, Mode, A, R), E, R = exception(E)),
-        kk_item(R, A, Item)
+    (   kk_answers(Goal, VNs, Limit, Max1, Cap, Mode, Item)
     ;   bb_get(kk_stream_end, Status),
         kk_end_state(State),
         Item = end(Status, State)
     ).
+
+% kk_answers(+Goal, +VNs, +Limit, +Max1, +Cap, +Mode, -Item): the items of Goal's answers.
+% Asked for the next one, it first looks whether the host wants no more (kk_stop_asked/0: its
+% answers dropped before their end): Goal is cut there, and end/2 follows (answer_limit), so
+% that the query ends with no choice point left and the engine goes on.
+kk_answers(Goal, VNs, Limit, Max1, Cap, Mode, Item) :-
+    catch(kk_nth(Goal, VNs, Limit, Max1, Cap, Mode, A, R), E, R = exception(E)),
+    kk_item(R, A, Item0),
+    (   Item = Item0
+    ;   kk_stop_asked,
+        !,
+        bb_put(kk_stream_end, answer_limit),
+        fail
+    ).
+
+% kk_stop_asked: the host put the character kk_stop_char/1 in user_input (its channel, where
+% nothing else comes: what a goal reads from user_input ends at once), taken out here.
+kk_stop_asked :-
+    catch(peek_char(user_input, C), _, fail),
+    kk_stop_char(C),
+    get_char(user_input, _).
+
+kk_stop_char('\x18\').
 
 kk_item(answer, A, answer(A)).
 kk_item(answer_limit, _, _) :-
@@ -133,19 +156,30 @@ kk_item(exception(kk_halt(Code)), _, _) :-
     bb_put(kk_stream_end, halted(Code)),
     fail.
 kk_item(exception(E), _, _) :-
-    term_variables(E, Vs),
-    kk_fresh_names(Vs, [], 0, VNs),
-    (   catch(kk_enc(E, Enc0, 0, _, 1000000), kk_answer_too_large, fail)
-    ->  kk_printable(E, PE, VNs, PVNs),
-        kk_text(PE, PVNs, T),
-        copy_term(Enc0-VNs, Enc1-VNs1, _),
-        kk_name_vars(VNs1),
-        Enc = term(Enc1)
-    ;   kk_text(E, VNs, T),
-        Enc = none
-    ),
+    kk_exception_text(E, T, Enc),
     bb_put(kk_stream_end, exception(T, Enc)),
     fail.
+
+% kk_exception_text(+E, -Text, -Enc): the exception E as writeq/1 writes it (chars), its
+% variables numbered as the K-th variable of an answer's text without a name is (kk_written/5:
+% the host names them _A, _B, ...), and E encoded, its variables the same numbers (term(Enc)),
+% or none when E is cyclic or has more than a million nodes (written then with the engine's
+% own names). No atom is made for a variable (Scryer 0.10 adds one in time that grows with its
+% table of atoms): linear in the size of E.
+kk_exception_text(E, T, Enc) :-
+    (   catch(kk_enc(E, Enc0, 0, _, 1000000), kk_answer_too_large, fail)
+    ->  term_variables(E, Vs),
+        kk_printable(E, PE, [], PVNs),
+        copy_term(PE-PVNs-Vs, CE-CVNs-CVs, _),
+        kk_numbered_offset(Off),
+        kk_number_fresh(CVs, Off),
+        kk_text_numbered(CE, CVNs, T),
+        copy_term(Enc0-Vs, Enc1-Vs1, _),
+        kk_number_vars(Vs1, 0),
+        Enc = term(Enc1)
+    ;   kk_text(E, [], T),
+        Enc = none
+    ).
 
 % kk_nth(+Goal, +VNs, +Limit, +Max1, +Cap, +Mode, -A, -R): the answers of Goal, R = answer and
 % A the answer for each of the first Max1 - 1; the Max1-th is R = answer_limit. An exception,

@@ -21,6 +21,7 @@
 pub(crate) mod query;
 mod session;
 mod start;
+mod stdout;
 mod term;
 pub mod toplevel;
 mod write;
@@ -31,8 +32,8 @@ use crate::puzzle::{Grid, Puzzle};
 
 pub(crate) use query::excerpt;
 pub use query::{
-    Answer, AnswerSource, Answers, ConsultError, End, Exception, InThread, InWorker, Lost, Query,
-    QueryError, QueryWorker, PRINTED_CAP,
+    Answer, AnswerSource, Answers, ConsultError, Consulted, End, Exception, InThread, InWorker,
+    Lost, Query, QueryError, QueryWorker, PRINTED_CAP,
 };
 pub use session::{NoopSolutions, PrologSolutions, Session};
 pub use start::{start_phases, StartPhase};

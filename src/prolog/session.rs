@@ -11,9 +11,11 @@ use std::sync::{Arc, Mutex};
 use super::start::Purpose;
 
 use scryer_prolog::Machine;
-use scryer_prolog::{MachineBuilder, OutputStreamConfig, StreamConfig};
+use scryer_prolog::{
+    InputStreamConfig, MachineBuilder, OutputStreamConfig, StreamConfig, UserInput,
+};
 
-use super::query::{consult_query, consulted, restore_query, restored};
+use super::query::{consult_query, consulted, read_consult, restore_query, restored, Consulted};
 use super::query::{Answers, End, Kept, Lost, Query, QueryError, PRINTED_CAP};
 use super::{noop_goal, solve_goal, Predicate, PrologError};
 use crate::puzzle::{Grid, Op, Puzzle};
@@ -63,6 +65,8 @@ pub struct Session {
     kept: Kept,
     /// What the machine writes to `user_output`.
     capture: Rc<Capture>,
+    /// How many machines this session has built (the first one included).
+    engines: usize,
 }
 
 impl Session {
@@ -78,22 +82,40 @@ impl Session {
     }
 
     fn for_purpose(purpose: Purpose) -> Session {
-        let capture = Rc::new(Capture::default());
+        let capture = Rc::new(Capture {
+            keep_stdout: purpose == Purpose::Queries,
+            ..Capture::default()
+        });
         Session {
             machine: machine(purpose, &capture),
             purpose,
             kept: Kept::default(),
             capture,
+            engines: 1,
         }
+    }
+
+    /// How many engines this session has built, the first one included: a measure of the
+    /// rebuilds (for tests).
+    #[doc(hidden)]
+    pub fn engines_built(&self) -> usize {
+        self.engines
     }
 
     /// Consults `file` (it is consulted again in a machine that replaces this one): a typed
     /// error when it does not load ([`QueryError::Consult`]); the clauses before a syntax
     /// error are loaded. Nothing bounds its time here (use [`super::QueryWorker::consult`]).
+    /// What the loader warned of is dropped: [`Session::load`] gives it.
     pub fn consult(&mut self, file: &std::path::Path) -> Result<(), QueryError> {
+        self.load(file).map(drop)
+    }
+
+    /// [`Session::consult`], and what Scryer's loader warned of ([`Consulted::warnings`]),
+    /// kept from the process's standard output and told once (not again when a replacement
+    /// engine consults the file anew).
+    pub fn load(&mut self, file: &std::path::Path) -> Result<Consulted, QueryError> {
         let answers = self.query(&consult_query(file))?;
-        let lost = answers.lost().to_vec();
-        let got = answers.collect_all();
+        let (lost, got) = read_consult(answers);
         // (told by the next query)
         self.kept.lost.extend(lost);
         consulted(file, got?)
@@ -103,6 +125,7 @@ impl Session {
     /// not be given back is kept in `kept.lost`, to be told.
     fn renew(&mut self) {
         self.machine = machine(self.purpose, &self.capture);
+        self.engines += 1;
         self.kept.broken = false;
         let Some(state) = self.kept.state.clone() else {
             return;
@@ -120,6 +143,7 @@ impl Session {
             // (the machine may hold part of it: a fresh one starts without it)
             self.kept.state = None;
             self.machine = machine(self.purpose, &self.capture);
+            self.engines += 1;
             self.kept.broken = false;
         }
         self.kept.lost.extend(lost);
@@ -292,10 +316,15 @@ impl Default for Session {
 
 /// A machine with `kenken.pl`, the host's wrapper and the libraries every goal finds, for
 /// `purpose`, its flags and operators noted (`kk_query_start/0`); what it writes to
-/// `user_output` goes to `capture`, what it writes to `user_error` nowhere.
+/// `user_output` goes to `capture`, what it writes to `user_error` nowhere; its `user_input` is
+/// a channel kept by `capture`, empty but for the host's request to stop
+/// ([`Capture::ask_stop`]).
 fn machine(purpose: Purpose, capture: &Rc<Capture>) -> Machine {
     let out = Rc::clone(capture);
+    let (input, input_config) = InputStreamConfig::channel();
+    *capture.stop.borrow_mut() = Some(input);
     let streams = StreamConfig::in_memory()
+        .with_user_input(input_config)
         .with_user_output(OutputStreamConfig::callback(Box::new(move |buf| {
             let bytes = std::mem::take(buf.get_mut());
             buf.set_position(0);
@@ -321,13 +350,37 @@ fn machine(purpose: Purpose, capture: &Rc<Capture>) -> Machine {
 pub(crate) struct Capture {
     bytes: RefCell<Vec<u8>>,
     total: Cell<usize>,
+    /// The sending end of the machine's `user_input`.
+    stop: RefCell<Option<UserInput>>,
+    /// Whether the process's standard output is kept from Scryer while the machine runs
+    /// ([`super::stdout`]): where a person's goals are answered (files are consulted).
+    keep_stdout: bool,
 }
 
+/// The character that asks the wrapper to stop a query (`kk_stop_char/1` of
+/// `prolog/host_query.pl`).
+const STOP: &[u8] = b"\x18";
+
 impl Capture {
+    /// Whether the process's standard output is kept from Scryer while the machine runs.
+    pub(crate) fn keeps_stdout(&self) -> bool {
+        self.keep_stdout
+    }
+
     /// A new query starts.
     fn reset(&self) {
         self.bytes.borrow_mut().clear();
         self.total.set(0);
+    }
+
+    /// Asks the wrapper to end the running query when it is next asked for an answer
+    /// (`kk_stop_asked/0`): false when it cannot be asked.
+    pub(crate) fn ask_stop(&self) -> bool {
+        use std::io::Write;
+        self.stop
+            .borrow_mut()
+            .as_mut()
+            .is_some_and(|input| input.write_all(STOP).is_ok())
     }
 
     fn push(&self, more: &[u8]) {

@@ -154,6 +154,7 @@ impl<'a, S: AnswerSource> Answers<'a, S> {
         let first = loop {
             match answers.read() {
                 Ok(Item::Lost(lost)) => answers.lost.extend(lost),
+                Ok(Item::Warnings(lines)) => answers.got.warnings.extend(lines),
                 other => break other,
             }
         };
@@ -200,6 +201,18 @@ impl<'a, S: AnswerSource> Answers<'a, S> {
     /// [`Answers::printed`]).
     pub fn printed_cut(&self) -> bool {
         self.got.printed.cut
+    }
+
+    /// What Scryer wrote to the process's standard output while the goal ran, so far, kept
+    /// from it: its loader's warnings (`% Warning: overwriting p/1 because the clauses are
+    /// discontiguous`, when the goal consults a file), one line each. Scryer 0.10 writes them
+    /// past the engine's streams, with Rust's `println!`; a [`crate::prolog::Session`] points
+    /// the process's standard output elsewhere while its engine runs, and passes on what
+    /// another thread wrote meanwhile. (Under the test harness of `cargo test` without
+    /// `--nocapture`, the harness takes them first: none are seen.) Never repeated when a
+    /// replaced engine gets its state back.
+    pub fn warnings(&self) -> &[String] {
+        &self.got.warnings
     }
 
     /// What the engine lost when it was replaced before this query (empty when it was not,
@@ -249,6 +262,10 @@ impl<S: AnswerSource> Iterator for Answers<'_, S> {
             Ok(Item::Answer(a)) => Some(Ok(a)),
             Ok(Item::Lost(lost)) => {
                 self.lost.extend(lost);
+                self.next()
+            }
+            Ok(Item::Warnings(lines)) => {
+                self.got.warnings.extend(lines);
                 self.next()
             }
             Ok(Item::End(End::AnswerTooLarge(cap), state)) => {

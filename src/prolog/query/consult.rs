@@ -1,7 +1,7 @@
 //! The consult and restore queries, and the reading of their answers, shared by a
 //! [`crate::prolog::Session`] and a [`QueryWorker`].
 
-use super::{Answer, ConsultError, End, Lost, Query, QueryError};
+use super::{Answer, AnswerSource, Answers, ConsultError, End, Lost, Query, QueryError};
 use crate::prolog::term::Term;
 use crate::prolog::PrologError;
 use crate::Limit;
@@ -12,11 +12,46 @@ pub(crate) fn consult_query(file: &std::path::Path) -> Query {
     Query::new(&format!("kk_query_consult({name}, R)")).max_answers(1)
 }
 
-/// How a consult went, from the answers of [`consult_query`].
+/// A file consulted: what Scryer's loader warned of ([`crate::prolog::Session::load`],
+/// [`QueryWorker::load`](super::QueryWorker::load)).
+#[non_exhaustive]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Consulted {
+    /// The loader's warnings, one line each.
+    pub warnings: Vec<String>,
+}
+
+impl Consulted {
+    /// What Scryer's loader warned of while the file loaded, one line each (`% Warning:
+    /// overwriting p/1 because the clauses are discontiguous`): Scryer 0.10 writes these to
+    /// the process's standard output; they are kept from it and given here instead
+    /// ([`Answers::warnings`]).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+}
+
+/// The answers of [`consult_query`] read to their end: what the engine lost before it, and
+/// the answers, how they ended and the loader's warnings.
+pub(crate) fn read_consult<S: AnswerSource>(
+    mut answers: Answers<'_, S>,
+) -> (
+    Vec<Lost>,
+    Result<(Vec<Answer>, End, Vec<String>), QueryError>,
+) {
+    let lost = answers.lost().to_vec();
+    let got = answers.by_ref().collect::<Result<Vec<_>, _>>().map(|a| {
+        let end = answers.end().cloned().unwrap_or(End::Complete);
+        (a, end, answers.warnings().to_vec())
+    });
+    (lost, got)
+}
+
+/// How a consult went, from the answers of [`consult_query`] ([`read_consult`]).
 pub(crate) fn consulted(
     file: &std::path::Path,
-    (answers, end): (Vec<Answer>, End),
-) -> Result<(), QueryError> {
+    (answers, end, warnings): (Vec<Answer>, End, Vec<String>),
+) -> Result<Consulted, QueryError> {
     let file = file.to_string_lossy().into_owned();
     let r = match (answers.first().and_then(|a| a.get("R")), end) {
         (Some(r), _) => r.clone(),
@@ -31,7 +66,7 @@ pub(crate) fn consulted(
         }
     };
     match consult_error(file, &r) {
-        None => Ok(()),
+        None => Ok(Consulted { warnings }),
         Some(e) => Err(e.into()),
     }
 }

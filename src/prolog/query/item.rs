@@ -22,6 +22,9 @@ pub(crate) enum Item {
     /// What the engine lost when it was replaced before this query (a worker's own session
     /// tells its parent).
     Lost(Vec<Lost>),
+    /// What Scryer wrote to standard output since the item before (a worker's session tells
+    /// its parent: [`crate::prolog::Answers::warnings`]).
+    Warnings(Vec<String>),
 }
 
 /// The first line of a panic's message.
@@ -241,7 +244,10 @@ pub(super) fn end_item(status: ScryerTerm, state: ScryerTerm) -> Result<Item, Pr
         ScryerTerm::Compound(f, e) if f == "exception" && e.len() == 2 => {
             let [text, term]: [ScryerTerm; 2] =
                 e.try_into().map_err(|_| proto("a malformed exception"))?;
-            let text = chars_of_owned(text).unwrap_or_else(|| "an exception".into());
+            // (its variables numbered as in an answer's text: named here)
+            let text = chars_of_owned(text)
+                .map(|t| unnumbered(&t))
+                .unwrap_or_else(|| "an exception".into());
             let term = match term {
                 ScryerTerm::Compound(t, mut v) if t == "term" && v.len() == 1 => {
                     v.pop().and_then(|v| Term::from_encoded(v).ok())

@@ -27,6 +27,9 @@ pub(super) mod source {
         pub(in crate::prolog::query) inferences: Option<u64>,
         /// What the goal printed so far.
         pub(in crate::prolog::query) printed: Printed,
+        /// What Scryer wrote to the process's standard output so far (its loader's
+        /// warnings), kept from it.
+        pub(in crate::prolog::query) warnings: Vec<String>,
     }
 
     /// The next item a source gives (`None`: the source is done).
@@ -94,18 +97,43 @@ impl source::Read for InThread<'_> {
         self.state = None;
     }
 
+    /// A query left before its end (its answers dropped, `.take(3)`) is asked to stop: the
+    /// wrapper cuts the goal when asked for its next answer and ends, and the machine goes on
+    /// with its state. Anything else (an error, a goal that gives another answer) leaves the
+    /// machine to be replaced: Scryer cannot drop a query that holds choice points.
     fn abandon(&mut self) {
-        if self.state.take().is_some() {
+        if self.state.is_none() {
+            return;
+        }
+        if !self.kept.broken && self.capture.ask_stop() {
+            let mut got = Got::default();
+            match self.next_item(&mut got) {
+                Some(Ok(Item::End(_, state))) => {
+                    if let Some(state) = state {
+                        self.keep(&state);
+                    }
+                }
+                _ => self.kept.broken = true,
+            }
+            // (what the goal printed meanwhile is left unread)
+            let _ = self.capture.take();
+        } else {
             // left before its end: the machine still holds the query
             self.kept.broken = true;
         }
+        self.state = None;
     }
 }
 
 impl InThread<'_> {
     fn next_item(&mut self, got: &mut Got) -> Option<Result<Item, QueryError>> {
         let state = self.state.as_mut()?;
-        let next = crate::prolog::session::quietly(|| state.next());
+        let (next, warnings) = if self.capture.keeps_stdout() {
+            crate::prolog::stdout::kept(|| crate::prolog::session::quietly(|| state.next()))
+        } else {
+            (crate::prolog::session::quietly(|| state.next()), Vec::new())
+        };
+        got.warnings.extend(warnings);
         let (printed, cut) = self.capture.take();
         got.printed.push(&printed, cut);
         Some(match next {

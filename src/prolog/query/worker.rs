@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use super::{
-    consult_query, consulted, restore_query, restored, Answers, End, InWorker, Item, Kept, Lost,
-    Printed, Query, QueryError,
+    consult_query, consulted, read_consult, restore_query, restored, Answers, Consulted, End,
+    InWorker, Item, Kept, Lost, Printed, Query, QueryError,
 };
 use crate::error::Context;
 use crate::process::{Worker, WorkerError};
@@ -119,12 +119,22 @@ impl QueryWorker {
 
     /// Consults `file` in the worker (it is consulted again in a worker that replaces this
     /// one), within `timeout`: a typed error when it does not load
-    /// ([`QueryError::Consult`]); the clauses before a syntax error are loaded.
+    /// ([`QueryError::Consult`]); the clauses before a syntax error are loaded. What the
+    /// loader warned of is dropped: [`QueryWorker::load`] gives it.
     pub fn consult(&mut self, file: &std::path::Path, timeout: Duration) -> Result<(), QueryError> {
+        self.load(file, timeout).map(drop)
+    }
+
+    /// [`QueryWorker::consult`], and what Scryer's loader warned of ([`Consulted::warnings`]),
+    /// told once (not again when a replacement worker consults the file anew).
+    pub fn load(
+        &mut self,
+        file: &std::path::Path,
+        timeout: Duration,
+    ) -> Result<Consulted, QueryError> {
         let query = consult_query(file).timeout(timeout);
         let answers = self.query(&query)?;
-        let lost = answers.lost().to_vec();
-        let got = answers.collect_all();
+        let (lost, got) = read_consult(answers);
         // (told by the next query)
         self.kept.lost.extend(lost);
         consulted(file, got?)
@@ -235,7 +245,17 @@ pub(crate) fn query_worker() -> crate::process::Handler {
                         &answers.got.printed,
                     );
                 }
+                // (Scryer's warnings, each sent once, before the item they came with)
+                let mut warned = 0;
+                let mut warn = |answers: &Answers<'_>, send: &mut dyn FnMut(Item)| {
+                    let all = answers.warnings();
+                    if all.len() > warned {
+                        send(Item::Warnings(all[warned..].to_vec()));
+                        warned = all.len();
+                    }
+                };
                 while let Some(a) = answers.next() {
+                    warn(&answers, &mut |i| send(i, None, &answers.got.printed));
                     match a {
                         Ok(a) => send(Item::Answer(a), answers.inferences(), &answers.got.printed),
                         // (the end says it)
@@ -243,6 +263,7 @@ pub(crate) fn query_worker() -> crate::process::Handler {
                         Err(e) => return Err(e),
                     }
                 }
+                warn(&answers, &mut |i| send(i, None, &answers.got.printed));
                 let end = answers.end().cloned().unwrap_or(End::Complete);
                 let state = answers.state().map(str::to_string);
                 send(
