@@ -119,9 +119,10 @@ kk_stream(Goal, VNs, Limit, Max, Cap, Mode, Item) :-
     ).
 
 % kk_answers(+Goal, +VNs, +Limit, +Max1, +Cap, +Mode, -Item): the items of Goal's answers.
-% Asked for the next one, it first looks whether the host wants no more (kk_stop_asked/0: its
-% answers dropped before their end): Goal is cut there, and end/2 follows (answer_limit), so
-% that the query ends with no choice point left and the engine goes on.
+% Asked for the next one, it first reads whether the host wants it (kk_stop_asked/0): when the
+% host wants no more (its answers dropped before their end), Goal is cut there, and end/2
+% follows (answer_limit), so that the query ends with no choice point left and the engine
+% goes on.
 kk_answers(Goal, VNs, Limit, Max1, Cap, Mode, Item) :-
     catch(kk_nth(Goal, VNs, Limit, Max1, Cap, Mode, A, R), E, R = exception(E)),
     kk_item(R, A, Item0),
@@ -132,12 +133,14 @@ kk_answers(Goal, VNs, Limit, Max1, Cap, Mode, Item) :-
         fail
     ).
 
-% kk_stop_asked: the host put the character kk_stop_char/1 in user_input (its channel, where
-% nothing else comes: what a goal reads from user_input ends at once), taken out here.
+% kk_stop_asked: the host put kk_stop_char/1 in user_input before it asked for the next
+% answer, not its character to go on. (user_input is a channel where the host puts nothing
+% else: what a goal reads from it ends at once. Once a goal has read its end, Scryer's stream
+% stays there, and the host can no longer ask: it then replaces the engine of a query left
+% half-run.)
 kk_stop_asked :-
-    catch(peek_char(user_input, C), _, fail),
-    kk_stop_char(C),
-    get_char(user_input, _).
+    catch(get_char(user_input, C), _, fail),
+    kk_stop_char(C).
 
 kk_stop_char('\x18\').
 

@@ -53,8 +53,9 @@ pub struct NoopSolutions {
 /// A `Session` is not `Send` (Scryer's machine is not): use it on the thread that made it, or
 /// use a [`super::QueryWorker`] or a worker engine, which run it in a child process.
 ///
-/// Its machine is replaced when a query's [`Answers`] are dropped before their end, or Scryer
-/// panics on a goal ([`End::Crashed`]); the new one gets the state the old one had after the
+/// Its machine is replaced when Scryer panics on a goal ([`End::Crashed`]) or the goal halts
+/// the machine itself (a query's [`Answers`] dropped before their end stop the query, and the
+/// machine goes on: see [`Answers`]); the new one gets the state the old one had after the
 /// last query that ended (consulted files, asserted clauses, flags, operators, modules,
 /// `bb_put/2` values), and the next query's [`Answers::lost`] names what it could not get.
 pub struct Session {
@@ -317,8 +318,8 @@ impl Default for Session {
 /// A machine with `kenken.pl`, the host's wrapper and the libraries every goal finds, for
 /// `purpose`, its flags and operators noted (`kk_query_start/0`); what it writes to
 /// `user_output` goes to `capture`, what it writes to `user_error` nowhere; its `user_input` is
-/// a channel kept by `capture`, empty but for the host's request to stop
-/// ([`Capture::ask_stop`]).
+/// a channel kept by `capture`, empty but for what the host tells the wrapper between answers
+/// ([`Capture::tell`]).
 fn machine(purpose: Purpose, capture: &Rc<Capture>) -> Machine {
     let out = Rc::clone(capture);
     let (input, input_config) = InputStreamConfig::channel();
@@ -357,8 +358,9 @@ pub(crate) struct Capture {
     keep_stdout: bool,
 }
 
-/// The character that asks the wrapper to stop a query (`kk_stop_char/1` of
-/// `prolog/host_query.pl`).
+/// What the host tells the wrapper before it asks for an answer after another
+/// (`kk_stop_asked/0` of `prolog/host_query.pl`): go on, or stop (`kk_stop_char/1`).
+const GO: &[u8] = b"\x11";
 const STOP: &[u8] = b"\x18";
 
 impl Capture {
@@ -373,14 +375,14 @@ impl Capture {
         self.total.set(0);
     }
 
-    /// Asks the wrapper to end the running query when it is next asked for an answer
-    /// (`kk_stop_asked/0`): false when it cannot be asked.
-    pub(crate) fn ask_stop(&self) -> bool {
+    /// Tells the wrapper, before the host asks for the answer after an answer, whether to go
+    /// on or to end the query there (`kk_stop_asked/0`): false when it cannot be told.
+    pub(crate) fn tell(&self, go: bool) -> bool {
         use std::io::Write;
         self.stop
             .borrow_mut()
             .as_mut()
-            .is_some_and(|input| input.write_all(STOP).is_ok())
+            .is_some_and(|input| input.write_all(if go { GO } else { STOP }).is_ok())
     }
 
     fn push(&self, more: &[u8]) {

@@ -499,9 +499,20 @@ fn a_session_whose_engine_is_replaced_gets_its_state_back() {
     s.consult(&file).unwrap();
     let (_, end) = all_here(&mut s, CHANGES);
     assert_eq!(end, End::Complete);
+    // answers dropped early no longer replace the engine (#45): nothing is lost
     let mut answers = s.query(&Query::new("repeat")).unwrap();
     assert!(answers.next().unwrap().is_ok());
     drop(answers);
+    let answers = s.query(&Query::new(CHECK)).unwrap();
+    assert!(answers.lost().is_empty(), "{:?}", answers.lost());
+    checked(&answers.collect_all().unwrap().0);
+    assert_eq!(s.engines_built(), 1);
+    // Scryer 0.10 panics asserting a cyclic term from a user's predicate: the engine is
+    // replaced, with the state
+    let (_, end) = all_here(&mut s, "assertz((keep(X) :- assertz(kept(X))))");
+    assert_eq!(end, End::Complete);
+    let (_, end) = all_here(&mut s, "X = f(X), keep(X)");
+    assert!(matches!(end, End::Crashed(_)), "{end:?}");
     let answers = s.query(&Query::new(CHECK)).unwrap();
     assert_eq!(
         answers.lost(),
@@ -511,14 +522,7 @@ fn a_session_whose_engine_is_replaced_gets_its_state_back() {
         }]
     );
     checked(&answers.collect_all().unwrap().0);
-    // Scryer 0.10 panics asserting a cyclic term from a user's predicate: the engine is
-    // replaced, with the state
-    let (_, end) = all_here(&mut s, "assertz((keep(X) :- assertz(kept(X))))");
-    assert_eq!(end, End::Complete);
-    let (_, end) = all_here(&mut s, "X = f(X), keep(X)");
-    assert!(matches!(end, End::Crashed(_)), "{end:?}");
-    let (a, _) = all_here(&mut s, CHECK);
-    checked(&a);
+    assert_eq!(s.engines_built(), 2);
     let (a, _) = all_here(&mut s, "keep(1), kept(K)");
     assert_eq!(values(&a, "K"), vec![Term::Integer(1)]);
 }
@@ -1022,4 +1026,230 @@ fn clauses_asserted_into_a_module_survive_a_replaced_worker() {
         (values(&a, "X"), values(&a, "Y")),
         (vec![Term::Integer(1)], vec![Term::Integer(2)])
     );
+}
+
+/// The child's side of `the_loaders_warnings_are_kept_from_stdout_and_told_once`.
+const WARNINGS_CHILD: &str = "KENKEN_TEST_WARNINGS_CHILD";
+
+/// A file whose clauses of `p/1` are discontiguous (Scryer keeps the last run), in a fresh
+/// folder.
+fn discontiguous_file() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("disc.pl");
+    std::fs::write(&file, "p(1).\nq(1).\np(2).\n").unwrap();
+    let other = dir.path().join("other.pl");
+    std::fs::write(&other, "r(1).\ns(1).\nr(2).\n").unwrap();
+    (dir, file)
+}
+
+const OVERWRITING: &str = "% Warning: overwriting p/1 because the clauses are discontiguous";
+
+#[test]
+fn the_loaders_warnings_are_kept_from_stdout_and_told_once() {
+    // Regression (#45): Scryer's loader wrote "overwriting p/1 because the clauses are
+    // discontiguous" to the host program's standard output, at the consult and again at each
+    // replay. The session's part runs in a child process whose standard output this reads
+    // (the test harness would take the line otherwise).
+    if std::env::var_os(WARNINGS_CHILD).is_some() {
+        let (_dir, file) = discontiguous_file();
+        let mut s = Session::new();
+        let consulted = s.load(&file).unwrap();
+        eprintln!("LOAD: {:?}", consulted.warnings());
+        // the engine replaced (a Scryer panic): the replay consults the file again, quietly
+        all_here(&mut s, "assertz((keep(X) :- assertz(kept(X))))");
+        let (_, end) = all_here(&mut s, "X = f(X), keep(X)");
+        assert!(matches!(end, End::Crashed(_)), "{end:?}");
+        let mut answers = s.query(&Query::new("p(X)")).unwrap();
+        let p: Vec<_> = answers.by_ref().map(|a| a.unwrap().text).collect();
+        eprintln!("REPLAY: {:?} {p:?}", answers.warnings());
+        drop(answers);
+        // a goal that consults gives them too, and a goal's own output is no warning
+        let other = file.with_file_name("other.pl");
+        let q = Query::new("consult(F), write(hello)")
+            .bind("F", Term::Atom(other.to_string_lossy().into_owned()));
+        let answers = s.query(&q).unwrap();
+        let (w, printed) = (answers.warnings().to_vec(), answers.printed().to_string());
+        let (_, end) = answers.collect_all().unwrap();
+        eprintln!("GOAL: {w:?} {printed} {end:?}");
+        println!("the host's own line");
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "query::the_loaders_warnings_are_kept_from_stdout_and_told_once",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env(WARNINGS_CHILD, "1")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("Warning"), "{stdout}");
+    assert!(stdout.contains("the host's own line"), "{stdout}");
+    let line = |tag: &str| {
+        stderr
+            .lines()
+            .find(|l| l.starts_with(tag))
+            .unwrap_or_else(|| panic!("{tag} in {stderr}"))
+            .to_string()
+    };
+    assert_eq!(line("LOAD: "), format!("LOAD: [{OVERWRITING:?}]"));
+    assert_eq!(line("REPLAY: "), "REPLAY: [] [\"X = 2\"]");
+    let goal = line("GOAL: ");
+    let r = OVERWRITING.replace("p/1", "r/1");
+    assert!(
+        goal.starts_with(&format!("GOAL: [{r:?}] hello Complete")),
+        "{goal}"
+    );
+
+    // a worker's: its standard output is its parent's channel; the warning comes back with
+    // the consult, once, and not again when a replacement consults the file anew
+    let (_dir, file) = discontiguous_file();
+    let (_program, mut w) = query_worker();
+    let minute = std::time::Duration::from_secs(60);
+    assert_eq!(w.load(&file, minute).unwrap().warnings(), [OVERWRITING]);
+    let q = Query::new("repeat, fail").timeout(std::time::Duration::from_millis(300));
+    let (_, end) = w.query(&q).unwrap().collect_all().unwrap();
+    assert_eq!(end, End::Stopped(Limit::Time));
+    let answers = w.query(&Query::new("p(X)")).unwrap();
+    assert!(answers.warnings().is_empty(), "{:?}", answers.warnings());
+    assert!(answers.lost().is_empty(), "{:?}", answers.lost());
+    let (a, _) = answers.collect_all().unwrap();
+    assert_eq!(values(&a, "X"), vec![Term::Integer(2)]);
+}
+
+#[test]
+fn answers_dropped_early_cost_a_session_no_rebuild() {
+    // Regression (#45): `.take(3)` on a Session's answers left the engine to be rebuilt
+    // (about 0.4 s, and the state replayed) at the next query; the wrapper now cuts the goal
+    // when asked, and the engine goes on.
+    let mut s = Session::new();
+    let (_, end) = all_here(&mut s, "assertz(kept_by_take(1))");
+    assert_eq!(end, End::Complete);
+    let first: Vec<i64> = s
+        .query(&Query::new("length(_, X)"))
+        .unwrap()
+        .take(3)
+        .map(|a| a.unwrap().integer("X").unwrap())
+        .collect();
+    assert_eq!(first, [0, 1, 2]);
+    // a goal that changed the state before it was dropped keeps the change
+    let mut answers = s
+        .query(&Query::new("assertz(kept_by_take(2)), repeat"))
+        .unwrap();
+    assert!(answers.next().unwrap().is_ok());
+    drop(answers);
+    // dropped before its first answer was read
+    drop(s.query(&Query::new("member(X, [a, b])")).unwrap());
+    let (a, end) = all_here(&mut s, "kept_by_take(X)");
+    assert_eq!(end, End::Complete);
+    assert_eq!(values(&a, "X"), vec![Term::Integer(1), Term::Integer(2)]);
+    assert_eq!(s.engines_built(), 1, "the engine was rebuilt");
+    // what a goal reads from user_input still ends at once
+    let (a, _) = all_here(&mut s, "read(T), get_char(C), peek_char(D)");
+    assert_eq!(a.len(), 1);
+    assert_eq!(
+        (values(&a, "T"), values(&a, "C"), values(&a, "D")),
+        (
+            vec![atom("end_of_file")],
+            vec![atom("end_of_file")],
+            vec![atom("end_of_file")]
+        )
+    );
+    // the state the stopped query left is the one a replacement gets
+    let (_, end) = all_here(&mut s, "assertz((keep(X) :- assertz(kept(X))))");
+    assert_eq!(end, End::Complete);
+    let (_, end) = all_here(&mut s, "X = f(X), keep(X)");
+    assert!(matches!(end, End::Crashed(_)), "{end:?}");
+    let (a, _) = all_here(&mut s, "kept_by_take(X)");
+    assert_eq!(values(&a, "X"), vec![Term::Integer(1), Term::Integer(2)]);
+    assert_eq!(s.engines_built(), 2);
+}
+
+#[test]
+fn an_exception_with_many_variables_is_written_in_linear_time_without_an_atom_each() {
+    // Regression (#45): the text of an exception named each of its variables with an atom of
+    // its own (_A, _B, ...): the atom table grew with every such exception, in time that grows
+    // with it. Its variables are numbered now, and named by the host, as an answer's are.
+    let mut s = Session::new();
+    let n = 100_000;
+    let goal = format!("length(L, {n}), throw(f(L))");
+    let (_, end) = all_here(&mut s, &goal);
+    let End::Exception(e) = end else {
+        panic!("{end:?}")
+    };
+    assert!(e.text.starts_with("f([_A,_B,_C,"), "{}", &e.text[..40]);
+    assert!(e.text.contains(",_Z,_A1,_B1,"), "{}", &e.text[..200]);
+    let last = format!(
+        "_{}{}])",
+        (b'A' + ((n - 1) % 26) as u8) as char,
+        (n - 1) / 26
+    );
+    assert!(e.text.ends_with(&last), "{last}");
+    let Some(Term::Compound(f, list)) = &e.term else {
+        panic!("{:?}", e.term)
+    };
+    assert_eq!(f, "f");
+    let args = list[0].as_list().unwrap();
+    assert_eq!(args.len(), n);
+    assert_eq!(args[0], Term::Var("_A".into()));
+    assert_eq!(args[27], Term::Var("_B1".into()));
+    // a name of the thrown term's own is left as it is
+    let (_, end) = all_here(&mut s, "throw(f(A0000000000001, '$VAR'(1), \"Ab\", _))");
+    let End::Exception(e) = end else {
+        panic!("{end:?}")
+    };
+    assert_eq!(e.text, "f(_A,'$VAR'(1),[\'A\',b],_B)");
+}
+
+#[test]
+fn the_state_survives_a_timeout_and_a_crash_at_twenty_thousand_facts() {
+    // #45: the replay of a large state (20,000 asserted facts) after a worker's timeout and
+    // after its death mid-query.
+    let (_program, mut w) = query_worker();
+    let (_, end) = all(
+        &mut w,
+        "forall(between(1, 20000, X), assertz(many(X))), bb_put(many_key, done)",
+    );
+    assert_eq!(end, End::Complete);
+    let count = "findall(X, many(X), Xs), length(Xs, N), sum_list(Xs, S), bb_get(many_key, K)";
+    let check = |w: &mut QueryWorker| {
+        let answers = w.query(&Query::new(count)).unwrap();
+        assert!(answers.lost().is_empty(), "{:?}", answers.lost());
+        let (a, end) = answers.collect_all().unwrap();
+        assert_eq!(end, End::Complete);
+        assert_eq!(
+            (values(&a, "N"), values(&a, "S"), values(&a, "K")),
+            (
+                vec![Term::Integer(20_000)],
+                vec![Term::Integer(200_010_000)],
+                vec![atom("done")]
+            )
+        );
+    };
+    let before = w.pid();
+    let q = Query::new("repeat, fail").timeout(std::time::Duration::from_millis(300));
+    let (_, end) = w.query(&q).unwrap().collect_all().unwrap();
+    assert_eq!(end, End::Stopped(Limit::Time));
+    check(&mut w);
+    assert_ne!(w.pid(), before, "the worker was not replaced");
+    let pid = w.pid().unwrap();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap()
+    });
+    let q = Query::new("repeat, fail").timeout(std::time::Duration::from_secs(60));
+    let (_, end) = w.query(&q).unwrap().collect_all().unwrap();
+    assert!(killer.join().unwrap().success());
+    assert!(matches!(end, End::Crashed(_)), "{end:?}");
+    check(&mut w);
 }

@@ -76,9 +76,9 @@ pub enum End {
 /// What of an engine's state its replacement did not get back
 /// ([`Answers::lost`](super::Answers::lost)).
 ///
-/// An engine is replaced after a worker's timeout or crash, a query whose
-/// [`Answers`](super::Answers) were dropped before their end, a protocol error, or a Scryer panic
-/// in a [`Session`](crate::prolog::Session). The replacement gets the state the engine had after
+/// An engine is replaced after a worker's timeout or crash, a worker's query whose
+/// [`Answers`](super::Answers) were dropped before their end while it still ran, a protocol
+/// error, or a Scryer panic in a [`Session`](crate::prolog::Session). The replacement gets the state the engine had after
 /// the last query that ended (a query cut short by the replacement keeps nothing it did): the files
 /// consulted, the clauses of the dynamic predicates of `user` (asserted or consulted) and of the
 /// modules a goal asserted into (`assertz(m:fact(1))`), the flags and operators changed, the

@@ -61,9 +61,12 @@ pub(crate) fn excerpt(text: &str) -> String {
 /// Scryer's machine is not) or [`InWorker`] (a [`QueryWorker`](super::QueryWorker): `Send`, so that
 /// answers can be held across an `.await` or read on another thread).
 ///
-/// In this thread, an iterator dropped before its end leaves the session to be rebuilt on its next
-/// query (about 0.4 s): Scryer cannot leave a query half-run. Ask only for the answers you want
-/// with [`Query::max_answers`](super::Query::max_answers). A worker's answers dropped before their
+/// In this thread, an iterator dropped before its end (`.take(3)`, a `break`) stops its query
+/// there: the wrapper cuts the goal when asked for its next answer (the goal's work stops, the
+/// state it changed is kept), and the session goes on with the same engine. (Only after a goal
+/// that read `user_input` to its end is the engine rebuilt instead, about 0.4 s: Scryer's
+/// stream stays at its end, and the host can no longer tell the wrapper to stop; Scryer cannot
+/// leave a query half-run.) A worker's answers dropped before their
 /// end (`.take(3)`) keep the worker when the rest of its reply comes within a quarter of a second
 /// (the goal had found its other answers); a query still running then replaces the worker (the
 /// replacement starts at once, and gets the state back at the next query).
@@ -95,6 +98,7 @@ impl<'a> Answers<'a, InThread<'a>> {
                 state: Some(state),
                 kept,
                 capture,
+                after_answer: false,
             },
             lost,
         )

@@ -55,6 +55,8 @@ pub struct InThread<'a> {
     pub(super) kept: &'a mut Kept,
     /// What the engine writes to `user_output`.
     pub(super) capture: &'a crate::prolog::session::Capture,
+    /// The last item read was an answer: the wrapper reads whether to go on before the next.
+    pub(super) after_answer: bool,
 }
 
 /// What an engine's owner keeps for the engine that may replace it.
@@ -105,8 +107,10 @@ impl source::Read for InThread<'_> {
         if self.state.is_none() {
             return;
         }
-        if !self.kept.broken && self.capture.ask_stop() {
+        if !self.kept.broken && self.after_answer && self.capture.tell(false) {
             let mut got = Got::default();
+            // (told to stop: not to go on as well)
+            self.after_answer = false;
             match self.next_item(&mut got) {
                 Some(Ok(Item::End(_, state))) => {
                     if let Some(state) = state {
@@ -128,6 +132,9 @@ impl source::Read for InThread<'_> {
 impl InThread<'_> {
     fn next_item(&mut self, got: &mut Got) -> Option<Result<Item, QueryError>> {
         let state = self.state.as_mut()?;
+        if std::mem::take(&mut self.after_answer) && !self.capture.tell(true) {
+            self.kept.broken = true;
+        }
         let (next, warnings) = if self.capture.keeps_stdout() {
             crate::prolog::stdout::kept(|| crate::prolog::session::quietly(|| state.next()))
         } else {
@@ -136,7 +143,7 @@ impl InThread<'_> {
         got.warnings.extend(warnings);
         let (printed, cut) = self.capture.take();
         got.printed.push(&printed, cut);
-        Some(match next {
+        let item = match next {
             Ok(Some(Ok(LeafAnswer::LeafAnswer { mut bindings, .. }))) => {
                 if let Some(ScryerTerm::Integer(i)) = bindings.get("I") {
                     got.inferences = i.to_string().parse().ok();
@@ -182,7 +189,9 @@ impl InThread<'_> {
                     None,
                 ))
             }
-        })
+        };
+        self.after_answer = matches!(item, Ok(Item::Answer(_)));
+        Some(item)
     }
 }
 
