@@ -42,10 +42,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(end, End::Complete);
     let still = Query::new("X = 1");
     let change = Query::new("assertz(other(1))");
-    let here_still = mean(20, || session.query(&still).unwrap().collect_all().unwrap().1);
-    let here_change = mean(20, || session.query(&change).unwrap().collect_all().unwrap().1);
-    let there_still = mean(20, || worker.query(&still).unwrap().collect_all().unwrap().1);
-    let there_change = mean(20, || worker.query(&change).unwrap().collect_all().unwrap().1);
+    let here_still = mean(20, || {
+        session.query(&still).unwrap().collect_all().unwrap().1
+    });
+    let here_change = mean(20, || {
+        session.query(&change).unwrap().collect_all().unwrap().1
+    });
+    let there_still = mean(20, || {
+        worker.query(&still).unwrap().collect_all().unwrap().1
+    });
+    let there_change = mean(20, || {
+        worker.query(&change).unwrap().collect_all().unwrap().1
+    });
     println!("{facts} facts asserted; mean of 20 queries:");
     println!(
         "  session: X = 1 {here_still:.2} ms, assertz/1 {here_change:.2} ms (x{:.1})",

@@ -36,7 +36,7 @@ const CANNOT_CONFINE_EXIT: i32 = 97;
 /// for an unknown role. (`toplevel` and `exec` are served apart: see [`init`].)
 fn handler(role: &str) -> Option<Handler> {
     match role {
-        crate::prolog::query::ROLE => Some(crate::prolog::query::query_worker()),
+        crate::prolog::query::ROLE => Some(crate::prolog::serve::query_worker()),
         crate::judge::SCRYER_ROLE => Some(crate::judge::scryer_worker()),
         _ => crate::system::solve_worker(role),
     }

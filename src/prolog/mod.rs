@@ -18,7 +18,10 @@
 //! A `Session` holds a Scryer `Machine`, which is not `Send`: it stays on the thread that made
 //! it (a [`QueryWorker`] or a worker engine can be sent anywhere).
 
+mod goals;
 pub(crate) mod query;
+mod quiet;
+pub(crate) mod serve;
 mod session;
 mod start;
 mod stdout;

@@ -2,21 +2,17 @@
 //! ([`Session::query`]) and running the homework's solvers with their answers as grids.
 //!
 //! What the engine writes to `user_output` is kept for the query that runs
-//! ([`Answers::printed`]); Scryer's panics are kept off the standard error ([`quietly`]).
+//! ([`Answers::printed`]); Scryer's panics are kept off the standard error (`quiet.rs`).
 
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::sync::{Arc, Mutex};
 
 use super::start::Purpose;
 
 use scryer_prolog::Machine;
-use scryer_prolog::{
-    InputStreamConfig, MachineBuilder, OutputStreamConfig, StreamConfig, UserInput,
-};
+use scryer_prolog::{InputStreamConfig, MachineBuilder, OutputStreamConfig, StreamConfig};
 
 use super::query::{consult_query, consulted, read_consult, restore_query, restored, Consulted};
-use super::query::{Answers, End, Kept, Lost, Query, QueryError, PRINTED_CAP};
+use super::query::{Answers, Capture, End, Kept, Lost, Query, QueryError};
 use super::{noop_goal, solve_goal, Predicate, PrologError};
 use crate::puzzle::{Grid, Op, Puzzle};
 use crate::Limit;
@@ -83,10 +79,7 @@ impl Session {
     }
 
     fn for_purpose(purpose: Purpose) -> Session {
-        let capture = Rc::new(Capture {
-            keep_stdout: purpose == Purpose::Queries,
-            ..Capture::default()
-        });
+        let capture = Rc::new(Capture::new(purpose == Purpose::Queries));
         Session {
             machine: machine(purpose, &capture),
             purpose,
@@ -319,11 +312,11 @@ impl Default for Session {
 /// `purpose`, its flags and operators noted (`kk_query_start/0`); what it writes to
 /// `user_output` goes to `capture`, what it writes to `user_error` nowhere; its `user_input` is
 /// a channel kept by `capture`, empty but for what the host tells the wrapper between answers
-/// ([`Capture::tell`]).
+/// (`Capture::tell`).
 fn machine(purpose: Purpose, capture: &Rc<Capture>) -> Machine {
     let out = Rc::clone(capture);
     let (input, input_config) = InputStreamConfig::channel();
-    *capture.stop.borrow_mut() = Some(input);
+    capture.set_input(input);
     let streams = StreamConfig::in_memory()
         .with_user_input(input_config)
         .with_user_output(OutputStreamConfig::callback(Box::new(move |buf| {
@@ -343,120 +336,4 @@ fn machine(purpose: Purpose, capture: &Rc<Capture>) -> Machine {
         .count();
     capture.reset();
     machine
-}
-
-/// What a machine writes to `user_output`, for the query that runs: at most [`PRINTED_CAP`]
-/// bytes of it, and whether more was written.
-#[derive(Debug, Default)]
-pub(crate) struct Capture {
-    bytes: RefCell<Vec<u8>>,
-    total: Cell<usize>,
-    /// The sending end of the machine's `user_input`.
-    stop: RefCell<Option<UserInput>>,
-    /// Whether the process's standard output is kept from Scryer while the machine runs
-    /// ([`super::stdout`]): where a person's goals are answered (files are consulted).
-    keep_stdout: bool,
-}
-
-/// What the host tells the wrapper before it asks for an answer after another
-/// (`kk_stop_asked/0` of `prolog/host_query.pl`): go on, or stop (`kk_stop_char/1`).
-const GO: &[u8] = b"\x11";
-const STOP: &[u8] = b"\x18";
-
-impl Capture {
-    /// Whether the process's standard output is kept from Scryer while the machine runs.
-    pub(crate) fn keeps_stdout(&self) -> bool {
-        self.keep_stdout
-    }
-
-    /// A new query starts.
-    fn reset(&self) {
-        self.bytes.borrow_mut().clear();
-        self.total.set(0);
-    }
-
-    /// Tells the wrapper, before the host asks for the answer after an answer, whether to go
-    /// on or to end the query there (`kk_stop_asked/0`): false when it cannot be told.
-    pub(crate) fn tell(&self, go: bool) -> bool {
-        use std::io::Write;
-        self.stop
-            .borrow_mut()
-            .as_mut()
-            .is_some_and(|input| input.write_all(if go { GO } else { STOP }).is_ok())
-    }
-
-    fn push(&self, more: &[u8]) {
-        let total = self.total.get();
-        let room = PRINTED_CAP.saturating_sub(total);
-        self.bytes
-            .borrow_mut()
-            .extend_from_slice(&more[..more.len().min(room)]);
-        self.total.set(total.saturating_add(more.len()));
-    }
-
-    /// What was written since the last call, and whether some was cut.
-    pub(crate) fn take(&self) -> (String, bool) {
-        let bytes = std::mem::take(&mut *self.bytes.borrow_mut());
-        (
-            String::from_utf8_lossy(&bytes).into_owned(),
-            self.total.get() > PRINTED_CAP,
-        )
-    }
-}
-
-/// A panic hook, as the standard library keeps it.
-type Hook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
-
-/// How many threads run [`quietly`] now, and the hook that was there before the first.
-static QUIET: Mutex<(usize, Option<Arc<Hook>>)> = Mutex::new((0, None));
-
-thread_local! {
-    /// This thread runs [`quietly`].
-    static IN_ENGINE: Cell<bool> = const { Cell::new(false) };
-    /// The message of the panic caught on this thread.
-    static PANICKED: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` (a call into Scryer), catching a panic: `Err` with its message, which is not
-/// written to the standard error. While some thread runs this, a hook of ours is installed
-/// that keeps the message of a panic on such a thread and hands any other to the hook that was
-/// there before (the program's own, or the standard one); the last thread out puts that hook
-/// back. (A hook the program sets while an engine runs is replaced by the one before it.)
-pub(crate) fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    if let Ok(mut q) = QUIET.lock() {
-        if q.0 == 0 {
-            let before: Arc<Hook> = Arc::new(std::panic::take_hook());
-            let other = Arc::clone(&before);
-            std::panic::set_hook(Box::new(move |info| {
-                if IN_ENGINE.with(Cell::get) {
-                    PANICKED.with(|p| *p.borrow_mut() = Some(info.to_string()));
-                } else {
-                    other(info);
-                }
-            }));
-            q.1 = Some(before);
-        }
-        q.0 += 1;
-    }
-    let was = IN_ENGINE.with(|e| e.replace(true));
-    let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    IN_ENGINE.with(|e| e.set(was));
-    if let Ok(mut q) = QUIET.lock() {
-        q.0 = q.0.saturating_sub(1);
-        if q.0 == 0 {
-            drop(std::panic::take_hook());
-            if let Some(before) = q.1.take() {
-                match Arc::try_unwrap(before) {
-                    Ok(hook) => std::panic::set_hook(hook),
-                    Err(shared) => std::panic::set_hook(Box::new(move |info| shared(info))),
-                }
-            }
-        }
-    }
-    got.map_err(|panic| {
-        PANICKED
-            .with(|p| p.borrow_mut().take())
-            .unwrap_or_else(|| super::query::panic_text(&panic))
-            .replace('\n', " ")
-    })
 }

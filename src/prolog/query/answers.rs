@@ -90,7 +90,7 @@ impl<'a> Answers<'a, InThread<'a>> {
     pub(crate) fn engine(
         state: QueryState<'a>,
         kept: &'a mut Kept,
-        capture: &'a crate::prolog::session::Capture,
+        capture: &'a super::Capture,
         lost: Vec<Lost>,
     ) -> Result<Answers<'a, InThread<'a>>, QueryError> {
         Answers::started(

@@ -31,14 +31,14 @@ impl Consulted {
     }
 }
 
+/// The answers of a consult read to their end, how they ended, and the loader's warnings.
+pub(crate) type ConsultRead = (Vec<Answer>, End, Vec<String>);
+
 /// The answers of [`consult_query`] read to their end: what the engine lost before it, and
 /// the answers, how they ended and the loader's warnings.
 pub(crate) fn read_consult<S: AnswerSource>(
     mut answers: Answers<'_, S>,
-) -> (
-    Vec<Lost>,
-    Result<(Vec<Answer>, End, Vec<String>), QueryError>,
-) {
+) -> (Vec<Lost>, Result<ConsultRead, QueryError>) {
     let lost = answers.lost().to_vec();
     let got = answers.by_ref().collect::<Result<Vec<_>, _>>().map(|a| {
         let end = answers.end().cloned().unwrap_or(End::Complete);
@@ -50,7 +50,7 @@ pub(crate) fn read_consult<S: AnswerSource>(
 /// How a consult went, from the answers of [`consult_query`] ([`read_consult`]).
 pub(crate) fn consulted(
     file: &std::path::Path,
-    (answers, end, warnings): (Vec<Answer>, End, Vec<String>),
+    (answers, end, warnings): ConsultRead,
 ) -> Result<Consulted, QueryError> {
     let file = file.to_string_lossy().into_owned();
     let r = match (answers.first().and_then(|a| a.get("R")), end) {

@@ -26,7 +26,7 @@
 //! ```
 //!
 //! One text is one goal: a text of several (`X = 1. Y = 2.`, cut where the command line cuts
-//! them, [`super::toplevel::split_goals`]) is refused ([`QueryError::SeveralGoals`]) rather
+//! them, [`super::goals::split_goals`]) is refused ([`QueryError::SeveralGoals`]) rather
 //! than run in part. An answer of any depth comes back (the wrapper encodes it so that its
 //! conversion is linear in its size and never recursive: `prolog/host_query.pl`), up to
 //! [`Query::answer_cap`] nodes ([`QueryError::AnswerTooLarge`] past it).
@@ -42,33 +42,39 @@
 //!
 //! By concern: the [`Query`] and its parameters here; [`Answer`], [`End`] and [`Lost`] in
 //! `answer.rs`; the errors in `error.rs`; the [`Answers`] iterator in `answers.rs`, and where they
-//! come from ([`InThread`], [`InWorker`]) in `sources.rs`; what the wrapper gives ([`Item`]) and
-//! its reading from Scryer's terms in `item.rs`; the [`QueryWorker`] (parent side and worker side)
-//! in `worker.rs`; the consult and restore queries a [`crate::prolog::Session`] and a worker share
-//! in `consult.rs`.
+//! come from ([`InThread`], [`InWorker`]) in `sources.rs`; what a machine in this thread prints,
+//! and the channel its wrapper reads between answers, in `capture.rs`; what the wrapper gives
+//! ([`Item`]) and its reading from Scryer's terms in `item.rs`; the parent's side of a
+//! [`QueryWorker`] in `worker.rs` (the worker's side, a [`crate::prolog::Session`] serving it, is
+//! `src/prolog/serve.rs`); the consult and restore queries a session and a worker share in
+//! `consult.rs`. This module imports none of `session.rs`, `serve.rs` or `toplevel/`: they
+//! build on it.
 
 mod answer;
 mod answers;
+mod capture;
 mod consult;
 mod error;
 mod item;
 mod sources;
 mod worker;
 
+pub(crate) use crate::prolog::quiet::panic_text;
 pub use answer::{Answer, End, Lost};
 use answers::EXCERPT;
 pub(crate) use answers::{excerpt, Printed};
 pub use answers::{Answers, PRINTED_CAP};
+pub(crate) use capture::Capture;
 pub use consult::Consulted;
 pub(crate) use consult::{consult_query, consulted, read_consult, restore_query, restored};
 pub use error::{ConsultError, Exception, QueryError};
 use item::item;
-pub(crate) use item::{panic_text, Item};
+pub(crate) use item::Item;
 use sources::source;
 pub(crate) use sources::Kept;
 pub use sources::{AnswerSource, InThread, InWorker};
 pub use worker::QueryWorker;
-pub(crate) use worker::{query_worker, ROLE};
+pub(crate) use worker::ROLE;
 
 use std::time::Duration;
 
@@ -168,7 +174,7 @@ impl Query {
 
     /// Refuses a text of several goals: [`QueryError::SeveralGoals`].
     pub(crate) fn check(&self) -> Result<(), QueryError> {
-        let goals = super::toplevel::split_goals(&self.goal);
+        let goals = super::goals::split_goals(&self.goal);
         let count = goals.complete.len() + usize::from(goals.rest.is_some());
         if count > 1 {
             return Err(QueryError::SeveralGoals { count });

@@ -8,6 +8,7 @@ use scryer_prolog::{LeafAnswer, QueryState, Term as ScryerTerm};
 use super::{excerpt, item, End, Item, Lost, Printed, QueryError, EXCERPT};
 use crate::error::Context;
 use crate::process::{Reply, Worker, WorkerError};
+use crate::prolog::quiet::quietly;
 use crate::prolog::term::{drop_scryer, term_text};
 use crate::prolog::PrologError;
 use crate::Limit;
@@ -54,7 +55,7 @@ pub struct InThread<'a> {
     /// What the session keeps for a replacement engine.
     pub(super) kept: &'a mut Kept,
     /// What the engine writes to `user_output`.
-    pub(super) capture: &'a crate::prolog::session::Capture,
+    pub(super) capture: &'a super::Capture,
     /// The last item read was an answer: the wrapper reads whether to go on before the next.
     pub(super) after_answer: bool,
 }
@@ -136,9 +137,9 @@ impl InThread<'_> {
             self.kept.broken = true;
         }
         let (next, warnings) = if self.capture.keeps_stdout() {
-            crate::prolog::stdout::kept(|| crate::prolog::session::quietly(|| state.next()))
+            crate::prolog::stdout::kept(|| quietly(|| state.next()))
         } else {
-            (crate::prolog::session::quietly(|| state.next()), Vec::new())
+            (quietly(|| state.next()), Vec::new())
         };
         got.warnings.extend(warnings);
         let (printed, cut) = self.capture.take();

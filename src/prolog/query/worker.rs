@@ -1,11 +1,11 @@
-//! The [`QueryWorker`]: queries in a worker process, the parent's side ([`QueryWorker`]) and the
-//! worker's ([`query_worker`]).
+//! The [`QueryWorker`]: queries in a worker process, the parent's side (the worker's is
+//! `src/prolog/serve.rs`).
 
 use std::time::{Duration, Instant};
 
 use super::{
     consult_query, consulted, read_consult, restore_query, restored, Answers, Consulted, End,
-    InWorker, Item, Kept, Lost, Printed, Query, QueryError,
+    InWorker, Kept, Lost, Query, QueryError,
 };
 use crate::error::Context;
 use crate::process::{Worker, WorkerError};
@@ -206,74 +206,3 @@ impl QueryWorker {
 
 /// The worker role that serves queries.
 pub(crate) const ROLE: &str = "query";
-
-/// The request handler of the `query` worker role: each answer is sent as a part, as soon as
-/// it is found, with what the goal printed before it; the last part is the end, with the
-/// state after the goal when it may have changed it (the parent keeps it for a replacement).
-/// The reply says only whether the query failed.
-pub(crate) fn query_worker() -> crate::process::Handler {
-    let mut session = crate::prolog::Session::new();
-    Box::new(move |line: &str, part: &mut dyn FnMut(&str)| {
-        let got = serde_json::from_str::<Query>(line)
-            .context("reading a request")
-            .map_err(|e| QueryError::Engine(e.into()))
-            .and_then(|q| {
-                let q = Query { timeout: None, ..q };
-                let mut sent = 0;
-                let mut send = |item: Item, inferences: Option<u64>, printed: &Printed| {
-                    let new = (printed.text[sent..].to_string(), printed.cut);
-                    sent = printed.text.len();
-                    if let Ok(l) = serde_json::to_string(&(item, inferences, new)) {
-                        part(&l);
-                    }
-                };
-                let mut answers = match session.query(&q) {
-                    Err(QueryError::Syntax { message, line }) => {
-                        send(Item::Syntax(message, line), None, &Printed::default());
-                        return Ok(());
-                    }
-                    Err(QueryError::UnknownParam { name }) => {
-                        send(Item::Param(name), None, &Printed::default());
-                        return Ok(());
-                    }
-                    other => other?,
-                };
-                if !answers.lost().is_empty() {
-                    send(
-                        Item::Lost(answers.lost().to_vec()),
-                        None,
-                        &answers.got.printed,
-                    );
-                }
-                // (Scryer's warnings, each sent once, before the item they came with)
-                let mut warned = 0;
-                let mut warn = |answers: &Answers<'_>, send: &mut dyn FnMut(Item)| {
-                    let all = answers.warnings();
-                    if all.len() > warned {
-                        send(Item::Warnings(all[warned..].to_vec()));
-                        warned = all.len();
-                    }
-                };
-                while let Some(a) = answers.next() {
-                    warn(&answers, &mut |i| send(i, None, &answers.got.printed));
-                    match a {
-                        Ok(a) => send(Item::Answer(a), answers.inferences(), &answers.got.printed),
-                        // (the end says it)
-                        Err(QueryError::AnswerTooLarge { .. }) => {}
-                        Err(e) => return Err(e),
-                    }
-                }
-                warn(&answers, &mut |i| send(i, None, &answers.got.printed));
-                let end = answers.end().cloned().unwrap_or(End::Complete);
-                let state = answers.state().map(str::to_string);
-                send(
-                    Item::End(end, state),
-                    answers.inferences(),
-                    &answers.got.printed,
-                );
-                Ok(())
-            });
-        let got: Result<(), String> = got.map_err(|e| e.to_string());
-        serde_json::to_string(&got).unwrap_or_else(|_| r#"{"Ok":null}"#.into())
-    })
-}
