@@ -164,10 +164,23 @@ pub(super) fn unnumbered(text: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             q @ (b'\'' | b'"' | b'`') => {
-                // to the closing quote: \ escapes the next character, a doubled quote is one
+                // to the closing quote: \ escapes the next character (`\x11\` and `\21\`
+                // run to their closing \), a doubled quote is one
                 i += 1;
                 while i < bytes.len() {
-                    if bytes[i] == b'\\' || (bytes[i] == q && bytes.get(i + 1) == Some(&q)) {
+                    if bytes[i] == b'\\'
+                        && bytes
+                            .get(i + 1)
+                            .is_some_and(|&b| b == b'x' || b.is_ascii_digit())
+                    {
+                        i += 2;
+                        while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
+                            i += 1;
+                        }
+                        if bytes.get(i) == Some(&b'\\') {
+                            i += 1;
+                        }
+                    } else if bytes[i] == b'\\' || (bytes[i] == q && bytes.get(i + 1) == Some(&q)) {
                         i += 2;
                     } else if bytes[i] == q {
                         i += 1;
@@ -278,5 +291,24 @@ pub(super) fn syntax_error(e: &ScryerTerm) -> (String, Option<usize>) {
             (message, line)
         }
         other => (term_text(other).replace('_', " "), None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_variables_are_named_past_quoted_escapes() {
+        // Regression (#45): the escape `\x11\` ended a quoted atom's scan at its closing `\`,
+        // which was taken to escape the quote: the variables after it kept their numbers.
+        assert_eq!(
+            unnumbered("['\\x11\\'-A1000000000000,'\\21\\'-B1000000000000]"),
+            "['\\x11\\'-_A,'\\21\\'-_B]"
+        );
+        assert_eq!(
+            unnumbered("f('it''s A1000000000000',A1000000000000,\"\\n\",B1000000000000)"),
+            "f('it''s A1000000000000',_A,\"\\n\",_B)"
+        );
     }
 }
