@@ -16,6 +16,7 @@ use super::goals::{ends_in_quote, lazy_libraries, reads_input};
 use super::homework::HOMEWORK;
 use super::output::{Shown, CLOCK, FLUSH, FRESH_LINE};
 use super::{Mode, TopResult, LINE_VAR};
+use crate::prolog::write::quoted_atom;
 use crate::prolog::{quote, PrologError, ALL_LIBRARIES, HOST_EXPAND_PL, HOST_PL, KENKEN_PL};
 
 /// The `$toplevel` module the engine is built with, instead of Scryer's own `toplevel.pl`
@@ -154,7 +155,7 @@ impl Toplevel {
         let _ = machine
             .run_query(format!(
                 "kk_top_start({}), kk_clock_offsets({}, {}), {homework}flush_output.",
-                quote_atom(&relay),
+                quoted_atom(&relay),
                 clocks.cpu_ms,
                 clocks.inferences
             ))
@@ -204,8 +205,8 @@ impl Toplevel {
             Mode::Batch(n) => format!("batch({})", (*n).max(1)),
             Mode::Ask(i, o) => format!(
                 "ask({}, {})",
-                quote_atom(&i.to_string_lossy()),
-                quote_atom(&o.to_string_lossy())
+                quoted_atom(&i.to_string_lossy()),
+                quoted_atom(&o.to_string_lossy())
             ),
         };
         RESOURCE_PANIC.store(false, Ordering::Relaxed);
@@ -247,7 +248,7 @@ impl Toplevel {
     pub fn consult(&mut self, file: &Path) -> Result<TopResult, PrologError> {
         let goal = format!(
             "kk_top_consult({}, R).",
-            quote_atom(&file.to_string_lossy())
+            quoted_atom(&file.to_string_lossy())
         );
         match self.one(&goal, "R")? {
             Term::Atom(a) if a == "true" => Ok(TopResult::True),
@@ -292,7 +293,7 @@ impl Toplevel {
         self.one(
             &format!(
                 "bb_put(kk_feed, {}), R = true.",
-                quote_atom(&fifo.to_string_lossy())
+                quoted_atom(&fifo.to_string_lossy())
             ),
             "R",
         )
@@ -408,19 +409,3 @@ pub fn quiet_panics() {
 
 /// Whether the engine panicked while throwing a resource error (see [`quiet_panics`]).
 static RESOURCE_PANIC: AtomicBool = AtomicBool::new(false);
-
-/// `text` as a quoted Prolog atom.
-fn quote_atom(text: &str) -> String {
-    let mut s = String::from("'");
-    for c in text.chars() {
-        match c {
-            '\'' | '\\' => {
-                s.push('\\');
-                s.push(c);
-            }
-            c => s.push(c),
-        }
-    }
-    s.push('\'');
-    s
-}
