@@ -18,6 +18,7 @@
 //! A `Session` holds a Scryer `Machine`, which is not `Send`: it stays on the thread that made
 //! it (a [`QueryWorker`] or a worker engine can be sent anywhere).
 
+pub(crate) mod guard;
 pub(crate) mod lexer;
 pub(crate) mod query;
 mod session;
@@ -37,6 +38,7 @@ pub use query::{
 };
 pub use session::{NoopSolutions, PrologSolutions, Session};
 pub use start::{start_phases, StartPhase};
+pub(crate) use start::{Builder, Purpose};
 pub use term::Term;
 pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};
 pub(crate) use write::quote;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use scryer_prolog::{
-    InputStreamConfig, LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, StreamConfig, Term,
+    InputStreamConfig, LeafAnswer, Machine, OutputStreamConfig, StreamConfig, Term,
 };
 
 use super::clocks::{epoch_ms, Clocks};
@@ -16,8 +16,10 @@ use super::goals::{ends_in_quote, lazy_libraries, reads_input};
 use super::homework::HOMEWORK;
 use super::output::{Shown, CLOCK, FLUSH, FRESH_LINE};
 use super::{Mode, TopResult, LINE_VAR};
+use crate::prolog::guard;
+pub use crate::prolog::guard::quiet_panics;
 use crate::prolog::write::quoted_atom;
-use crate::prolog::{quote, PrologError, ALL_LIBRARIES, HOST_EXPAND_PL, HOST_PL, KENKEN_PL};
+use crate::prolog::{quote, Builder, PrologError, Purpose};
 
 /// The `$toplevel` module the engine is built with, instead of Scryer's own `toplevel.pl`
 /// (whose REPL is not used here): building an engine then skips compiling the libraries that
@@ -124,21 +126,15 @@ impl Toplevel {
                 let _ = o.write_all(&bytes).and_then(|_| o.flush());
             }
         }));
-        let mut machine = MachineBuilder::default()
-            .with_streams(
+        let mut machine = Builder::new(Purpose::TopLevel { kenken: !no_kenken })
+            .streams(
                 StreamConfig::stdio()
                     .with_user_output(out)
                     .with_user_error(err)
                     .with_user_input(input),
             )
-            .with_toplevel(TOPLEVEL_MODULE)
+            .toplevel(TOPLEVEL_MODULE)
             .build();
-        let program = if no_kenken {
-            format!("{HOST_PL}\n{HOST_EXPAND_PL}")
-        } else {
-            format!("{KENKEN_PL}\n{HOST_PL}\n{HOST_EXPAND_PL}{ALL_LIBRARIES}")
-        };
-        machine.consult_module_string("user", program);
         machine.consult_module_string("user", TOP_PREDICATES.to_string());
         let relay = std::env::current_exe()
             .map(|p| p.to_string_lossy().into_owned())
@@ -209,14 +205,14 @@ impl Toplevel {
                 quoted_atom(&o.to_string_lossy())
             ),
         };
-        RESOURCE_PANIC.store(false, Ordering::Relaxed);
+        guard::clear_resource_panic();
         let r = match self.one(
             &format!("kk_top({}, {mode}, {reads}, R).", quote(&text)),
             "R",
         ) {
             Ok(r) => r,
             // (the engine is not to be trusted after a panic: the host replaces it)
-            Err(PrologError::Failed(_)) if RESOURCE_PANIC.load(Ordering::Relaxed) => {
+            Err(PrologError::Failed(_)) if guard::resource_panic() => {
                 return Ok(TopResult::OutOfMemory)
             }
             Err(e) => return Err(e),
@@ -350,7 +346,7 @@ impl Toplevel {
             ));
         }
         let machine = &mut self.machine;
-        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let run = guard::catch(|| {
             let mut found = None;
             for a in machine.run_query(query.to_string()) {
                 match a {
@@ -366,10 +362,9 @@ impl Toplevel {
                 }
             }
             found.ok_or_else(|| PrologError::Protocol(format!("{query} failed")))
-        }));
-        run.unwrap_or_else(|panic| {
+        });
+        run.unwrap_or_else(|why| {
             self.broken = true;
-            let why = crate::prolog::query::panic_text(&panic);
             Err(PrologError::Failed(format!(
                 "the Prolog engine failed on this goal (Scryer Prolog: {why})"
             )))
@@ -392,20 +387,3 @@ fn halt_code(t: &Term) -> Option<i32> {
         _ => None,
     }
 }
-
-/// Keeps a panic's message and backtrace off the screen: the panics of the engine are caught
-/// and told as errors (see `Toplevel::one`). For the processes that run a top level. A panic
-/// within Scryer's own way of throwing a resource error (its heap could not grow: 0.10 panics
-/// there when the error itself does not fit, `numlist(1, 200000000, L)` under `--memory`) is
-/// noted (`RESOURCE_PANIC`): the goal reached the memory bound.
-pub fn quiet_panics() {
-    std::panic::set_hook(Box::new(|_| {
-        let trace = std::backtrace::Backtrace::force_capture().to_string();
-        if trace.contains("throw_resource_error") {
-            RESOURCE_PANIC.store(true, Ordering::Relaxed);
-        }
-    }));
-}
-
-/// Whether the engine panicked while throwing a resource error (see [`quiet_panics`]).
-static RESOURCE_PANIC: AtomicBool = AtomicBool::new(false);
