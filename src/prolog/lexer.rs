@@ -554,6 +554,30 @@ mod tests {
         assert_eq!(tokens(&comment).count(), 1);
     }
 
+    /// The lexer's speed on Prolog text (`prolog/kenken.pl` repeated to 8 MiB), beside one pass
+    /// over its characters: `cargo test --lib lexer_speed -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn lexer_speed() {
+        let one = include_str!("../../prolog/kenken.pl");
+        let text = one.repeat((8 << 20) / one.len() + 1);
+        let time = |f: &dyn Fn() -> usize| {
+            let start = std::time::Instant::now();
+            let n = (0..5).map(|_| f()).sum::<usize>();
+            (start.elapsed() / 5, n)
+        };
+        let (chars, _) = time(&|| text.chars().filter(|c| c.is_alphanumeric()).count());
+        let (lex, n) = time(&|| tokens(&text).count());
+        let mib = text.len() as f64 / f64::from(1 << 20);
+        println!(
+            "{mib:.1} MiB, {} tokens: lexer {lex:?} ({:.0} MiB/s), a pass over the characters \
+             {chars:?}: ratio {:.1}",
+            n / 5,
+            mib / lex.as_secs_f64(),
+            lex.as_secs_f64() / chars.as_secs_f64()
+        );
+    }
+
     /// The tokens' texts, with the white space between them, make up the text: joined, they
     /// are the text without the layout between tokens.
     fn check_cover(text: &str) {
