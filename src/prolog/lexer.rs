@@ -195,8 +195,18 @@ impl<'a> Cursor<'a> {
 
     /// Takes characters while `f` holds for them.
     fn eat_while(&mut self, f: impl Fn(char) -> bool) {
-        while self.peek(0).is_some_and(&f) {
-            self.bump();
+        let rest = &self.text[self.pos..];
+        for c in rest.chars() {
+            if !f(c) {
+                break;
+            }
+            self.pos += c.len_utf8();
+            if c == '\n' {
+                self.line += 1;
+                self.column = 1;
+            } else {
+                self.column += 1;
+            }
         }
     }
 
@@ -241,10 +251,9 @@ impl<'a> Iterator for Lexer<'a> {
 
     fn next(&mut self) -> Option<Token<'a>> {
         let cur = &mut self.cursor;
-        while cur.peek(0).is_some_and(char::is_whitespace) {
-            cur.bump();
-            self.layout = true;
-        }
+        let from = cur.pos;
+        cur.eat_while(char::is_whitespace);
+        self.layout |= cur.pos > from;
         let (start, line, column) = (cur.pos, cur.line, cur.column);
         let c = cur.peek(0)?;
         let mut closed = true;
