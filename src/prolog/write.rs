@@ -377,4 +377,19 @@ mod tests {
         assert_eq!(w(&Term::Chars("a(".into())), "[a,'(']");
         assert_eq!(w(&Term::Var("not a var".into())), "_V6e6f74206120766172");
     }
+
+    #[test]
+    fn atoms_are_quoted_in_one_place() {
+        assert_eq!(quote_atom("été"), "été");
+        assert_eq!(quote_atom("Été"), "'Été'");
+        assert_eq!(quote_atom("."), "'.'");
+        assert_eq!(quote_atom("/*"), "'/*'");
+        assert_eq!(quote_atom("=.."), "=..");
+        assert_eq!(quote_atom(""), "''");
+        assert_eq!(quoted_atom("-"), "'-'");
+        assert_eq!(
+            quoted_atom("/a/o'b\\c\nd\u{1}"),
+            "'/a/o\\'b\\\\c\\nd\\x1\\'"
+        );
+    }
 }

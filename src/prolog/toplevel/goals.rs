@@ -365,4 +365,22 @@ mod tests {
         assert!(!ends_in_quote("X = 'abc'."));
         assert!(!ends_in_quote("X = 0'\\\n+'/*'. %*/1."));
     }
+
+    /// On the crate's lexer: a run of symbol characters is one atom even when it holds `/*`,
+    /// as Scryer reads it (`=/*` is an atom, no comment starts there); a `\` escape with its
+    /// closing `\` does not swallow the closing quote.
+    #[test]
+    fn goals_are_cut_as_scryers_lexer_reads_the_tokens() {
+        assert_eq!(
+            split("X =/* a. */ 1."),
+            (vec!["X =/* a.".to_string(), "*/ 1.".to_string()], None)
+        );
+        assert_eq!(
+            split("X = '\\x41\\'. Y = 1."),
+            (
+                vec!["X = '\\x41\\'.".to_string(), "Y = 1.".to_string()],
+                None
+            )
+        );
+    }
 }
