@@ -16,12 +16,15 @@
 //! By concern: `spawn.rs` (how to start a child: program, worker role, environment,
 //! confinement), `lifecycle.rs` (the one place that builds and starts processes),
 //! `lines.rs` (reading a child's output within caps), `frame.rs` (tickets and reply frames),
+//! `channel.rs` (what requests and frames go through: standard input and output, or two named
+//! pipes for a child that keeps the terminal),
 //! `child.rs` (a running child and its process group), `worker.rs` (the parent's side of a
 //! worker, with a warm spare) and `confine.rs` (confinement and limits).
 
 pub(crate) mod confine;
 pub(crate) mod lifecycle;
 
+mod channel;
 mod child;
 mod frame;
 mod lines;
@@ -32,6 +35,7 @@ pub use child::Child;
 pub use confine::{Confinement, Limits};
 pub use spawn::{set_program, Spawn};
 
+pub(crate) use channel::{read_request, Channel};
 pub(crate) use child::status_text;
 pub(crate) use frame::{random_hex, Reply, Ticket};
 pub(crate) use lifecycle::exec_from_env;
