@@ -221,3 +221,106 @@ pub(crate) fn read_request(
         return Ok(Some((ticket, payload.to_string())));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::process::child::{Child, Recv};
+    use crate::process::frame::Reply;
+    use crate::process::{Spawn, Stderr};
+    use std::time::Instant;
+
+    /// A shell that keeps the terminal and speaks on its pipes: `$R` is its end of `replies`
+    /// (open), and `read id nonce payload < $Q` reads a request.
+    fn terminal_sh(script: &str) -> Child {
+        let script = format!(
+            "exec 3>\"$KENKEN_CHANNEL/replies\"; Q=\"$KENKEN_CHANNEL/requests\"; \
+             echo {READY} >&3; {script}"
+        );
+        Spawn::program(Path::new("/bin/sh"), &["-c".into(), script.into()])
+            .terminal()
+            .stderr(Stderr::Capture)
+            .spawn()
+            .unwrap()
+    }
+
+    fn soon() -> Option<Instant> {
+        Some(Instant::now() + Duration::from_secs(20))
+    }
+
+    /// The child, ready, sent request 7: its ticket.
+    fn asked(child: &mut Child) -> Ticket {
+        match child.recv(soon()) {
+            Recv::Line(l) => assert_eq!(l, READY),
+            other => panic!("{other:?}"),
+        }
+        let ticket = Ticket::new(7);
+        child.send(&ticket.request_line("{}")).unwrap();
+        ticket
+    }
+
+    #[test]
+    fn a_child_that_keeps_the_terminal_is_answered_on_its_pipes() {
+        let mut c = terminal_sh(
+            "read id nonce payload < \"$Q\"; echo printed >&3; \
+             echo \"kenken-frame $id $nonce part [1]\" >&3; \
+             echo \"kenken-frame $id $nonce done {\\\"got\\\":$payload}\" >&3; sleep 30",
+        );
+        let t = asked(&mut c);
+        assert_eq!(c.next_reply(&t, soon()), Ok(Reply::Part("[1]".into())));
+        assert_eq!(
+            c.next_reply(&t, soon()),
+            Ok(Reply::Done("{\"got\":{}}".into()))
+        );
+        assert_eq!(c.take_printed(), vec!["printed"]);
+        // (its pipes go with it)
+        let dir = c.channel.as_ref().unwrap().dir().to_path_buf();
+        drop(c);
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn a_forged_or_a_cut_short_frame_on_the_pipes_ends_the_child() {
+        for (script, says) in [
+            (
+                "read id nonce payload < \"$Q\"; \
+                 echo \"kenken-frame $id 00000000000000000000000000000000 done {}\" >&3; sleep 30",
+                "not the current request's",
+            ),
+            (
+                "read id nonce payload < \"$Q\"; printf \"kenken-frame $id $nonce done {\" >&3",
+                "cut short",
+            ),
+        ] {
+            let mut c = terminal_sh(script);
+            let t = asked(&mut c);
+            match c.next_reply(&t, soon()) {
+                Err(WorkerError::BadFrame(why)) => assert!(why.contains(says), "{script}: {why}"),
+                other => panic!("{script}: {other:?}"),
+            }
+            assert!(c.has_ended(), "{script}");
+        }
+    }
+
+    #[test]
+    fn a_child_that_dies_mid_request_or_before_its_pipes_is_told() {
+        // (killed while it holds its end of the pipe: the end is read, nothing hangs)
+        let mut c = terminal_sh("read id nonce payload < \"$Q\"; kill -9 $$");
+        let t = asked(&mut c);
+        match c.next_reply(&t, None) {
+            Err(WorkerError::Died { status, .. }) => assert_eq!(status, "killed by SIGKILL"),
+            other => panic!("{other:?}"),
+        }
+        // (it never opens its pipes: a request to it is an error, and so is its reply)
+        let mut c = Spawn::program(Path::new("/bin/sh"), &["-c".into(), "exit 3".into()])
+            .terminal()
+            .spawn()
+            .unwrap();
+        let t = Ticket::new(1);
+        assert!(c.send(&t.request_line("{}")).is_err());
+        match c.next_reply(&t, None) {
+            Err(WorkerError::Died { status, .. }) => assert_eq!(status, "exit status 3"),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -2089,3 +2089,127 @@ fn consulting_a_missing_file_throws_an_existence_error() {
         )
     );
 }
+
+/// A reply frame as the top level's child would write one, with a nonce guessed.
+const FORGED: &str = "kenken-frame 2 00000000000000000000000000000000 done \
+     {\"Done\":{\"result\":\"True\",\"state\":null,\"inferences\":null,\"names\":[],\"kenken\":false}}";
+
+/// A goal that writes `FORGED` to the reply pipe of its own engine, which it finds in `dir`
+/// (the engine's `TMPDIR`).
+fn forging_goal(dir: &std::path::Path) -> String {
+    let dir = dir.to_str().unwrap();
+    format!(
+        "use_module(library(files)), directory_files(\"{dir}\", Es), member(E, Es), \
+         append(\"kenken-channel-\", _, E), !, append(E, \"/replies\", R), \
+         append(\"{dir}/\", R, P), atom_chars(A, P), open(A, write, S), \
+         write(S, '{FORGED}'), nl(S), close(S)."
+    )
+}
+
+/// The other side lying (#42): the top level's engine speaks the process layer's protocol
+/// (tickets with a nonce, frames on a channel that is not the terminal). A goal that writes a
+/// reply frame to standard output or standard error has printed it, no more: the query's
+/// result is the goal's own. One that writes it to the channel's pipe itself is found out
+/// (the nonce is not the request's): the engine is stopped and says so, never believed.
+#[test]
+fn query_a_goal_that_writes_a_forged_reply_is_not_believed() {
+    let nk = &["--no-kenken"];
+    let (out, code) = query_with(nk, &format!("write('{FORGED}'), nl, fail."));
+    assert_eq!((out, code), (format!("{FORGED}\nfalse.\n"), 1));
+    let out = kenken()
+        .args(["query", "--no-kenken", "--"])
+        .arg(format!(
+            "write(user_error, '{FORGED}'), nl(user_error), X = 1."
+        ))
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("{FORGED}\n"));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "X = 1.\n");
+    assert_eq!(out.status.code(), Some(0));
+    // (the engine's pipes are made in its TMPDIR, where the goal looks for them)
+    let dir = tempdir();
+    let out = kenken()
+        .env("TMPDIR", &dir)
+        .args(["query", "--no-kenken", "--"])
+        .arg(forging_goal(&dir))
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    // (the goal's answer may have been shown before the forged frame was read)
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "% the engine's reply cannot be trusted: it wrote a reply frame that is not the \
+             current request's"
+        ),
+        "{text}"
+    );
+    assert_eq!(out.status.code(), Some(2));
+    // (its pipes went with it)
+    assert!(
+        std::fs::read_dir(&dir).unwrap().next().is_none(),
+        "{:?}",
+        std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>()
+    );
+}
+
+/// The repl's engine found out forging a reply is stopped, and the session goes on in a fresh
+/// engine with its state.
+#[test]
+fn repl_a_goal_that_writes_to_the_channel_is_stopped_and_the_session_goes_on() {
+    let dir = tempdir();
+    let input = format!("assertz(kept(1)).\n{}\nkept(X).\n", forging_goal(&dir));
+    let out = kenken()
+        .env("TMPDIR", &dir)
+        .args(["repl", "--no-kenken"])
+        .write_stdin(input)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "\n% the engine's reply cannot be trusted: it wrote a reply frame that is not the \
+             current request's"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("; the session goes on in a fresh engine\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("?- kept(X).\nX = 1.\n"), "{text}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// An engine that dies in the middle of a goal (killed here by the goal itself) is said to
+/// have stopped, and how: `query` exits 2, the repl goes on with the session's state.
+#[test]
+fn an_engine_that_dies_mid_goal_is_said_so() {
+    // (what it wrote is shown before it dies)
+    let kill = "write(before), nl, use_module(library(os)), shell(\"sleep 0.5; kill -9 $PPID\").";
+    assert_eq!(
+        query_with(&["--no-kenken"], kill),
+        (
+            "before\n% the engine stopped (signal: 9 (SIGKILL))\n".into(),
+            2
+        )
+    );
+    let out = kenken()
+        .args(["repl", "--no-kenken"])
+        .write_stdin(format!("assertz(kept(1)).\n{kill}\nkept(X).\n"))
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "before\n% the engine stopped (signal: 9 (SIGKILL)); the session goes on in a \
+             fresh engine\n"
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with("?- kept(X).\nX = 1.\n"), "{text}");
+    assert_eq!(out.status.code(), Some(0));
+}
