@@ -11,7 +11,12 @@
 //! group when dropped.
 //!
 //! A worker is this program started again with the environment variable `KENKEN_WORKER` naming
-//! its role; `Worker` is the parent's side of one (start, request, reply, kill, restart).
+//! its role; `Worker` is the parent's side of one (start, request, reply, answer a question
+//! the child asks within a request, kill, restart) and `Channel` the child's. Every worker, the
+//! top level's engine included, speaks one protocol (`docs/processes.md`): requests with a
+//! `Ticket` (an id and a fresh nonce), replies as frames that carry it back, read by one
+//! reader with one cap, on the child's standard input and output or, for a child that keeps
+//! the terminal, on two named pipes (`channel.rs`).
 //!
 //! By concern: `spawn.rs` (how to start a child: program, worker role, environment,
 //! confinement), `lifecycle.rs` (the one place that builds and starts processes),
