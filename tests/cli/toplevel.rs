@@ -2213,3 +2213,24 @@ fn an_engine_that_dies_mid_goal_is_said_so() {
     assert!(text.ends_with("?- kept(X).\nX = 1.\n"), "{text}");
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// An engine killed from outside while it waits for the next goal is replaced, with the
+/// session's state, before that goal runs: the goal runs, and nothing is said of a goal that
+/// never ran in it.
+#[test]
+fn repl_an_engine_killed_while_it_waits_is_replaced_before_the_next_goal() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken"]);
+    p.send_line(
+        "assertz(kept(1)), use_module(library(os)), shell(\"(sleep 1; kill -9 $PPID) &\").",
+    )
+    .unwrap();
+    p.exp_string("true.").unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    p.send_line("kept(X).").unwrap();
+    let before = p.exp_string("\r\nX = 1.").unwrap();
+    assert!(!before.contains('%'), "{before}");
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), Some(0));
+}

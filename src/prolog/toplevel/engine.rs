@@ -14,7 +14,7 @@ use scryer_prolog::{
 use super::clocks::{epoch_ms, Clocks};
 use super::goals::{ends_in_quote, lazy_libraries, reads_input};
 use super::homework::HOMEWORK;
-use super::output::{ask, Host, HostSlot, Shown, CLOCK, FLUSH, FRESH_LINE, HOST};
+use super::output::{ask, Host, HostSlot, Shown, CLOCK, FLUSH, FRESH_LINE, HOST, QUESTION_CAP};
 use super::{Mode, TopResult};
 use crate::prolog::{quote, PrologError, ALL_LIBRARIES, HOST_EXPAND_PL, HOST_PL, KENKEN_PL};
 
@@ -91,7 +91,11 @@ impl Toplevel {
             for b in bytes {
                 if let Some(q) = question.as_mut() {
                     if b != b'\n' {
-                        q.push(b);
+                        // (past the cap, the rest of a question is dropped: it is answered all
+                        // the same at its end)
+                        if q.len() < QUESTION_CAP {
+                            q.push(b);
+                        }
                         continue;
                     }
                     // (what came before the question is shown first)

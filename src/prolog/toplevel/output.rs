@@ -135,3 +135,6 @@ pub(super) const FLUSH: u8 = 3;
 /// next new line (`kk_host/2`): the host's answer goes back through user_input's channel, as
 /// [`CLOCK`]'s does.
 pub(super) const HOST: u8 = 4;
+/// The longest question to the host (`left` and the codes of the input a goal did not read
+/// take the most); past it, the rest of the question is dropped.
+pub(super) const QUESTION_CAP: usize = 64 << 20;

@@ -442,7 +442,9 @@ impl TopProcess {
         timeout: Option<Duration>,
         key: &mut dyn FnMut(&mut Self) -> Key,
     ) -> Result<Ended, PrologError> {
-        if !self.worker.is_running() {
+        // (a child that ended while it waited for this goal, killed from outside, is replaced
+        // before the goal runs: the goal never ran in it)
+        if !self.worker.is_running() || (self.started && self.worker.running_has_ended()) {
             self.restart()?;
         }
         if let Some(w) = self.ready(None)? {
