@@ -76,8 +76,9 @@ kk_reader_start :-
     ).
 
 kk_reader_stop :-
-    (   bb_get(kk_reader, r(P, S)), bb_get(kk_feed, _)
-    ->  % (fed by the host: what the goal left of the input goes back to it)
+    (   bb_get(kk_reader, r(P, S)), bb_get(kk_feed, _), bb_get(kk_host_asks, true)
+    ->  % (fed by the host, which a goal in ask mode asks: what the goal left of the input
+        % goes back to it)
         bb_put(kk_reader, none),
         kk_host(drain, _),
         kk_rest_chars(S, Cs),
