@@ -9,7 +9,10 @@
 //! its environment once it opened them. The parent's reader opens `replies` as the child does
 //! (so that it reads the end of it when the child ends), and the parent opens `requests` when
 //! it first writes a request (without waiting: a child that died first is an error, never a
-//! hang). The child opens both at once, before it says it is ready.
+//! hang). The child opens both at once, before it says it is ready. Once the parent wrote its
+//! first request, every end of both pipes is open: the directory is removed, so that nothing
+//! finds the pipes by their names from then on (a process of the same user can still reach
+//! them through `/proc`).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -266,6 +269,8 @@ mod tests {
              echo \"kenken-frame $id $nonce part [1]\" >&3; \
              echo \"kenken-frame $id $nonce done {\\\"got\\\":$payload}\" >&3; sleep 30",
         );
+        let dir = c.channel.as_ref().unwrap().dir().to_path_buf();
+        assert!(dir.join(REPLIES).exists());
         let t = asked(&mut c);
         assert_eq!(c.next_reply(&t, soon()), Ok(Reply::Part("[1]".into())));
         assert_eq!(
@@ -273,10 +278,8 @@ mod tests {
             Ok(Reply::Done("{\"got\":{}}".into()))
         );
         assert_eq!(c.take_printed(), vec!["printed"]);
-        // (its pipes go with it)
-        let dir = c.channel.as_ref().unwrap().dir().to_path_buf();
-        drop(c);
-        assert!(!dir.exists());
+        // (their names went once both ends of both were open)
+        assert!(c.channel.is_none() && !dir.exists());
     }
 
     #[test]

@@ -88,7 +88,11 @@ impl Child {
                         *status = child.try_wait().ok().flatten();
                     }
                     status.is_none()
-                })
+                })?;
+                // (both ends of both pipes are open now: their names go, so that nothing
+                // else finds them by name)
+                self.channel = None;
+                Ok(())
             }
             Input::Closed => Err(std::io::Error::other("the child has no standard input")),
         }

@@ -2094,23 +2094,71 @@ fn consulting_a_missing_file_throws_an_existence_error() {
 const FORGED: &str = "kenken-frame 2 00000000000000000000000000000000 done \
      {\"Done\":{\"result\":\"True\",\"state\":null,\"inferences\":null,\"names\":[],\"kenken\":false}}";
 
-/// A goal that writes `FORGED` to the reply pipe of its own engine, which it finds in `dir`
-/// (the engine's `TMPDIR`).
-fn forging_goal(dir: &std::path::Path) -> String {
-    let dir = dir.to_str().unwrap();
-    format!(
-        "use_module(library(files)), directory_files(\"{dir}\", Es), member(E, Es), \
-         append(\"kenken-channel-\", _, E), !, append(E, \"/replies\", R), \
-         append(\"{dir}/\", R, P), atom_chars(A, P), open(A, write, S), \
-         write(S, '{FORGED}'), nl(S), close(S)."
-    )
+/// A goal that reads the name of a file from its standard input and writes `FORGED` there.
+fn forging_goal() -> String {
+    format!("read(P), open(P, write, S), write(S, '{FORGED}'), nl(S), close(S).")
+}
+
+/// `kenken ARGS`, its standard input `first`, then (once its engine runs) the name under
+/// `/proc` of the engine's end of its replies' pipe (its own name is gone by then), as a
+/// Prolog atom and a line, then, once it said that the engine was stopped, `rest`: what it
+/// printed, and its exit code.
+fn forging(args: &[&str], first: &str, rest: &str) -> (String, i32) {
+    use std::io::{BufRead, Write};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kenken"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(first.as_bytes()).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let replies = loop {
+        let found = crate::common::procs::descendants(child.id() as i32)
+            .into_iter()
+            .find_map(|p| {
+                let fds = std::fs::read_dir(format!("/proc/{}/fd", p.pid)).ok()?;
+                fds.flatten().find_map(|fd| {
+                    let to = std::fs::read_link(fd.path()).ok()?;
+                    let to = to.to_string_lossy();
+                    (to.contains("kenken-channel-") && to.contains("/replies")).then(|| fd.path())
+                })
+            });
+        if let Some(f) = found {
+            break f;
+        }
+        assert!(std::time::Instant::now() < deadline, "no engine found");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    writeln!(stdin, "'{}'.", replies.display()).unwrap();
+    let mut out = String::new();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut stdin = Some(stdin);
+    loop {
+        let mut line = String::new();
+        if lines.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        out.push_str(&line);
+        if line.contains("% the engine") {
+            // (what was fed to the goal went with its engine: the rest comes after)
+            if let Some(mut s) = stdin.take() {
+                s.write_all(rest.as_bytes()).unwrap();
+            }
+        }
+    }
+    drop(stdin);
+    (out, child.wait().unwrap().code().unwrap_or(-1))
 }
 
 /// The other side lying (#42): the top level's engine speaks the process layer's protocol
 /// (tickets with a nonce, frames on a channel that is not the terminal). A goal that writes a
 /// reply frame to standard output or standard error has printed it, no more: the query's
-/// result is the goal's own. One that writes it to the channel's pipe itself is found out
-/// (the nonce is not the request's): the engine is stopped and says so, never believed.
+/// result is the goal's own. One that writes it to the channel's pipe itself (found in
+/// `/proc`: its name is gone) is found out (the nonce is not the request's): the engine is
+/// stopped and says so, never believed.
 #[test]
 fn query_a_goal_that_writes_a_forged_reply_is_not_believed() {
     let nk = &["--no-kenken"];
@@ -2127,17 +2175,9 @@ fn query_a_goal_that_writes_a_forged_reply_is_not_believed() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), format!("{FORGED}\n"));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "X = 1.\n");
     assert_eq!(out.status.code(), Some(0));
-    // (the engine's pipes are made in its TMPDIR, where the goal looks for them)
-    let dir = tempdir();
-    let out = kenken()
-        .env("TMPDIR", &dir)
-        .args(["query", "--no-kenken", "--"])
-        .arg(forging_goal(&dir))
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
+    let goal = forging_goal();
+    let (text, code) = forging(&["query", "--no-kenken", "--", &goal], "", "");
     // (the goal's answer may have been shown before the forged frame was read)
-    let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains(
             "% the engine's reply cannot be trusted: it wrote a reply frame that is not the \
@@ -2145,29 +2185,15 @@ fn query_a_goal_that_writes_a_forged_reply_is_not_believed() {
         ),
         "{text}"
     );
-    assert_eq!(out.status.code(), Some(2));
-    // (its pipes went with it)
-    assert!(
-        std::fs::read_dir(&dir).unwrap().next().is_none(),
-        "{:?}",
-        std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>()
-    );
+    assert_eq!(code, 2);
 }
 
 /// The repl's engine found out forging a reply is stopped, and the session goes on in a fresh
 /// engine with its state.
 #[test]
 fn repl_a_goal_that_writes_to_the_channel_is_stopped_and_the_session_goes_on() {
-    let dir = tempdir();
-    let input = format!("assertz(kept(1)).\n{}\nkept(X).\n", forging_goal(&dir));
-    let out = kenken()
-        .env("TMPDIR", &dir)
-        .args(["repl", "--no-kenken"])
-        .write_stdin(input)
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let first = format!("assertz(kept(1)).\n{}\n", forging_goal());
+    let (text, code) = forging(&["repl", "--no-kenken"], &first, "kept(X).\n");
     assert!(
         text.contains(
             "\n% the engine's reply cannot be trusted: it wrote a reply frame that is not the \
@@ -2180,7 +2206,7 @@ fn repl_a_goal_that_writes_to_the_channel_is_stopped_and_the_session_goes_on() {
         "{text}"
     );
     assert!(text.ends_with("?- kept(X).\nX = 1.\n"), "{text}");
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(code, 0);
 }
 
 /// An engine that dies in the middle of a goal (killed here by the goal itself) is said to
