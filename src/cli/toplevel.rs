@@ -53,7 +53,7 @@ pub fn query(goal: &str, limit: usize, mut setup: Setup, timeout: Option<f64>) -
     }
     let mut top = TopProcess::batch(setup, limit)?;
     if let Some(ended) = top.started_by(deadline)? {
-        return Ok(query_ended(&top, ended));
+        return query_ended(&top, ended);
     }
     if top.consult_failed() {
         return Ok(2);
@@ -61,7 +61,7 @@ pub fn query(goal: &str, limit: usize, mut setup: Setup, timeout: Option<f64>) -
     for g in &goals {
         let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let ended = top.run(g, left, &mut |_| Key::Stop)?;
-        let code = query_ended(&top, ended.clone());
+        let code = query_ended(&top, ended.clone())?;
         // (halt/0,1 ends the query, whatever its code: the goals after it do not run)
         if matches!(ended, Ended::Done(TopResult::Halt(_))) || code != 0 {
             return Ok(code);
@@ -71,10 +71,11 @@ pub fn query(goal: &str, limit: usize, mut setup: Setup, timeout: Option<f64>) -
 }
 
 /// The exit code of a query's goal that ended so, after what is said of it (on a line of its
-/// own, after what the goal showed).
-fn query_ended(top: &TopProcess, ended: Ended) -> i32 {
+/// own, after what the goal showed); an engine that failed is an error (said on standard
+/// error, exit 2).
+fn query_ended(top: &TopProcess, ended: Ended) -> Result<i32> {
     let fresh = if top.ends_a_line() { "" } else { "\n" };
-    match ended {
+    Ok(match ended {
         Ended::Done(r) => code(r),
         Ended::TimedOut => {
             println!("{fresh}% timed out");
@@ -89,10 +90,11 @@ fn query_ended(top: &TopProcess, ended: Ended) -> i32 {
             130
         }
         Ended::Failed(why) => {
-            println!("{fresh}% {why}");
-            2
+            // (what the goal showed ends its line first)
+            print!("{fresh}");
+            anyhow::bail!(why)
         }
-    }
+    })
 }
 
 /// What the top level says when a goal reached the memory bound `m` (`--memory`).

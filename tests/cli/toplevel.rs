@@ -2102,16 +2102,22 @@ fn forging_goal() -> String {
 /// `kenken ARGS`, its standard input `first`, then (once its engine runs) the name under
 /// `/proc` of the engine's end of its replies' pipe (its own name is gone by then), as a
 /// Prolog atom and a line, then, once it said that the engine was stopped, `rest`: what it
-/// printed, and its exit code.
-fn forging(args: &[&str], first: &str, rest: &str) -> (String, i32) {
-    use std::io::{BufRead, Write};
+/// printed, what it said on standard error, and its exit code.
+fn forging(args: &[&str], first: &str, rest: &str) -> (String, String, i32) {
+    use std::io::{BufRead, Read, Write};
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kenken"))
         .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let err = std::thread::spawn(move || {
+        let mut e = String::new();
+        let _ = stderr.read_to_string(&mut e);
+        e
+    });
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(first.as_bytes()).unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -2150,7 +2156,8 @@ fn forging(args: &[&str], first: &str, rest: &str) -> (String, i32) {
         }
     }
     drop(stdin);
-    (out, child.wait().unwrap().code().unwrap_or(-1))
+    let code = child.wait().unwrap().code().unwrap_or(-1);
+    (out, err.join().unwrap(), code)
 }
 
 /// The other side lying (#42): the top level's engine speaks the process layer's protocol
@@ -2176,14 +2183,15 @@ fn query_a_goal_that_writes_a_forged_reply_is_not_believed() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "X = 1.\n");
     assert_eq!(out.status.code(), Some(0));
     let goal = forging_goal();
-    let (text, code) = forging(&["query", "--no-kenken", "--", &goal], "", "");
-    // (the goal's answer may have been shown before the forged frame was read)
+    // (the goal's answer may have been shown before the forged frame was read; the engine's
+    // failure is an error, said on standard error)
+    let (_, err, code) = forging(&["query", "--no-kenken", "--", &goal], "", "");
     assert!(
-        text.contains(
-            "% the engine's reply cannot be trusted: it wrote a reply frame that is not the \
-             current request's"
+        err.starts_with(
+            "kenken: the engine's reply cannot be trusted: it wrote a reply frame that is not \
+             the current request's"
         ),
-        "{text}"
+        "{err}"
     );
     assert_eq!(code, 2);
 }
@@ -2193,7 +2201,7 @@ fn query_a_goal_that_writes_a_forged_reply_is_not_believed() {
 #[test]
 fn repl_a_goal_that_writes_to_the_channel_is_stopped_and_the_session_goes_on() {
     let first = format!("assertz(kept(1)).\n{}\n", forging_goal());
-    let (text, code) = forging(&["repl", "--no-kenken"], &first, "kept(X).\n");
+    let (text, _, code) = forging(&["repl", "--no-kenken"], &first, "kept(X).\n");
     assert!(
         text.contains(
             "\n% the engine's reply cannot be trusted: it wrote a reply frame that is not the \
@@ -2210,18 +2218,23 @@ fn repl_a_goal_that_writes_to_the_channel_is_stopped_and_the_session_goes_on() {
 }
 
 /// An engine that dies in the middle of a goal (killed here by the goal itself) is said to
-/// have stopped, and how: `query` exits 2, the repl goes on with the session's state.
+/// have stopped, and how: `query` exits 2 (an error), the repl goes on with the session's
+/// state.
 #[test]
 fn an_engine_that_dies_mid_goal_is_said_so() {
     // (what it wrote is shown before it dies)
     let kill = "write(before), nl, use_module(library(os)), shell(\"sleep 0.5; kill -9 $PPID\").";
+    let out = kenken()
+        .args(["query", "--no-kenken", "--", kill])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
     assert_eq!(
-        query_with(&["--no-kenken"], kill),
-        (
-            "before\n% the engine stopped (signal: 9 (SIGKILL))\n".into(),
-            2
-        )
+        String::from_utf8_lossy(&out.stderr),
+        "kenken: the engine stopped (signal: 9 (SIGKILL))\n"
     );
+    assert_eq!(out.status.code(), Some(2));
     let out = kenken()
         .args(["repl", "--no-kenken"])
         .write_stdin(format!("assertz(kept(1)).\n{kill}\nkept(X).\n"))
