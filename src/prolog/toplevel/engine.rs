@@ -14,8 +14,8 @@ use scryer_prolog::{
 use super::clocks::{epoch_ms, Clocks};
 use super::goals::{ends_in_quote, lazy_libraries, reads_input};
 use super::homework::HOMEWORK;
-use super::output::{Shown, CLOCK, FLUSH, FRESH_LINE};
-use super::{Mode, TopResult, LINE_VAR};
+use super::output::{ask, Host, HostSlot, Shown, CLOCK, FLUSH, FRESH_LINE, HOST, QUESTION_CAP};
+use super::{Mode, TopResult};
 use crate::prolog::guard;
 pub use crate::prolog::guard::quiet_panics;
 use crate::prolog::write::quoted_atom;
@@ -60,6 +60,8 @@ pub struct Toplevel {
     kenken: bool,
     /// The named pipe the goals read from (a piped repl's), if any.
     feed: Option<PathBuf>,
+    /// The host the engine's questions go to ([`Toplevel::talk_to`]).
+    host: HostSlot,
 }
 
 impl Toplevel {
@@ -71,10 +73,13 @@ impl Toplevel {
         let loud = quiet.clone();
         let at_line_start = Arc::new(AtomicBool::new(true));
         let line_start = at_line_start.clone();
-        // (told to the parent that may kill this process, see LINE_VAR)
-        let line_file = std::env::var_os(LINE_VAR)
-            .and_then(|p| std::fs::OpenOptions::new().write(true).open(p).ok());
-        let shown = Shown::new(line_file);
+        // (the host is told whether the output ends a line: a parent that kills this process
+        // starts its message on a line of its own)
+        let host = HostSlot::default();
+        let shown = Shown::new(host.clone());
+        let questions = host.clone();
+        // (a question to the host being read: `HOST` ... new line)
+        let mut question: Option<Vec<u8>> = None;
         let to_show = shown.clone();
         let (mut clock, input) = InputStreamConfig::channel();
         // (the session's clocks go on from where the engine before this one left them)
@@ -87,7 +92,29 @@ impl Toplevel {
             let mut shown = Vec::with_capacity(bytes.len() + 1);
             let mut flush = false;
             for b in bytes {
+                if let Some(q) = question.as_mut() {
+                    if b != b'\n' {
+                        // (past the cap, the rest of a question is dropped: it is answered all
+                        // the same at its end)
+                        if q.len() < QUESTION_CAP {
+                            q.push(b);
+                        }
+                        continue;
+                    }
+                    // (what came before the question is shown first)
+                    if !shown.is_empty() {
+                        to_show.push(
+                            &std::mem::take(&mut shown),
+                            line_start.load(Ordering::Relaxed),
+                        );
+                    }
+                    to_show.flush();
+                    let answer = ask(&questions, &question.take().unwrap_or_default());
+                    let _ = clock.write_all(format!("{answer}.\n").as_bytes());
+                    continue;
+                }
                 match b {
+                    HOST => question = Some(Vec::new()),
                     FLUSH => flush = true,
                     FRESH_LINE => {
                         if !line_start.load(Ordering::Relaxed) {
@@ -166,6 +193,7 @@ impl Toplevel {
             broken: false,
             kenken: !no_kenken,
             feed: None,
+            host,
         }
     }
 
@@ -194,16 +222,12 @@ impl Toplevel {
         // (`query`: every goal reads through one relay, which goes on to the next goal)
         let reads = match mode {
             Mode::Batch(_) => "keep",
-            Mode::Ask(..) if reads_input(&text) => "true",
-            Mode::Ask(..) => "false",
+            Mode::Ask if reads_input(&text) => "true",
+            Mode::Ask => "false",
         };
         let mode = match mode {
             Mode::Batch(n) => format!("batch({})", (*n).max(1)),
-            Mode::Ask(i, o) => format!(
-                "ask({}, {})",
-                quoted_atom(&i.to_string_lossy()),
-                quoted_atom(&o.to_string_lossy())
-            ),
+            Mode::Ask => "ask".to_string(),
         };
         guard::clear_resource_panic();
         let r = match self.one(
@@ -275,11 +299,19 @@ impl Toplevel {
     fn without_kenken(&mut self) -> Result<(), PrologError> {
         let state = self.state()?;
         let feed = self.feed.take();
+        let host = lock_host(&self.host).take();
         *self = Toplevel::new(true);
+        *lock_host(&self.host) = host;
         if let Some(fifo) = feed {
             self.feed_from(&fifo)?;
         }
         self.restore(&state)
+    }
+
+    /// The engine's questions (which key after an answer, the input fed to a goal) go to
+    /// `host` from now on, and it is told whether the output ends a line.
+    pub(super) fn talk_to(&mut self, host: Box<dyn Host>) {
+        *lock_host(&self.host) = Some(host);
     }
 
     /// The goals that read get their input from the named pipe `fifo`, where the host feeds
@@ -386,4 +418,8 @@ fn halt_code(t: &Term) -> Option<i32> {
         },
         _ => None,
     }
+}
+
+fn lock_host(slot: &HostSlot) -> std::sync::MutexGuard<'_, Option<Box<dyn Host>>> {
+    slot.lock().unwrap_or_else(|e| e.into_inner())
 }
