@@ -43,8 +43,9 @@ pub mod shrink;
 mod suite;
 mod verdict;
 
+pub use crate::dialect::Dialect;
 pub use config::{fresh_seed, Config, Suite, System};
-pub use dialect::{detect, Dialect};
+pub use dialect::detect;
 pub(crate) use error::cut;
 pub use error::JudgeError;
 pub use form::FormCheck;

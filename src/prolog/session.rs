@@ -2,14 +2,14 @@
 //! ([`Session::query`]) and running the homework's solvers with their answers as grids.
 //!
 //! What the engine writes to `user_output` is kept for the query that runs
-//! ([`Answers::printed`]); Scryer's panics are kept off the standard error (`quiet.rs`).
+//! ([`Answers::printed`]); Scryer's panics are kept off the standard error (`guard.rs`).
 
 use std::rc::Rc;
 
-use super::start::Purpose;
+use super::start::{Builder, Purpose};
 
 use scryer_prolog::Machine;
-use scryer_prolog::{InputStreamConfig, MachineBuilder, OutputStreamConfig, StreamConfig};
+use scryer_prolog::{InputStreamConfig, OutputStreamConfig, StreamConfig};
 
 use super::query::{consult_query, consulted, read_consult, restore_query, restored, Consulted};
 use super::query::{Answers, Capture, End, Kept, Lost, Query, QueryError};
@@ -328,8 +328,7 @@ fn machine(purpose: Purpose, capture: &Rc<Capture>) -> Machine {
             buf.get_mut().clear();
             buf.set_position(0);
         })));
-    let builder = MachineBuilder::default().with_streams(streams);
-    let mut machine = super::start::machine(builder, purpose, &mut |_| {});
+    let mut machine = Builder::new(purpose).streams(streams).build();
     // (what loading wrote is flushed, and dropped)
     let _ = machine
         .run_query("kk_query_start, flush_output(user_output).".to_string())

@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::Limit;
+use crate::limit::Limit;
 use crate::process::{Limits, WorkerError};
 use crate::puzzle::Grid;
 
@@ -74,7 +74,7 @@ pub enum Program {
         /// The file.
         path: PathBuf,
         /// The dialect it is written in.
-        dialect: crate::judge::Dialect,
+        dialect: crate::dialect::Dialect,
         /// Whether the program may reach the system's FD solver. `false` for a judged
         /// `plain_kenken/3`, which the spec forbids to use one: the system then loads the file
         /// where no FD solver exists (Scryer with a stub `library(clpz)` whose constraints

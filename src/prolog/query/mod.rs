@@ -59,7 +59,6 @@ mod item;
 mod sources;
 mod worker;
 
-pub(crate) use crate::prolog::quiet::panic_text;
 pub use answer::{Answer, End, Lost};
 use answers::EXCERPT;
 pub(crate) use answers::{excerpt, Printed};

@@ -8,7 +8,7 @@ use scryer_prolog::{LeafAnswer, QueryState, Term as ScryerTerm};
 use super::{excerpt, item, End, Item, Lost, Printed, QueryError, EXCERPT};
 use crate::error::Context;
 use crate::process::{Reply, Worker, WorkerError};
-use crate::prolog::quiet::quietly;
+use crate::prolog::guard::catch as quietly;
 use crate::prolog::term::{drop_scryer, term_text};
 use crate::prolog::PrologError;
 use crate::Limit;
@@ -180,7 +180,7 @@ impl InThread<'_> {
             Err(panic) => {
                 // Scryer 0.10 panics on a few goals instead of raising an error (asserting a
                 // cyclic term in a user's predicate): the machine is no longer to be trusted.
-                // (Its message was kept off the standard error: `quietly`.)
+                // (Its message was kept off the standard error: `guard::catch`.)
                 self.kept.broken = true;
                 Ok(Item::End(
                     End::Crashed(format!(
