@@ -97,8 +97,8 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// Keeps every panic's message and backtrace off the screen, for the processes that run a top
-/// level (the engine's panics are caught and told as errors: [`catch`]); a panic within
-/// Scryer's throwing of a resource error is noted ([`resource_panic`]).
+/// level (the engine's panics are caught and told as errors: `catch`); a panic within
+/// Scryer's throwing of a resource error is noted (`resource_panic`).
 pub fn quiet_panics() {
     std::panic::set_hook(Box::new(|_| note_resource_panic()));
 }
