@@ -1,13 +1,14 @@
-//! GNU Prolog as a child process: the real `gprolog`, one goal per process, for `kenken judge
-//! --prolog gprolog` (a judged file) and the `gprolog-fd`/`gprolog-plain` engines
-//! (`prolog/gnu_kenken.pl`).
+//! GNU Prolog's installation, its compiler and its driver, for [`crate::system::Gprolog`]
+//! (which runs each goal in a gprolog of its own: the `gprolog-fd`/`gprolog-plain` engines and
+//! `kenken judge --prolog gprolog`).
 //!
 //! `consult/1` in gprolog starts its compiler `pl2wam` as a child process, which a confined
 //! gprolog may not. So `pl2wam` is run first (by the owner's [`Start`], confined or not) on the
 //! driver (`prolog/gnu_driver.pl`) and on the program, and each goal's gprolog only `load/1`s
-//! the byte code. The driver reads its request (the goal and a fresh nonce) from standard input
-//! before it loads the program, and answers in frames that carry the nonce
-//! ([`crate::process::Ticket`]); everything else gprolog writes is the program's printed output.
+//! the byte code. The driver reads its request ([`Gnu::request`]: the goal and a fresh nonce)
+//! from standard input before it loads the program, and answers in frames that carry the nonce
+//! ([`crate::process::Ticket`], read by `system::child`); everything else gprolog writes is the
+//! program's printed output.
 //! The nonce travels as four integers, never as an atom: an atom would stay in gprolog's atom
 //! table, where the program could find it (`current_atom/1`) and write frames of its own.
 //! Only the driver's compilation, which runs nothing of the program, may say that the child
@@ -18,17 +19,12 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::process::{find_program, random_hex, Child, Reply, Ticket, WorkerError};
+use crate::process::{find_program, random_hex, Child, Ticket, WorkerError};
 use crate::puzzle::Grid;
+use crate::system::SystemError;
 
 /// The driver: runs one goal of a loaded program, answering in frames.
 const DRIVER_PL: &str = include_str!("../prolog/gnu_driver.pl");
-
-/// At most this much of a gprolog's standard output is read (answers included).
-pub(crate) const OUTPUT_CAP: usize = 16 << 20;
-
-/// The longest frame (an answer) read from a gprolog.
-pub(crate) const FRAME_CAP: usize = 1 << 20;
 
 /// Where GNU Prolog is installed: its programs, with links resolved.
 #[derive(Debug, Clone)]
@@ -61,49 +57,12 @@ impl Install {
     }
 }
 
-/// How an owner starts a program of the installation (`pl2wam` or `gprolog`, with arguments):
-/// confined or not, with its standard error captured and its output capped.
+/// How an owner starts a program of the installation (`pl2wam`, with arguments): confined or
+/// not, writing in the folder of the byte code, with its standard error captured and its
+/// output capped.
 pub(crate) type Start<'a> = &'a dyn Fn(&Path, &[OsString]) -> Result<Child, WorkerError>;
 
-/// Why GNU Prolog could not be run.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum GnuError {
-    /// The compiler did not end in time.
-    #[error("compiling {0} did not end within {1}")]
-    CompileTimeout(String, String),
-    /// The child could not confine itself.
-    #[error("cannot confine the child process: {0}")]
-    CannotConfine(String),
-    /// The child could not be started.
-    #[error(transparent)]
-    Process(#[from] WorkerError),
-    /// A file could not be written.
-    #[error("{0}")]
-    Io(String),
-}
-
-/// What one gprolog process did with a goal.
-pub(crate) struct Ended {
-    /// When the goal started (the driver said the program is loaded).
-    pub(crate) loaded: Option<Instant>,
-    /// Each answer's text (`T` written quoted), in order.
-    pub(crate) answers: Vec<String>,
-    /// The reply (`complete`, `limit`, `exception(B)`), or why the output broke the protocol;
-    /// `None`: no reply (the deadline passed, or the process ended first).
-    pub(crate) end: Option<Result<String, String>>,
-    /// What the process printed before the goal started (the load's messages).
-    pub(crate) printed_before_loading: Vec<String>,
-    /// The process ended by itself without a reply.
-    pub(crate) ended: bool,
-    /// How it ended (`None` when it was killed at the deadline).
-    pub(crate) status: Option<std::process::ExitStatus>,
-    /// Its standard error.
-    pub(crate) stderr: String,
-    /// When the reply was read (or the end came, or the deadline).
-    pub(crate) at: Instant,
-}
-
-/// The driver and one program, compiled to byte code in a folder, run one goal per process.
+/// The driver and one program, compiled to byte code in a folder, for one goal per process.
 pub(crate) struct Gnu {
     install: Install,
     dir: PathBuf,
@@ -135,7 +94,7 @@ impl Gnu {
         target: &Path,
         timeout: Duration,
         ours: bool,
-    ) -> Result<(String, bool), GnuError> {
+    ) -> Result<(String, bool), SystemError> {
         let args: Vec<OsString> = vec![
             "-w".into(),
             "--no-redef-error".into(),
@@ -151,13 +110,13 @@ impl Gnu {
         let stderr = child.stderr_text();
         // (only while compiling our own driver: a program's text is not the judge's words)
         if let Some(why) = cannot_confine(&lines, &stderr).filter(|_| ours) {
-            return Err(GnuError::CannotConfine(why));
+            return Err(SystemError::CannotConfine(why));
         }
         let Some(status) = status else {
-            return Err(GnuError::CompileTimeout(
-                source.display().to_string(),
-                format!("{} s", timeout.as_secs_f64()),
-            ));
+            return Err(SystemError::Load(format!(
+                "compiling did not end within {} s",
+                timeout.as_secs_f64()
+            )));
         };
         let mut text = lines.join("\n");
         if !stderr.trim().is_empty() {
@@ -174,10 +133,10 @@ impl Gnu {
         &self,
         start: Start<'_>,
         timeout: Duration,
-    ) -> Result<Result<(), String>, GnuError> {
+    ) -> Result<Result<(), String>, SystemError> {
         let driver = self.dir.join("driver.pl");
         std::fs::write(&driver, DRIVER_PL.replace("kk_drv_", &self.prefix))
-            .map_err(|e| GnuError::Io(format!("writing {}: {e}", driver.display())))?;
+            .map_err(|e| SystemError::Io(format!("writing {}: {e}", driver.display())))?;
         let (messages, ok) =
             self.compile(start, &driver, &self.dir.join("driver.wbc"), timeout, true)?;
         Ok(if ok { Ok(()) } else { Err(messages) })
@@ -190,7 +149,7 @@ impl Gnu {
         start: Start<'_>,
         source: &Path,
         timeout: Duration,
-    ) -> Result<(String, bool), GnuError> {
+    ) -> Result<(String, bool), SystemError> {
         // pl2wam writes the source's name into the byte code as it is, and gprolog cannot read
         // it back when the name holds a control character (a newline): such a file is
         // compiled from a copy with a plain name, and the messages name the file again
@@ -198,7 +157,7 @@ impl Gnu {
         let plain = if name.chars().any(char::is_control) {
             let copy = self.dir.join("program-source.pl");
             std::fs::copy(source, &copy)
-                .map_err(|e| GnuError::Io(format!("copying {name}: {e}")))?;
+                .map_err(|e| SystemError::Io(format!("copying {name}: {e}")))?;
             copy
         } else {
             source.to_path_buf()
@@ -208,107 +167,35 @@ impl Gnu {
         Ok((messages.replace(&plain.display().to_string(), &name), ok))
     }
 
-    /// Runs `goal` (Prolog text binding `T`, in the spec's canonical terms) in a fresh gprolog
-    /// that loads the program, asking for at most `max` answers, until `deadline`.
-    pub(crate) fn run(
-        &self,
-        start: Start<'_>,
-        goal: &str,
-        max: usize,
-        deadline: Instant,
-    ) -> Result<Ended, GnuError> {
+    /// The arguments of a gprolog that loads the driver and the program: `gprolog` itself, or
+    /// (`no_fd`) a GNU Prolog built without its FD solver ([`build_no_fd`]).
+    pub(crate) fn args(&self, no_fd: bool) -> Vec<OsString> {
+        let driver = self.dir.join("driver.wbc");
+        let program = self.dir.join("program.wbc");
+        if no_fd {
+            return vec![
+                driver.into(),
+                program.into(),
+                format!("{}main", self.prefix).into(),
+            ];
+        }
         let entry = format!(
             "load({}), {}main({})",
-            atom(&self.dir.join("driver.wbc")),
+            atom(&driver),
             self.prefix,
-            atom(&self.dir.join("program.wbc"))
+            atom(&program)
         );
-        let args: Vec<OsString> = vec!["--entry-goal".into(), entry.into()];
-        self.exchange(start(&self.install.gprolog, &args)?, goal, max, deadline)
+        vec!["--entry-goal".into(), entry.into()]
     }
 
-    /// [`Gnu::run`] in `no_fd`, a GNU Prolog built without its FD solver ([`build_no_fd`]).
-    pub(crate) fn run_without_fd(
-        &self,
-        start: Start<'_>,
-        no_fd: &Path,
-        goal: &str,
-        max: usize,
-        deadline: Instant,
-    ) -> Result<Ended, GnuError> {
-        let args: Vec<OsString> = vec![
-            self.dir.join("driver.wbc").into(),
-            self.dir.join("program.wbc").into(),
-            format!("{}main", self.prefix).into(),
-        ];
-        self.exchange(start(no_fd, &args)?, goal, max, deadline)
-    }
-
-    /// Sends the request to `child` (a gprolog that runs the driver) and reads its reply.
-    fn exchange(
-        &self,
-        mut child: Child,
-        goal: &str,
-        max: usize,
-        deadline: Instant,
-    ) -> Result<Ended, GnuError> {
-        let ticket = Ticket::new(1);
-        let request = format!(
+    /// The request of `ticket` for `goal` (Prolog text binding `T`, in the spec's canonical
+    /// terms), asking for at most `max` answers, as the driver reads it.
+    pub(crate) fn request(ticket: &Ticket, goal: &str, max: u64) -> String {
+        format!(
             "kk_request({}, {}, T, ({goal}), {max}).",
             ticket.id(),
             nonce_integers(ticket.nonce()),
-        );
-        // (a gprolog that died at once is seen below)
-        let _ = child.send(&request);
-        child.close_stdin();
-        let (mut loaded, mut answers, mut end, mut printed) = (None, Vec::new(), None, Vec::new());
-        let mut ended = false;
-        let mut at = None;
-        loop {
-            match child.next_reply(&ticket, Some(deadline)) {
-                Ok(Reply::Part(p)) if p == "loaded" && loaded.is_none() => {
-                    loaded = Some(child.last_read_at().unwrap_or_else(Instant::now));
-                    printed = child.take_printed();
-                }
-                Ok(Reply::Part(p)) if loaded.is_some() => answers.push(p),
-                Ok(Reply::Part(p)) => {
-                    end = Some(Err(format!("an answer before the goal started: {p}")));
-                    break;
-                }
-                Ok(Reply::Done(d)) => {
-                    end = Some(Ok(d));
-                    at = child.last_read_at();
-                    break;
-                }
-                Ok(Reply::Timeout) => break,
-                Err(WorkerError::BadFrame(why)) => {
-                    end = Some(Err(why));
-                    break;
-                }
-                Err(_) => {
-                    ended = true;
-                    break;
-                }
-            }
-        }
-        let at = at.unwrap_or_else(Instant::now);
-        if loaded.is_none() {
-            printed = child.take_printed();
-        }
-        ended |= child.has_ended();
-        child.kill();
-        let status = child.wait();
-        let stderr = child.stderr_text();
-        Ok(Ended {
-            loaded,
-            answers,
-            ended: ended && end.is_none(),
-            end,
-            printed_before_loading: printed,
-            status: if ended { status } else { None },
-            stderr,
-            at,
-        })
+        )
     }
 }
 
@@ -390,6 +277,53 @@ fn atom(path: &Path) -> String {
     q
 }
 
+/// Whether a GNU Prolog without FD solver can be built here (`gplc` is installed).
+pub(crate) fn no_fd_available() -> bool {
+    find_program("gplc").is_some()
+}
+
+/// The syntax errors pl2wam reported while compiling `file` (its `messages`): (line, message).
+pub(crate) fn syntax_errors(file: &Path, messages: &str) -> Vec<(usize, String)> {
+    let name = file.display().to_string();
+    messages
+        .lines()
+        .filter(|l| l.contains("syntax error"))
+        .filter_map(|l| {
+            let rest = &l[l.find(&name)? + name.len()..];
+            let rest = rest.strip_prefix(':')?;
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let line = digits.parse().ok()?;
+            let message = l[l.find("syntax error")? + "syntax error".len()..]
+                .trim_start_matches([':', ' '])
+                .trim()
+                .to_string();
+            Some((line, message))
+        })
+        .collect()
+}
+
+/// What the compiler said of a file that compiled, less its chatter (`compiling ...`,
+/// `... compiled, N lines read`), one message a line, ending with a newline when any.
+pub(crate) fn compiler_warnings(messages: &str) -> String {
+    messages
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .filter(|l| !(l.starts_with("compiling ") && l.ends_with("...")))
+        .filter(|l| !l.contains(" compiled, "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// A line of the banner gprolog prints as it starts (not the program's).
+pub(crate) fn is_banner(line: &str) -> bool {
+    let l = line.trim();
+    l.starts_with("GNU Prolog ")
+        || l.starts_with("Compiled ")
+        || l == "By Daniel Diaz"
+        || l.starts_with("Copyright (C)")
+}
+
 /// Parses `[[1,2],[2,1]]` (spaces allowed) as a grid.
 pub(crate) fn parse_grid(text: &str) -> Option<Grid> {
     let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
@@ -425,6 +359,21 @@ mod tests {
         assert_eq!(
             nonce_integers("0000000a00000001ffffffff10000000"),
             "[10,1,4294967295,268435456]"
+        );
+    }
+
+    #[test]
+    fn syntax_errors_are_read_from_the_compilers_messages() {
+        assert_eq!(
+            syntax_errors(
+                Path::new("/t/bad.pl"),
+                "/t/bad.pl:12:5: syntax error: . or operator expected after expression"
+            ),
+            vec![(12, ". or operator expected after expression".to_string())]
+        );
+        assert_eq!(
+            compiler_warnings("compiling /t/a.pl for byte code...\n/t/a.pl:3: warning: x\n/t/a.pl compiled, 9 lines read - 1 bytes written, 2 ms\n"),
+            "/t/a.pl:3: warning: x\n"
         );
     }
 }

@@ -2,17 +2,23 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::error::cut_error;
+use super::system::{Open, SystemBackend};
 use super::{
-    cut, detect, form, fresh_seed, gprolog, jail, scryer, suite, verdict, Case, CaseReport, Config,
-    Dialect, Jail, JudgeError, Judgement, Run, Suite, System, Verdict,
+    cut, detect, form, fresh_seed, jail, scryer, suite, verdict, Case, CaseReport, Config, Dialect,
+    Jail, JudgeError, Judgement, Run, Suite, System, Verdict,
 };
 use crate::error::Context;
 use crate::process::Limits;
 use crate::prolog::Predicate;
+use crate::system::{ChildSetup, Gprolog, PrologSystem, Swipl};
+
+/// The longest frame (an answer) read from a judged child system: a 9x9 grid takes some 200
+/// bytes.
+const JUDGED_FRAME_CAP: usize = 4096;
 
 /// A case with more expected answers than this does not make its predicate's larger cases
 /// skipped when it times out.
@@ -72,15 +78,16 @@ fn judge_file(
         None => (detect(&String::from_utf8_lossy(&text)), true),
     };
     let system = match config.system {
-        Some(System::Gprolog) if !gprolog::available() => return Err(JudgeError::NoGprolog),
+        Some(System::Gprolog) if !Gprolog::available() => return Err(JudgeError::NoGprolog),
+        Some(System::Swipl) if !Swipl::available() => return Err(JudgeError::NoSwipl),
         Some(s) => s,
-        None if dialect == Dialect::Gnu && gprolog::available() => System::Gprolog,
+        None if dialect == Dialect::Gnu && Gprolog::available() => System::Gprolog,
         None => System::Scryer,
     };
     // (links resolved: confinement grants the folder the file really is in)
     let absolute = std::fs::canonicalize(file).with_context(|| file.display().to_string())?;
     let max_size = config.max_size.unwrap_or(match system {
-        System::Scryer => 7,
+        System::Scryer | System::Swipl => 7,
         System::Gprolog => 9,
     });
     let mut notes = Vec::new();
@@ -125,7 +132,7 @@ fn judge_file(
     };
     if system == System::Gprolog
         && config.predicates.contains(&Predicate::Plain)
-        && !gprolog::no_fd_available()
+        && !Gprolog::without_fd_available()
     {
         notes.push(
             "plain_kenken/3 ran in gprolog, FD solver included: gplc (GNU Prolog's compiler, \
@@ -143,14 +150,25 @@ fn judge_file(
             );
         }
     }
+    let open_system = child_system(system, jail.as_ref());
+    let first = match config.predicates.first() {
+        Some(&Predicate::Plain) => Predicate::Plain,
+        _ => Predicate::Fd,
+    };
     let open = || -> Result<Box<dyn Backend>, JudgeError> {
-        Ok(match system {
-            System::Scryer => Box::new(scryer::ScryerBackend::new(
+        Ok(match &open_system {
+            None => Box::new(scryer::ScryerBackend::new(
                 &absolute,
                 dialect,
                 jail.clone(),
             )?),
-            System::Gprolog => Box::new(gprolog::GprologBackend::new(&absolute, jail.clone())?),
+            Some(open) => Box::new(SystemBackend::new(
+                open.clone(),
+                &absolute,
+                dialect,
+                jail.clone(),
+                first,
+            )),
         })
     };
     // (the first engine loads the file: its warnings, or why it cannot be loaded)
@@ -190,6 +208,29 @@ fn judge_file(
         notes,
         elapsed_s: start.elapsed().as_secs_f64(),
     })
+}
+
+/// How to open `system` as a child system of the seam, set up as `jail` says (its limits,
+/// what it may read besides the judged file, unconfined without one); `None` for Scryer,
+/// which has a backend of its own.
+fn child_system(system: System, jail: Option<&Jail>) -> Option<Arc<Open>> {
+    let setup = ChildSetup {
+        limits: jail.map_or_else(Limits::default, |j| j.limits),
+        read: jail.map_or_else(Vec::new, |j| jail::narrow(&j.also_read, &j.hidden)),
+        frame_cap: JUDGED_FRAME_CAP,
+        confined: jail.is_some(),
+        ..ChildSetup::default()
+    };
+    let open: Arc<Open> = match system {
+        System::Scryer => return None,
+        System::Gprolog => {
+            Arc::new(move || Ok(Box::new(Gprolog::new(setup.clone())?) as Box<dyn PrologSystem>))
+        }
+        System::Swipl => {
+            Arc::new(move || Ok(Box::new(Swipl::new(setup.clone())?) as Box<dyn PrologSystem>))
+        }
+    };
+    Some(open)
 }
 
 /// A load that failed on a file it could not open, confined, says how to let it read more:

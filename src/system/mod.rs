@@ -258,6 +258,14 @@ pub struct ChildSetup {
     /// default; the engines, which may be asked for every answer of a puzzle with millions,
     /// take [`ChildSetup::for_answers`].
     pub output_cap: usize,
+    /// The longest frame (an answer) read; past it the child is killed and the run is
+    /// [`End::Untrusted`]. 1 MiB by default; the judge takes 4 KiB (a 9x9 grid is some 200
+    /// bytes).
+    pub frame_cap: usize,
+    /// Whether the child runs confined (`true` by default; `false` only for programs the user
+    /// trusts, as `kenken judge --no-confine` says): unconfined it runs with the user's rights,
+    /// in its scratch folder.
+    pub confined: bool,
 }
 
 impl Default for ChildSetup {
@@ -266,6 +274,8 @@ impl Default for ChildSetup {
             limits: Limits::default(),
             read: Vec::new(),
             output_cap: 16 << 20,
+            frame_cap: 1 << 20,
+            confined: true,
         }
     }
 }
@@ -334,4 +344,20 @@ pub trait PrologSystem: Send {
 
     /// Waits until every process the system keeps in reserve (a warm spare) has started.
     fn settle(&mut self) {}
+
+    /// Where the system's confined processes may write and what they may read, so that a
+    /// refusal of confinement can be told from the program's own errors (the judge's
+    /// `jail`); `None` for a system that runs nothing confined.
+    fn reach(&self) -> Option<Reach> {
+        None
+    }
+}
+
+/// What a system's confined processes may reach ([`PrologSystem::reach`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reach {
+    /// The one folder they may write in (their scratch folder).
+    pub scratch: PathBuf,
+    /// What they may read besides the system's libraries (its installation, the program).
+    pub read: Vec<PathBuf>,
 }
