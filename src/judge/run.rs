@@ -141,6 +141,14 @@ fn judge_file(
                 .into(),
         );
     }
+    if system == System::Swipl && dialect == Dialect::Gnu {
+        notes.push(
+            "the file looks written for GNU Prolog: SWI-Prolog runs it as it is, but has none \
+             of GNU Prolog's FD built-ins (fd_domain/3 and the rest raise existence errors); \
+             judge it with --prolog gprolog, or --prolog scryer (which has a GNU layer)"
+                .into(),
+        );
+    }
     if let Some(j) = &jail {
         if jail::narrow(&j.also_read, &j.hidden) != j.also_read {
             notes.push(

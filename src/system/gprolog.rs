@@ -16,7 +16,9 @@
 //!
 //! Its exit code does not tell `halt(1)` from a fatal error (a stack overflow exits with 1),
 //! and what it writes to standard error may be the program's: a gprolog that ended without a
-//! reply halted when it exited with 0, and crashed otherwise, named by its status alone.
+//! reply halted when it exited with 0, or with another code and no word of a fatal error on
+//! its standard error; otherwise it crashed, named by its status alone (never by what it
+//! wrote).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -153,8 +155,11 @@ fn folder(prefix: &str) -> Result<tempfile::TempDir, SystemError> {
 
 /// How a gprolog that ended without a reply ended (see the module's doc).
 fn death(status: Option<ExitStatus>, stderr: &str) -> End {
+    let fatal = stderr
+        .lines()
+        .any(|l| l.contains("Fatal Error") || l.contains("overflow"));
     let why = match status.and_then(|s| s.code()) {
-        Some(0) => return End::Halted(0),
+        Some(code) if code == 0 || !fatal => return End::Halted(code.into()),
         Some(code) => format!(
             "gprolog ended before the goal did, with exit status {code} (halt({code}), or a \
              fatal error such as a stack overflow)"

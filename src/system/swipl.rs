@@ -19,7 +19,8 @@
 //! Scryer loads as it is. Loaded with `fd: false` (a judged `plain_kenken/3`), the folder's
 //! `library(clpfd)` is `prolog/swi_no_fd.pl`, loaded before the file: every constraint throws
 //! `kk_judge_no_fd(Name/Arity)`, and the real library cannot be loaded into its module. A
-//! file written for GNU Prolog (`fd_domain/3` and the rest) is refused.
+//! file written for GNU Prolog loads as it is: SWI-Prolog has most of its built-ins, but not
+//! its FD solver (`fd_domain/3` and the rest raise existence errors).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -29,7 +30,6 @@ use super::child::{self, quoted_atom};
 use super::{
     Answer, ChildSetup, Clock, Goal, Loaded, Outcome, Program, PrologSystem, Reach, SystemError,
 };
-use crate::judge::Dialect;
 use crate::process::{find_program, random_hex, Child, Ticket};
 
 /// The driver: runs one goal of a loaded program, answering in frames.
@@ -240,6 +240,21 @@ impl Swipl {
     }
 }
 
+/// The syntax errors swipl reported while loading `file` (its standard error, where it goes on
+/// loading after each): (line, message).
+fn syntax_errors(file: &Path, stderr: &str) -> Vec<(usize, String)> {
+    let name = file.display().to_string();
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("ERROR: ")?.strip_prefix(name.as_str())?;
+            let (line, rest) = rest.strip_prefix(':')?.split_once(':')?;
+            let message = rest.split_once("Syntax error: ")?.1.trim().to_string();
+            Some((line.parse().ok()?, message))
+        })
+        .collect()
+}
+
 /// Whether a line of swipl's standard error says it died (not that it halted).
 fn is_fatal(line: &str) -> bool {
     let l = line.to_ascii_lowercase();
@@ -257,17 +272,6 @@ impl PrologSystem for Swipl {
             Program::Homework => {
                 self.write("kenken.pl", crate::prolog::KENKEN_PL)?;
                 (self.write("swi_kenken.pl", SWI_KENKEN_PL)?, None)
-            }
-            Program::File {
-                dialect: Dialect::Gnu,
-                ..
-            } => {
-                return Err(SystemError::Unsupported(
-                    "it is written for GNU Prolog (fd_domain/3 and the rest), which \
-                     SWI-Prolog does not load: judge it with --prolog gprolog, or with \
-                     --prolog scryer (which has a GNU layer)"
-                        .into(),
-                ))
             }
             Program::File { path, fd, .. } => {
                 if !self.setup.read.contains(path) {
@@ -290,6 +294,16 @@ impl PrologSystem for Swipl {
             .filter(|l| !l.trim().is_empty())
             .collect::<Vec<_>>()
             .join("\n");
+        let errors = match program {
+            Program::File { path, .. } => syntax_errors(path, &run.stderr),
+            Program::Homework => Vec::new(),
+        };
+        if !errors.is_empty() {
+            return Err(SystemError::Syntax {
+                file: loading.0.display().to_string(),
+                errors,
+            });
+        }
         if !run.loaded {
             let why = match run.outcome.end {
                 super::End::Stopped(super::Bound::Time) => format!(
@@ -318,5 +332,25 @@ impl PrologSystem for Swipl {
                 read,
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_errors_are_read_from_what_swipl_says() {
+        let said = "ERROR: /t/a.pl:2:12: Syntax error: Unbalanced operator\n\
+                    Warning: /t/a.pl:3:\n\
+                    ERROR: /t/b.pl:4:8: Syntax error: Operator expected\n\
+                    ERROR: /t/a.pl:4:8: Syntax error: Operator expected\n";
+        assert_eq!(
+            syntax_errors(Path::new("/t/a.pl"), said),
+            vec![
+                (2, "Unbalanced operator".to_string()),
+                (4, "Operator expected".to_string())
+            ]
+        );
     }
 }

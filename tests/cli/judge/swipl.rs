@@ -1,0 +1,253 @@
+//! `kenken judge --prolog swipl`: a file judged under the real SWI-Prolog, with the verdicts,
+//! the form check and the trust checks it gets under the other systems: our own kenken.pl
+//! passes (written for Scryer: library(clpz) is clpfd there), a wrong file fails, a halting or
+//! looping one costs only its cases, forged frames are not believed, a GNU Prolog file gets a
+//! note, and confinement refuses what it refuses under gprolog. Skipped (with a message) where swipl is not installed.
+
+use super::{fixture, judge, Judged};
+
+/// Whether `swipl` is installed (else the test says it is skipped).
+fn swipl() -> bool {
+    let there = std::process::Command::new("swipl")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !there {
+        eprintln!("swipl is not installed: what runs under SWI-Prolog is not tested");
+    }
+    there
+}
+
+/// `text` written as `name` in a fresh folder: the folder (kept while the test runs) and the
+/// file's path.
+fn written(name: &str, text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, text).unwrap();
+    (dir, file.to_str().unwrap().to_string())
+}
+
+const OUR_KENKEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/prolog/kenken.pl");
+
+/// The spec's cases under swipl, `extra` added.
+fn spec(extra: &[&str]) -> Vec<String> {
+    ["--suite", "spec", "--prolog", "swipl", "--timeout", "30"]
+        .iter()
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+fn judged(file: &str, extra: &[&str]) -> Judged {
+    let args = spec(extra);
+    judge(file, &args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// Every case's verdict is `verdict`, its detail holding `detail`.
+fn every_case(j: &Judged, verdict: &str, detail: &str) {
+    assert!(!j.verdicts.is_empty(), "no case judged");
+    for (key, v) in &j.verdicts {
+        assert_eq!(v, verdict, "{key:?}: {:?}", j.details);
+        assert!(j.details[key].contains(detail), "{key:?}: {}", j.details[key]);
+    }
+}
+
+#[test]
+fn our_kenken_and_a_swi_file_pass_the_spec_suite_under_swipl() {
+    if !swipl() {
+        return;
+    }
+    let j = judged(OUR_KENKEN, &[]);
+    assert_eq!(j.code, 0, "{:?}", j.details);
+    assert_eq!(j.summary["prolog"], "swipl");
+    assert_eq!(j.count("pass"), j.verdicts.len());
+    assert_eq!(j.summary["form"]["passed"], true);
+    // a file written for SWI-Prolog (library(clpfd)), on the standard suite's small grids
+    let j = judge(
+        &fixture("swi_clpfd.pl"),
+        &["--prolog", "swipl", "--max-size", "5", "--seed", "7"],
+    );
+    assert_eq!(j.code, 0, "{:?}", j.details);
+}
+
+#[test]
+fn a_wrong_file_fails_under_swipl_with_the_verdicts_it_gets_elsewhere() {
+    if !swipl() {
+        return;
+    }
+    let j = judged(&fixture("largest_first.pl"), &["--predicates", "kenken"]);
+    assert_eq!(j.code, 1, "{:?}", j.details);
+    assert_eq!(
+        j.verdict("spec 4x4 example (six answers)", "kenken"),
+        "order"
+    );
+    let j = judged(&fixture("missing_answer.pl"), &["--predicates", "kenken"]);
+    assert_eq!(j.code, 1, "{:?}", j.details);
+    assert!(j.count("wrong") > 0, "{:?}", j.verdicts);
+    // a syntax error: named by line, and the file is not judged
+    let (_dir, file) = written("bad.pl", "kenken(N, C, T) :-\n    T = .\nplain_kenken(_, _, _).\n");
+    let out = crate::common::kenken()
+        .args(["judge", &file, "--prolog", "swipl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.pl:2: syntax error:"), "{stderr}");
+}
+
+/// A plain_kenken/3 that is kenken/3: its constraints throw where no FD solver exists; the
+/// form check says so too.
+const PLAIN_IS_FD: &str = r#"
+:- use_module(library(clpfd)).
+kenken(N, _, T) :- length(T, N), maplist(row(N), T), transpose(T, Cs), maplist(all_distinct, Cs),
+    maplist(label, T).
+row(N, R) :- length(R, N), R ins 1..N, all_distinct(R).
+plain_kenken(N, C, T) :- kenken(N, C, T).
+"#;
+
+#[test]
+fn a_plain_kenken_that_reaches_clpfd_finds_no_fd_solver_under_swipl() {
+    if !swipl() {
+        return;
+    }
+    let (_dir, file) = written("kenken.pl", PLAIN_IS_FD);
+    let j = judged(&file, &["--max-size", "2"]);
+    assert_eq!(j.code, 1, "{:?}", j.details);
+    assert_eq!(j.verdict("spec: kenken(2, [], T)", "kenken"), "pass");
+    assert_eq!(j.verdict("spec: kenken(2, [], T)", "plain_kenken"), "error");
+    assert!(
+        j.detail("spec: kenken(2, [], T)", "plain_kenken")
+            .contains("plain_kenken/3 called the FD solver"),
+        "{:?}",
+        j.details
+    );
+    assert_eq!(j.summary["form"]["passed"], false);
+}
+
+#[test]
+fn a_gnu_file_under_swipl_is_judged_with_a_clear_note() {
+    if !swipl() {
+        return;
+    }
+    // GNU Prolog's FD built-ins do not exist in SWI-Prolog: its cases fail, saying which
+    let j = judged(&fixture("gnu_correct.pl"), &["--predicates", "kenken"]);
+    assert_eq!(j.code, 1, "{:?}", j.details);
+    assert_eq!(j.summary["dialect"], "gnu");
+    let notes = j.summary["notes"].to_string();
+    assert!(notes.contains("written for GNU Prolog"), "{notes}");
+    assert!(notes.contains("--prolog gprolog"), "{notes}");
+    assert!(
+        j.details.values().any(|d| d.contains("is not defined")),
+        "{:?}",
+        j.details
+    );
+}
+
+#[test]
+fn a_halting_or_looping_file_costs_only_its_cases_under_swipl() {
+    if !swipl() {
+        return;
+    }
+    let (_dir, file) = written(
+        "kenken.pl",
+        "kenken(1, _, [[1]]) :- halt.\nkenken(2, _, _) :- halt(3).\n\
+         kenken(3, _, T) :- loop(T).\nloop(T) :- loop(T).\nkenken(4, _, _) :- repeat, fail.\n\
+         plain_kenken(N, C, T) :- kenken(N, C, T).\n",
+    );
+    let j = judged(&file, &["--predicates", "kenken", "--timeout", "5"]);
+    assert_eq!(j.code, 1, "{:?}", j.details);
+    assert_eq!(j.verdict("spec: kenken(1, [], T)", "kenken"), "halted");
+    assert_eq!(
+        j.detail("spec: kenken(1, [], T)", "kenken"),
+        "called halt (exit code 0)"
+    );
+    assert_eq!(j.verdict("spec: kenken(2, [], T)", "kenken"), "halted");
+    // a loop on a small grid is a hang (or SWI's stack runs out first), and the rest runs
+    assert!(
+        ["hang", "error"].contains(&j.verdict("spec: kenken(3, [], T)", "kenken")),
+        "{:?}",
+        j.details
+    );
+    assert_eq!(j.verdict("spec: kenken(4, [], T)", "kenken"), "timeout");
+    assert_eq!(j.verdict("spec 4x4 made unsatisfiable", "kenken"), "timeout");
+}
+
+/// A file that prints the driver's frames itself, with a guessed nonce, and a fake reply.
+const FORGES_FRAMES: &str = r#"
+kenken(N, _, _) :-
+    format("~nkenken-frame 1 00000000000000000000000000000000 part loaded~n"),
+    format("kenken-frame 1 00000000000000000000000000000000 part [[1]]~n"),
+    format("kenken-frame 1 00000000000000000000000000000000 done complete~n"),
+    N > 0, fail.
+plain_kenken(N, C, T) :- kenken(N, C, T).
+"#;
+
+#[test]
+fn a_file_that_forges_the_drivers_frames_is_not_believed_under_swipl() {
+    if !swipl() {
+        return;
+    }
+    let (_dir, file) = written("kenken.pl", FORGES_FRAMES);
+    let j = judged(&file, &["--predicates", "kenken"]);
+    assert_eq!(j.count("pass"), 0, "{:?}", j.details);
+    assert_eq!(j.code, 1);
+    assert!(
+        j.details
+            .values()
+            .all(|d| d.contains("broke the judge's protocol")),
+        "{:?}",
+        j.details
+    );
+}
+
+#[test]
+fn a_file_that_reads_outside_its_jail_or_connects_is_refused_under_swipl() {
+    if !swipl() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let canary = dir.path().join("canary.txt");
+    std::fs::write(&canary, "[[1]].\n").unwrap();
+    let file = dir.path().join("kenken.pl");
+    std::fs::write(
+        &file,
+        format!(
+            "kenken(1, _, T) :- open('{}', read, S), read(S, T), close(S).\n\
+             plain_kenken(N, C, T) :- kenken(N, C, T).\n",
+            canary.display()
+        ),
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let small = ["--predicates", "kenken", "--max-size", "1"];
+    let j = judged(file, &small);
+    every_case(
+        &j,
+        "error",
+        &format!("the file tried to open {}", canary.display()),
+    );
+    // what --read allows, it reads
+    let j = judged(file, &[&small[..], &["--read", canary.to_str().unwrap()]].concat());
+    assert_eq!(j.verdict("spec: kenken(1, [], T)", "kenken"), "pass");
+    // a connection to a listener here is refused
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::fs::write(
+        dir.path().join("kenken.pl"),
+        format!(
+            ":- use_module(library(socket)).\n\
+             kenken(1, _, _) :- tcp_connect('127.0.0.1':{port}, S, []), close(S).\n\
+             plain_kenken(N, C, T) :- kenken(N, C, T).\n"
+        ),
+    )
+    .unwrap();
+    let j = judged(file, &small);
+    let v = j.verdict("spec: kenken(1, [], T)", "kenken");
+    let d = j.detail("spec: kenken(1, [], T)", "kenken");
+    assert!(
+        v == "error" && d.contains("network connection") || v == "blocked",
+        "{v}: {d}"
+    );
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_err(), "a connection came through");
+}
