@@ -14,11 +14,7 @@ use super::{
 use crate::error::Context;
 use crate::process::Limits;
 use crate::prolog::Predicate;
-use crate::system::{ChildSetup, Gprolog, PrologSystem, Swipl};
-
-/// The longest frame (an answer) read from a judged child system: a 9x9 grid takes some 200
-/// bytes.
-const JUDGED_FRAME_CAP: usize = 4096;
+use crate::system::{Gprolog, PrologSystem, Swipl};
 
 /// A case with more expected answers than this does not make its predicate's larger cases
 /// skipped when it times out.
@@ -183,7 +179,11 @@ fn judge_file(
     let mut first = open()?;
     let loaded = first
         .load(config.timeout)
-        .map_err(|e| read_hint(e, config.confine))?;
+        .map_err(|e| read_hint(e, config.confine))
+        .map_err(|e| match (system, dialect) {
+            (System::Swipl, Dialect::Gnu) => gnu_hint(e),
+            _ => e,
+        })?;
     let mut backends = vec![first];
     for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {
         backends.push(open()?);
@@ -222,13 +222,7 @@ fn judge_file(
 /// what it may read besides the judged file, unconfined without one); `None` for Scryer,
 /// which has a backend of its own.
 fn child_system(system: System, jail: Option<&Jail>) -> Option<Arc<Open>> {
-    let setup = ChildSetup {
-        limits: jail.map_or_else(Limits::default, |j| j.limits),
-        read: jail.map_or_else(Vec::new, |j| jail::narrow(&j.also_read, &j.hidden)),
-        frame_cap: JUDGED_FRAME_CAP,
-        confined: jail.is_some(),
-        ..ChildSetup::default()
-    };
+    let setup = Jail::child_setup(jail);
     let open: Arc<Open> = match system {
         System::Scryer => return None,
         System::Gprolog => {
@@ -266,6 +260,28 @@ fn read_hint(e: JudgeError, confined: bool) -> JudgeError {
             }
         }
         e => e,
+    }
+}
+
+/// A load under SWI-Prolog that failed on a file written for GNU Prolog says so: such a file
+/// uses GNU's FD operators (`#=`), which SWI reads as syntax errors without `library(clpfd)`.
+fn gnu_hint(e: JudgeError) -> JudgeError {
+    let why = match &e {
+        JudgeError::Syntax { .. } => e.to_string(),
+        JudgeError::Load { why, .. } => why.clone(),
+        _ => return e,
+    };
+    let file = match e {
+        JudgeError::Syntax { file, .. } | JudgeError::Load { file, .. } => file,
+        _ => String::new(),
+    };
+    JudgeError::Load {
+        file,
+        why: format!(
+            "it looks written for GNU Prolog, whose FD operators and built-ins (fd_domain/3 and \
+             the rest) SWI-Prolog does not have: judge it with --prolog gprolog, or --prolog \
+             scryer (which has a GNU layer). SWI-Prolog said: {why}"
+        ),
     }
 }
 
