@@ -58,7 +58,6 @@ pub mod error;
 pub mod format;
 pub mod generate;
 #[cfg(feature = "prolog")]
-pub(crate) mod gnu;
 #[cfg(feature = "prolog")]
 pub mod judge;
 pub mod logic;

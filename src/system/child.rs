@@ -16,6 +16,7 @@ use super::{Answer, Bound, ChildSetup, Clock, Crash, End, Goal, Outcome, SystemE
 use crate::process::{
     status_text, Child, Confinement, Reply, Spawn, Stderr, Ticket, WorkerError, CANNOT_CONFINE,
 };
+use crate::puzzle::Grid;
 
 /// The most answers asked of a child when every one is wanted (gprolog's integers are
 /// 60-bit).
@@ -38,7 +39,7 @@ pub(super) fn deadline(goal: &Goal, clock: &Clock) -> Instant {
 
 /// An answer's text read as the goal's grid, or kept as text.
 pub(super) fn answer(text: &str, size: usize) -> Answer {
-    let value = match crate::gnu::parse_grid(text) {
+    let value = match parse_grid(text) {
         Some(g) if g.len() == size && g.iter().all(|r| r.len() == size) => Ok(g),
         _ => Err(text.to_string()),
     };
@@ -221,6 +222,25 @@ pub(super) fn read_run(
     })
 }
 
+/// Parses `[[1,2],[2,1]]` (spaces allowed) as a grid.
+pub(crate) fn parse_grid(text: &str) -> Option<Grid> {
+    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let inner = t.strip_prefix('[')?.strip_suffix(']')?;
+    if inner.is_empty() {
+        return Some(Vec::new());
+    }
+    let inner = inner.strip_prefix('[')?.strip_suffix(']')?;
+    inner
+        .split("],[")
+        .map(|row| {
+            if row.is_empty() {
+                return Some(Vec::new());
+            }
+            row.split(',').map(|c| c.parse().ok()).collect()
+        })
+        .collect()
+}
+
 /// `path` quoted as a Prolog atom (every system reads this form).
 pub(super) fn quoted_atom(path: &Path) -> String {
     let mut q = String::from("'");
@@ -262,6 +282,8 @@ mod tests {
             Ok(vec![vec![1, 2], vec![2, 1]])
         );
         assert_eq!(answer("[[1]]", 2).value, Err("[[1]]".into()));
+        assert_eq!(parse_grid("[]"), Some(vec![]));
+        assert_eq!(parse_grid("[[1,_123],[2,1]]"), None);
         assert_eq!(
             quoted_atom(Path::new("/a/o'b\\c\nd")),
             "'/a/o''b\\\\c\\xa\\d'"

@@ -1,4 +1,4 @@
-//! GNU Prolog as a child: the real `gprolog`, one process per goal ([`crate::gnu`]: the driver
+//! GNU Prolog as a child: the real `gprolog`, one process per goal (`system::gnu`: the driver
 //! `prolog/gnu_driver.pl` and the program compiled to byte code by `pl2wam` first, since a
 //! confined gprolog may start no compiler); the homework is `prolog/gnu_kenken.pl`.
 //!
@@ -26,11 +26,11 @@ use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use super::child;
+use super::gnu::{self, Gnu, Install};
 use super::{
     Answer, Bound, ChildSetup, Clock, End, Goal, Loaded, Outcome, Program, PrologSystem, Reach,
     SystemError,
 };
-use crate::gnu::{self, Gnu, Install};
 use crate::process::{status_text, Child, Ticket, WorkerError};
 
 /// The homework for GNU Prolog.

@@ -14,7 +14,7 @@
 //!   Nothing stops it by the clock, so it refuses a goal with a deadline ([`SystemError::NeedsWorker`]).
 //! - [`ScryerWorker`]: the embedded Scryer Prolog in a worker process ([`crate::worker`]),
 //!   killed at the deadline, with a warm spare.
-//! - [`Gprolog`]: GNU Prolog as a child, one confined `gprolog` per goal (`crate::gnu`, its
+//! - [`Gprolog`]: GNU Prolog as a child, one confined `gprolog` per goal (`system::gnu`, its
 //!   driver `prolog/gnu_driver.pl`).
 //! - [`Swipl`]: SWI-Prolog as a child, one confined `swipl` per goal (its driver
 //!   `prolog/swi_driver.pl`, the homework `prolog/swi_kenken.pl`).
@@ -33,17 +33,21 @@
 //! `.pl` speaking the frames above, the homework in that system's dialect, and an
 //! [`EngineKind`](crate::engine::EngineKind) pair (`-fd`, `-plain`) that opens it.
 //!
-//! # The judge (next)
-//! The judge's backends (`judge/scryer.rs`, `judge/gprolog.rs`) do the same over again and are
-//! meant to move onto this seam: [`Program::File`] carries the judged file and its dialect,
-//! [`Loaded`] the load's warnings, [`SystemError::Syntax`] its syntax errors, and the judge's
-//! `RunEnd` is read from [`End`] (`Complete`, `Stopped(Answers)` as its limit,
-//! `Stopped(Time)` as its timeout, `Exception`, `Halted`, `Crashed` whose [`Crash`] keeps the
-//! exit status and standard error for the jail to tell a blocked call or an exceeded limit,
-//! and `Untrusted` as a broken protocol). Confinement belongs to the system's constructor
-//! ([`ChildSetup`]): the judge's jail gives its limits and what the judged code may read.
+//! # The judge
+//! `kenken judge --prolog gprolog|swipl` runs on this seam (`judge/system.rs`: any
+//! [`PrologSystem`] plugs in): [`Program::File`] carries the judged file, its dialect and
+//! whether its FD solver may be reached (`fd: false` for `plain_kenken/3`), [`Loaded`] the
+//! load's warnings, [`SystemError::Syntax`] its syntax errors, and the judge's `RunEnd` is read
+//! from [`End`] (`Complete`, `Stopped(Answers)` as its limit, `Stopped(Time)` as its timeout,
+//! `Exception`, `Halted`, `Crashed` whose [`Crash`] keeps the exit status and standard error
+//! for the jail to tell a blocked call or an exceeded limit, and `Untrusted` as a broken
+//! protocol). Confinement belongs to the system's constructor ([`ChildSetup`]): the judge's
+//! jail gives its limits and what the judged code may read, and [`PrologSystem::reach`] tells
+//! the jail what the system's processes may reach. The judge's Scryer backend
+//! (`judge/scryer.rs`) is still its own.
 
 mod child;
+mod gnu;
 mod gprolog;
 mod scryer;
 mod swipl;

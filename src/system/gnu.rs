@@ -19,25 +19,25 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::child::quoted_atom;
+use super::SystemError;
 use crate::process::{find_program, random_hex, Child, Ticket, WorkerError};
-use crate::puzzle::Grid;
-use crate::system::SystemError;
 
 /// The driver: runs one goal of a loaded program, answering in frames.
-const DRIVER_PL: &str = include_str!("../prolog/gnu_driver.pl");
+const DRIVER_PL: &str = include_str!("../../prolog/gnu_driver.pl");
 
 /// Where GNU Prolog is installed: its programs, with links resolved.
 #[derive(Debug, Clone)]
-pub(crate) struct Install {
+pub(super) struct Install {
     /// The top level, which runs the byte code.
-    pub(crate) gprolog: PathBuf,
+    pub(super) gprolog: PathBuf,
     /// The compiler to byte code.
-    pub(crate) pl2wam: PathBuf,
+    pub(super) pl2wam: PathBuf,
 }
 
 impl Install {
     /// `gprolog` on the `PATH`, and `pl2wam` beside it (or on the `PATH`).
-    pub(crate) fn find() -> Option<Install> {
+    pub(super) fn find() -> Option<Install> {
         let gprolog = find_program("gprolog")?;
         let pl2wam = gprolog.parent()?.join("pl2wam");
         let pl2wam = if pl2wam.is_file() {
@@ -49,7 +49,7 @@ impl Install {
     }
 
     /// What gprolog reads of its own: the folder above its programs' folder.
-    pub(crate) fn home(&self) -> Vec<PathBuf> {
+    pub(super) fn home(&self) -> Vec<PathBuf> {
         [&self.gprolog, &self.pl2wam]
             .iter()
             .filter_map(|p| Some(p.parent()?.parent()?.to_path_buf()))
@@ -60,10 +60,10 @@ impl Install {
 /// How an owner starts a program of the installation (`pl2wam`, with arguments): confined or
 /// not, writing in the folder of the byte code, with its standard error captured and its
 /// output capped.
-pub(crate) type Start<'a> = &'a dyn Fn(&Path, &[OsString]) -> Result<Child, WorkerError>;
+pub(super) type Start<'a> = &'a dyn Fn(&Path, &[OsString]) -> Result<Child, WorkerError>;
 
 /// The driver and one program, compiled to byte code in a folder, for one goal per process.
-pub(crate) struct Gnu {
+pub(super) struct Gnu {
     install: Install,
     dir: PathBuf,
     /// What the driver's names start with (`kk_drv_` and a random part).
@@ -72,7 +72,7 @@ pub(crate) struct Gnu {
 
 impl Gnu {
     /// Byte code will be in `dir` (the owner's scratch folder).
-    pub(crate) fn new(install: Install, dir: &Path) -> Gnu {
+    pub(super) fn new(install: Install, dir: &Path) -> Gnu {
         Gnu {
             install,
             dir: dir.to_path_buf(),
@@ -81,7 +81,7 @@ impl Gnu {
     }
 
     /// The installation.
-    pub(crate) fn install(&self) -> &Install {
+    pub(super) fn install(&self) -> &Install {
         &self.install
     }
 
@@ -129,7 +129,7 @@ impl Gnu {
     }
 
     /// Compiles the driver, within `timeout`: its messages when it does not compile.
-    pub(crate) fn build_driver(
+    pub(super) fn build_driver(
         &self,
         start: Start<'_>,
         timeout: Duration,
@@ -144,7 +144,7 @@ impl Gnu {
 
     /// Compiles the program `source` within `timeout`: the compiler's messages (naming
     /// `source`), and whether it compiled.
-    pub(crate) fn build_program(
+    pub(super) fn build_program(
         &self,
         start: Start<'_>,
         source: &Path,
@@ -169,7 +169,7 @@ impl Gnu {
 
     /// The arguments of a gprolog that loads the driver and the program: `gprolog` itself, or
     /// (`no_fd`) a GNU Prolog built without its FD solver ([`build_no_fd`]).
-    pub(crate) fn args(&self, no_fd: bool) -> Vec<OsString> {
+    pub(super) fn args(&self, no_fd: bool) -> Vec<OsString> {
         let driver = self.dir.join("driver.wbc");
         let program = self.dir.join("program.wbc");
         if no_fd {
@@ -181,16 +181,16 @@ impl Gnu {
         }
         let entry = format!(
             "load({}), {}main({})",
-            atom(&driver),
+            quoted_atom(&driver),
             self.prefix,
-            atom(&program)
+            quoted_atom(&program)
         );
         vec!["--entry-goal".into(), entry.into()]
     }
 
     /// The request of `ticket` for `goal` (Prolog text binding `T`, in the spec's canonical
     /// terms), asking for at most `max` answers, as the driver reads it.
-    pub(crate) fn request(ticket: &Ticket, goal: &str, max: u64) -> String {
+    pub(super) fn request(ticket: &Ticket, goal: &str, max: u64) -> String {
         format!(
             "kk_request({}, {}, T, ({goal}), {max}).",
             ticket.id(),
@@ -223,7 +223,7 @@ kk_no_fd_entry :-
 /// (`gplc --no-fd-lib`): its FD built-ins do not exist, so a program that calls one gets an
 /// existence error. `None` when `gplc` (or the C compiler it needs) is missing or fails
 /// within `timeout`.
-pub(crate) fn build_no_fd(dir: &Path, timeout: Duration) -> Option<PathBuf> {
+pub(super) fn build_no_fd(dir: &Path, timeout: Duration) -> Option<PathBuf> {
     let gplc = find_program("gplc")?;
     let source = dir.join("no_fd_entry.pl");
     std::fs::write(&source, NO_FD_ENTRY).ok()?;
@@ -262,28 +262,13 @@ fn nonce_integers(nonce: &str) -> String {
     format!("[{}]", parts.join(","))
 }
 
-/// Quotes `path` as a Prolog atom.
-fn atom(path: &Path) -> String {
-    let mut q = String::from("'");
-    for c in path.display().to_string().chars() {
-        match c {
-            '\\' => q.push_str("\\\\"),
-            '\'' => q.push_str("''"),
-            c if c.is_control() => q.push_str(&format!("\\x{:x}\\", c as u32)),
-            c => q.push(c),
-        }
-    }
-    q.push('\'');
-    q
-}
-
 /// Whether a GNU Prolog without FD solver can be built here (`gplc` is installed).
-pub(crate) fn no_fd_available() -> bool {
+pub(super) fn no_fd_available() -> bool {
     find_program("gplc").is_some()
 }
 
 /// The syntax errors pl2wam reported while compiling `file` (its `messages`): (line, message).
-pub(crate) fn syntax_errors(file: &Path, messages: &str) -> Vec<(usize, String)> {
+pub(super) fn syntax_errors(file: &Path, messages: &str) -> Vec<(usize, String)> {
     let name = file.display().to_string();
     messages
         .lines()
@@ -304,7 +289,7 @@ pub(crate) fn syntax_errors(file: &Path, messages: &str) -> Vec<(usize, String)>
 
 /// What the compiler said of a file that compiled, less its chatter (`compiling ...`,
 /// `... compiled, N lines read`), one message a line, ending with a newline when any.
-pub(crate) fn compiler_warnings(messages: &str) -> String {
+pub(super) fn compiler_warnings(messages: &str) -> String {
     messages
         .lines()
         .map(str::trim_end)
@@ -316,7 +301,7 @@ pub(crate) fn compiler_warnings(messages: &str) -> String {
 }
 
 /// A line of the banner gprolog prints as it starts (not the program's).
-pub(crate) fn is_banner(line: &str) -> bool {
+pub(super) fn is_banner(line: &str) -> bool {
     let l = line.trim();
     l.starts_with("GNU Prolog ")
         || l.starts_with("Compiled ")
@@ -324,38 +309,12 @@ pub(crate) fn is_banner(line: &str) -> bool {
         || l.starts_with("Copyright (C)")
 }
 
-/// Parses `[[1,2],[2,1]]` (spaces allowed) as a grid.
-pub(crate) fn parse_grid(text: &str) -> Option<Grid> {
-    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let inner = t.strip_prefix('[')?.strip_suffix(']')?;
-    if inner.is_empty() {
-        return Some(Vec::new());
-    }
-    let inner = inner.strip_prefix('[')?.strip_suffix(']')?;
-    inner
-        .split("],[")
-        .map(|row| {
-            if row.is_empty() {
-                return Some(Vec::new());
-            }
-            row.split(',').map(|c| c.parse().ok()).collect()
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn grids_and_atoms_are_written_and_read() {
-        assert_eq!(
-            parse_grid("[[1,2],[2,1]]"),
-            Some(vec![vec![1, 2], vec![2, 1]])
-        );
-        assert_eq!(parse_grid("[]"), Some(vec![]));
-        assert_eq!(parse_grid("[[1,_123],[2,1]]"), None);
-        assert_eq!(atom(Path::new("/a/o'b\\c\nd")), "'/a/o''b\\\\c\\xa\\d'");
+    fn nonces_are_written_as_integers() {
         assert_eq!(
             nonce_integers("0000000a00000001ffffffff10000000"),
             "[10,1,4294967295,268435456]"
