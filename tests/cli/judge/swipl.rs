@@ -311,3 +311,47 @@ fn a_file_that_reads_outside_its_jail_or_connects_is_refused_under_swipl() {
     listener.set_nonblocking(true).unwrap();
     assert!(listener.accept().is_err(), "a connection came through");
 }
+
+/// Where no user namespace can be made, the judge refuses to run a file under swipl too (and
+/// says why); `--no-confine` judges it, swipl unconfined. (Run inside `unshare -Ur`, in a user
+/// namespace whose limit of namespaces is 0; skipped where that cannot be set up.)
+#[test]
+fn without_user_namespaces_swipl_is_refused_unless_unconfined() {
+    if !swipl() {
+        return;
+    }
+    let kenken = assert_cmd::cargo::cargo_bin("kenken");
+    let file = fixture("clpz_correct.pl");
+    let run = |confine: bool| {
+        let mut args = vec![
+            "-Ur",
+            "sh",
+            "-c",
+            "echo 0 > /proc/sys/user/max_user_namespaces || exit 99; exec \"$0\" \"$@\"",
+            kenken.to_str().unwrap(),
+            "judge",
+            file.as_str(),
+        ];
+        args.extend(["--suite", "spec", "--predicates", "kenken"]);
+        args.extend(["--max-size", "1", "--prolog", "swipl"]);
+        if !confine {
+            args.push("--no-confine");
+        }
+        std::process::Command::new("unshare").args(&args).output()
+    };
+    match run(false) {
+        Ok(out) if out.status.code() == Some(0) => {}
+        other => {
+            eprintln!("no user namespace whose limit can be set here ({other:?}): skipped");
+            return;
+        }
+    }
+    let out = run(true).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot judge safely") && stderr.contains("--no-confine"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "{out:?}");
+}
