@@ -10,10 +10,12 @@
     swipl -q -f none -F none --no-tty --no-signals --no-packs --no-pce \
           -g kk_drv_:kk_drv_main -t 'halt(3)' driver.pl
 
-    Standard input holds one term, kk_request(Id, Nonce, Program, T, Goal, Max) (Nonce a
-    string, Program the file to load, Goal shares T, Max >= 1), which the driver reads BEFORE
-    it loads the program: nothing of the program runs before the nonce is read and gone from
-    the input. The goal is read with the standard operators (the host writes it in the spec's
+    Standard input holds one term, kk_request(Id, Nonce, Program, Library, T, Goal, Max)
+    (Nonce a string, Program the file to load, Library [] or a folder put first in the library
+    search path before the program loads, Goal shares T, Max >= 1), which the driver reads
+    BEFORE it loads the program: nothing of the program runs before the nonce is read and gone
+    from the input. When Library holds a clpfd.pl (the judge's, where no FD solver is to be
+    reached), it is loaded first, so that module clpfd is that one. The goal is read with the standard operators (the host writes it in the spec's
     canonical terms) and called in user.
 
     The driver answers in frames, one line each, on user_output (as prolog/gnu_driver.pl does):
@@ -37,17 +39,25 @@
 kk_drv_main :-
     (   catch(read_term(user_input, Request, [double_quotes(string)]), _, fail),
         nonvar(Request),
-        Request = kk_request(Id, Nonce, Program, T, Goal, Max)
+        Request = kk_request(Id, Nonce, Program, Library, T, Goal, Max)
     ->  true
     ;   halt(3)
     ),
     % (SWI counts what was read from user_input in user_output's column)
     set_stream(user_output, line_position(0)),
+    kk_drv_libraries(Library),
     load_files(user:Program, []),
     kk_drv_frame(Id, Nonce, part, loaded),
     catch(kk_drv_solve(Id, Nonce, T, Goal, Max, Status), Ball, Status = exception(Ball)),
     kk_drv_frame(Id, Nonce, done, Status),
     halt(0).
+
+% kk_drv_libraries(+Library): Library's modules found first, its clpfd.pl loaded now.
+kk_drv_libraries([]) :- !.
+kk_drv_libraries(Library) :-
+    asserta(user:file_search_path(library, Library)),
+    atom_concat(Library, '/clpfd.pl', NoFd),
+    (   exists_file(NoFd) -> load_files(user:NoFd, [imports([])]) ; true ).
 
 % kk_drv_solve(+Id, +Nonce, ?T, +Goal, +Max, -Status): Goal's answers, each sent as found.
 kk_drv_solve(Id, Nonce, T, Goal, Max, Status) :-

@@ -111,7 +111,7 @@ pub fn notation() -> OneOf<Notation> {
 pub fn system() -> OneOf<System> {
     OneOf::named(
         "Prolog system",
-        &[System::Scryer, System::Gprolog],
+        &[System::Scryer, System::Gprolog, System::Swipl],
         System::name,
     )
 }

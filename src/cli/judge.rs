@@ -31,8 +31,9 @@ pub struct Args {
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// The Prolog system: scryer (embedded; a GNU-dialect file runs with a GNU Prolog
-    /// compatibility layer) or gprolog (the real GNU Prolog; must be installed). Default:
-    /// gprolog for a GNU-dialect file when it is installed, else scryer.
+    /// compatibility layer), gprolog (the real GNU Prolog) or swipl (the real SWI-Prolog,
+    /// with library(clpfd)); the last two must be installed. Default: gprolog for a
+    /// GNU-dialect file when it is installed, else scryer.
     #[arg(long = "prolog", value_parser = system())]
     prolog: Option<System>,
     /// The file's dialect: gnu or scryer (Scryer/SWI, CLP(Z)/CLP(FD) libraries). Default:
@@ -54,7 +55,7 @@ pub struct Args {
     /// of a class).
     #[arg(long)]
     seed: Option<u64>,
-    /// The largest grid run (default 7 under scryer, 9 under gprolog). plain_kenken/3 runs on
+    /// The largest grid run (default 7 under scryer and swipl, 9 under gprolog). plain_kenken/3 runs on
     /// grids up to 4x4 only.
     #[arg(long, value_parser = at_least_one)]
     max_size: Option<usize>,

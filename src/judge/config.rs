@@ -26,6 +26,8 @@ pub enum System {
     Scryer,
     /// The real GNU Prolog (`gprolog` on the `PATH`).
     Gprolog,
+    /// The real SWI-Prolog (`swipl` on the `PATH`), with `library(clpfd)`.
+    Swipl,
 }
 
 impl System {
@@ -34,6 +36,7 @@ impl System {
         match self {
             System::Scryer => "scryer",
             System::Gprolog => "gprolog",
+            System::Swipl => "swipl",
         }
     }
 }
@@ -66,7 +69,7 @@ pub struct Config {
     /// `None`: a fresh one ([`fresh_seed`]) for each file judged, so a class run (the same
     /// puzzles for every file) sets it.
     pub seed: Option<u64>,
-    /// The largest grid run; `None`: 7 under Scryer, 9 under GNU Prolog.
+    /// The largest grid run; `None`: 7 under Scryer and SWI-Prolog, 9 under GNU Prolog.
     pub max_size: Option<usize>,
     /// Wall-clock limit per case (and for loading the file).
     pub timeout: Duration,

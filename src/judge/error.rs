@@ -63,6 +63,9 @@ pub enum JudgeError {
     /// GNU Prolog was asked for and is not installed.
     #[error("gprolog is not installed (or not on the PATH): install GNU Prolog, or judge with --prolog scryer")]
     NoGprolog,
+    /// SWI-Prolog was asked for and is not installed.
+    #[error("swipl is not installed (or not on the PATH): install SWI-Prolog, or judge with --prolog scryer")]
+    NoSwipl,
     /// The kernel cannot confine the judged code (and `--no-confine` was not given).
     #[error("cannot judge safely: {0}; judge only files you trust with --no-confine")]
     CannotConfine(String),

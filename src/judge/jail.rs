@@ -15,6 +15,11 @@ use super::verdict::RunEnd;
 use super::JudgeError;
 use crate::error::Context;
 use crate::process::{Confinement, Limits};
+use crate::system::ChildSetup;
+
+/// The longest frame (an answer) read from a judged child system: a 9x9 grid takes some 200
+/// bytes.
+const JUDGED_FRAME_CAP: usize = 4096;
 
 /// The rules a judged file runs under (none when judging with `--no-confine`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,29 +39,8 @@ impl Jail {
     ///
     /// Its scratch directory is a private tmpfs of [`Limits::scratch`] bytes, starting with a
     /// copy of the files `scratch` holds: what the process writes there is bounded in total,
-    /// and lost when it ends. A compiler whose output the judge reads next (GNU Prolog's
-    /// `pl2wam`, which runs none of the judged code) writes in `scratch` itself, as
-    /// [`Jail::confinement_keeping_writes`] gives.
+    /// and lost when it ends.
     pub(crate) fn confinement(
-        &self,
-        scratch: &Path,
-        read: Vec<PathBuf>,
-        exec: Vec<PathBuf>,
-    ) -> Confinement {
-        let compiler = exec
-            .iter()
-            .any(|p| p.file_name().is_some_and(|n| n == "pl2wam"));
-        let mut c = self.confinement_keeping_writes(scratch, read, exec);
-        if !compiler {
-            c.scratch_size = Some(self.limits.scratch);
-        }
-        c
-    }
-
-    /// [`Jail::confinement`] for a process whose files the judge reads after it ended: it
-    /// writes in `scratch` itself (each file bounded by [`Limits::file_size`], not their
-    /// total).
-    pub(crate) fn confinement_keeping_writes(
         &self,
         scratch: &Path,
         read: Vec<PathBuf>,
@@ -67,7 +51,21 @@ impl Jail {
             scratch: scratch.to_path_buf(),
             exec,
             limits: self.limits,
-            scratch_size: None,
+            scratch_size: Some(self.limits.scratch),
+        }
+    }
+
+    /// How a child system of the seam ([`crate::system`]) that judges a file is started under
+    /// `jail` (unconfined without one): its limits, what it may read besides the judged file
+    /// and its own installation (what the judge was told, less the judge's own program and
+    /// the class's files), and the judge's caps.
+    pub(crate) fn child_setup(jail: Option<&Jail>) -> ChildSetup {
+        ChildSetup {
+            limits: jail.map_or_else(Limits::default, |j| j.limits),
+            read: jail.map_or_else(Vec::new, |j| narrow(&j.also_read, &j.hidden)),
+            frame_cap: JUDGED_FRAME_CAP,
+            confined: jail.is_some(),
+            ..ChildSetup::default()
         }
     }
 
@@ -426,7 +424,7 @@ mod tests {
     }
 
     #[test]
-    fn only_the_compiler_writes_in_the_shared_scratch() {
+    fn a_judged_process_writes_in_a_bounded_private_scratch() {
         let jail = Jail {
             limits: Limits::default(),
             also_read: Vec::new(),
@@ -435,19 +433,10 @@ mod tests {
         let scratch = Path::new("/tmp/kenken-judge-x");
         let c = jail.confinement(scratch, Vec::new(), Vec::new());
         assert_eq!(c.scratch_size, Some(64 << 20));
-        let gprolog = vec![PathBuf::from("/usr/bin/gprolog")];
-        let c = jail.confinement(scratch, Vec::new(), gprolog.clone());
-        assert_eq!(c.scratch_size, Some(64 << 20));
-        let pl2wam = vec![PathBuf::from("/usr/lib/gprolog/bin/pl2wam")];
-        assert_eq!(
-            jail.confinement(scratch, Vec::new(), pl2wam).scratch_size,
-            None
-        );
-        assert_eq!(
-            jail.confinement_keeping_writes(scratch, Vec::new(), gprolog)
-                .scratch_size,
-            None
-        );
+        let setup = Jail::child_setup(Some(&jail));
+        assert!(setup.confined);
+        assert_eq!(setup.frame_cap, 4096);
+        assert!(!Jail::child_setup(None).confined);
     }
 
     #[test]

@@ -33,7 +33,6 @@ mod config;
 mod dialect;
 mod error;
 pub mod form;
-mod gprolog;
 mod jail;
 mod judgement;
 pub mod report;
@@ -41,6 +40,7 @@ mod run;
 mod scryer;
 pub mod shrink;
 mod suite;
+mod system;
 mod verdict;
 
 pub use crate::dialect::Dialect;

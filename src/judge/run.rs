@@ -2,17 +2,19 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::error::cut_error;
+use super::system::{Open, SystemBackend};
 use super::{
-    cut, detect, form, fresh_seed, gprolog, jail, scryer, suite, verdict, Case, CaseReport, Config,
-    Dialect, Jail, JudgeError, Judgement, Run, Suite, System, Verdict,
+    cut, detect, form, fresh_seed, jail, scryer, suite, verdict, Case, CaseReport, Config, Dialect,
+    Jail, JudgeError, Judgement, Run, Suite, System, Verdict,
 };
 use crate::error::Context;
 use crate::process::Limits;
 use crate::prolog::Predicate;
+use crate::system::{Gprolog, PrologSystem, Swipl};
 
 /// A case with more expected answers than this does not make its predicate's larger cases
 /// skipped when it times out.
@@ -72,15 +74,16 @@ fn judge_file(
         None => (detect(&String::from_utf8_lossy(&text)), true),
     };
     let system = match config.system {
-        Some(System::Gprolog) if !gprolog::available() => return Err(JudgeError::NoGprolog),
+        Some(System::Gprolog) if !Gprolog::available() => return Err(JudgeError::NoGprolog),
+        Some(System::Swipl) if !Swipl::available() => return Err(JudgeError::NoSwipl),
         Some(s) => s,
-        None if dialect == Dialect::Gnu && gprolog::available() => System::Gprolog,
+        None if dialect == Dialect::Gnu && Gprolog::available() => System::Gprolog,
         None => System::Scryer,
     };
     // (links resolved: confinement grants the folder the file really is in)
     let absolute = std::fs::canonicalize(file).with_context(|| file.display().to_string())?;
     let max_size = config.max_size.unwrap_or(match system {
-        System::Scryer => 7,
+        System::Scryer | System::Swipl => 7,
         System::Gprolog => 9,
     });
     let mut notes = Vec::new();
@@ -125,12 +128,20 @@ fn judge_file(
     };
     if system == System::Gprolog
         && config.predicates.contains(&Predicate::Plain)
-        && !gprolog::no_fd_available()
+        && !Gprolog::without_fd_available()
     {
         notes.push(
             "plain_kenken/3 ran in gprolog, FD solver included: gplc (GNU Prolog's compiler, \
              with a C compiler), which builds a GNU Prolog without it, is not installed; only \
              the form check looks for the FD solver there"
+                .into(),
+        );
+    }
+    if system == System::Swipl && dialect == Dialect::Gnu {
+        notes.push(
+            "the file looks written for GNU Prolog: SWI-Prolog runs it as it is, but has none \
+             of GNU Prolog's FD built-ins (fd_domain/3 and the rest raise existence errors); \
+             judge it with --prolog gprolog, or --prolog scryer (which has a GNU layer)"
                 .into(),
         );
     }
@@ -143,21 +154,36 @@ fn judge_file(
             );
         }
     }
+    let open_system = child_system(system, jail.as_ref());
+    let first = match config.predicates.first() {
+        Some(&Predicate::Plain) => Predicate::Plain,
+        _ => Predicate::Fd,
+    };
     let open = || -> Result<Box<dyn Backend>, JudgeError> {
-        Ok(match system {
-            System::Scryer => Box::new(scryer::ScryerBackend::new(
+        Ok(match &open_system {
+            None => Box::new(scryer::ScryerBackend::new(
                 &absolute,
                 dialect,
                 jail.clone(),
             )?),
-            System::Gprolog => Box::new(gprolog::GprologBackend::new(&absolute, jail.clone())?),
+            Some(open) => Box::new(SystemBackend::new(
+                open.clone(),
+                &absolute,
+                dialect,
+                jail.clone(),
+                first,
+            )),
         })
     };
     // (the first engine loads the file: its warnings, or why it cannot be loaded)
     let mut first = open()?;
     let loaded = first
         .load(config.timeout)
-        .map_err(|e| read_hint(e, config.confine))?;
+        .map_err(|e| read_hint(e, config.confine))
+        .map_err(|e| match (system, dialect) {
+            (System::Swipl, Dialect::Gnu) => gnu_hint(e),
+            _ => e,
+        })?;
     let mut backends = vec![first];
     for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {
         backends.push(open()?);
@@ -192,6 +218,23 @@ fn judge_file(
     })
 }
 
+/// How to open `system` as a child system of the seam, set up as `jail` says (its limits,
+/// what it may read besides the judged file, unconfined without one); `None` for Scryer,
+/// which has a backend of its own.
+fn child_system(system: System, jail: Option<&Jail>) -> Option<Arc<Open>> {
+    let setup = Jail::child_setup(jail);
+    let open: Arc<Open> = match system {
+        System::Scryer => return None,
+        System::Gprolog => {
+            Arc::new(move || Ok(Box::new(Gprolog::new(setup.clone())?) as Box<dyn PrologSystem>))
+        }
+        System::Swipl => {
+            Arc::new(move || Ok(Box::new(Swipl::new(setup.clone())?) as Box<dyn PrologSystem>))
+        }
+    };
+    Some(open)
+}
+
 /// A load that failed on a file it could not open, confined, says how to let it read more:
 /// confined, a judged file reads only itself, and a helper file it loads is refused (GNU
 /// Prolog's compiler says such a file "does not exist").
@@ -217,6 +260,28 @@ fn read_hint(e: JudgeError, confined: bool) -> JudgeError {
             }
         }
         e => e,
+    }
+}
+
+/// A load under SWI-Prolog that failed on a file written for GNU Prolog says so: such a file
+/// uses GNU's FD operators (`#=`), which SWI reads as syntax errors without `library(clpfd)`.
+fn gnu_hint(e: JudgeError) -> JudgeError {
+    let why = match &e {
+        JudgeError::Syntax { .. } => e.to_string(),
+        JudgeError::Load { why, .. } => why.clone(),
+        _ => return e,
+    };
+    let file = match e {
+        JudgeError::Syntax { file, .. } | JudgeError::Load { file, .. } => file,
+        _ => String::new(),
+    };
+    JudgeError::Load {
+        file,
+        why: format!(
+            "it looks written for GNU Prolog, whose FD operators and built-ins (fd_domain/3 and \
+             the rest) SWI-Prolog does not have: judge it with --prolog gprolog, or --prolog \
+             scryer (which has a GNU layer). SWI-Prolog said: {why}"
+        ),
     }
 }
 

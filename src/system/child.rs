@@ -7,11 +7,16 @@
 //! no `done` frame called `halt` (or died); a frame that is not the request's makes the whole
 //! run untrusted.
 
-use std::path::Path;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 use std::time::Instant;
 
-use super::{Answer, Bound, Clock, Crash, End, Goal, Outcome, SystemError};
-use crate::process::{status_text, Child, Reply, Ticket, WorkerError, CANNOT_CONFINE};
+use super::{Answer, Bound, ChildSetup, Clock, Crash, End, Goal, Outcome, SystemError};
+use crate::process::{
+    status_text, Child, Confinement, Reply, Spawn, Stderr, Ticket, WorkerError, CANNOT_CONFINE,
+};
+use crate::puzzle::Grid;
 
 /// The most answers asked of a child when every one is wanted (gprolog's integers are
 /// 60-bit).
@@ -34,7 +39,7 @@ pub(super) fn deadline(goal: &Goal, clock: &Clock) -> Instant {
 
 /// An answer's text read as the goal's grid, or kept as text.
 pub(super) fn answer(text: &str, size: usize) -> Answer {
-    let value = match crate::gnu::parse_grid(text) {
+    let value = match parse_grid(text) {
         Some(g) if g.len() == size && g.iter().all(|r| r.len() == size) => Ok(g),
         _ => Err(text.to_string()),
     };
@@ -62,30 +67,38 @@ pub(super) fn reply_end(done: &str) -> End {
 /// The end of a child that ended by itself without a reply: `halt(Code)` when it exited with
 /// a code and said nothing `fatal`, else a crash.
 pub(super) fn death_end(
-    status: Option<std::process::ExitStatus>,
+    status: Option<ExitStatus>,
     stderr: &str,
     fatal: &dyn Fn(&str) -> bool,
 ) -> End {
     let fatal_line = stderr.lines().find(|l| fatal(l));
-    let status_words = status.map(status_text);
     match (fatal_line, status.and_then(|s| s.code())) {
         (None, Some(code)) => End::Halted(code.into()),
         (line, _) => {
             let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
-            End::Crashed(Crash {
-                why: line
-                    .or(last)
-                    .map(|l| l.trim().to_string())
-                    .or_else(|| status_words.clone())
-                    .unwrap_or_else(|| "it stopped".into()),
-                status: status_words,
-                stderr: stderr.to_string(),
-            })
+            crash(line.or(last).map(|l| l.trim().to_string()), status, stderr)
         }
     }
 }
 
-/// What a child said of why it could not confine itself.
+/// A crash: `why` (else how it ended), its status and standard error.
+pub(super) fn crash(why: Option<String>, status: Option<ExitStatus>, stderr: &str) -> End {
+    let status_words = status.map(status_text);
+    End::Crashed(Crash {
+        why: why
+            .or_else(|| status_words.clone())
+            .unwrap_or_else(|| "it stopped".into()),
+        status: status_words,
+        stderr: stderr.to_string(),
+    })
+}
+
+/// How a system tells how its child ended when it ended by itself without a reply, from its
+/// exit status (`None`: unknown) and its standard error ([`death_end`], or the system's own).
+pub(super) type Death<'a> = &'a dyn Fn(Option<ExitStatus>, &str) -> End;
+
+/// What a child said of why it could not confine itself (to be believed only of a child that
+/// runs nothing of the program: a program can print it too).
 pub(super) fn cannot_confine(lines: &[String], stderr: &str) -> Option<String> {
     lines
         .iter()
@@ -93,6 +106,38 @@ pub(super) fn cannot_confine(lines: &[String], stderr: &str) -> Option<String> {
         .chain(stderr.lines())
         .find_map(|l| l.strip_prefix(CANNOT_CONFINE))
         .map(str::to_string)
+}
+
+/// Starts `program` (of a system's installation) with `args` as `setup` says: confined, reading
+/// `read` and the setup's paths, executing only `program`, writing only in `scratch` (a
+/// private tmpfs of the setup's scratch limit when `private`, else the folder itself, for a
+/// compiler whose output is read next); or, when the setup says so, unconfined, in `scratch`.
+pub(super) fn start(
+    setup: &ChildSetup,
+    program: &Path,
+    args: &[OsString],
+    scratch: &Path,
+    mut read: Vec<PathBuf>,
+    private: bool,
+) -> Result<Child, WorkerError> {
+    let spawn = if setup.confined {
+        read.extend(setup.read.iter().cloned());
+        let confinement = Confinement {
+            read,
+            scratch: scratch.to_path_buf(),
+            exec: vec![program.to_path_buf()],
+            limits: setup.limits,
+            scratch_size: private.then_some(setup.limits.scratch),
+        };
+        Spawn::confined_exec(program, args, &confinement)?
+    } else {
+        Spawn::program(program, args).current_dir(scratch)
+    };
+    spawn
+        .stderr(Stderr::Capture)
+        .output_cap(setup.output_cap)
+        .frame_cap(setup.frame_cap)
+        .spawn()
 }
 
 /// What a child run left besides its answers.
@@ -109,14 +154,15 @@ pub(super) struct Framed {
 
 /// Reads the frames of `ticket`'s run of `goal` from `child` until its `done` frame, its end
 /// or the deadline, giving each answer to `answer` as it comes; then kills the child (its
-/// process group) and reaps it. `fatal` tells a line of standard error that says the system
-/// died (rather than halted).
+/// process group) and reaps it. `death` tells how a child that ended without a reply ended.
+/// Nothing the child says of its confinement is believed here: the program may have printed
+/// it (each system checks confinement where nothing of the program runs).
 pub(super) fn read_run(
     mut child: Child,
     ticket: &Ticket,
     goal: &Goal,
     mut clock: Clock,
-    fatal: &dyn Fn(&str) -> bool,
+    death: Death<'_>,
     answer: &mut dyn FnMut(Answer),
 ) -> Result<Framed, SystemError> {
     let deadline = deadline(goal, &clock);
@@ -143,7 +189,6 @@ pub(super) fn read_run(
             }
             Ok(Reply::Timeout) => break End::Stopped(Bound::Time),
             Err(WorkerError::BadFrame(why)) => break End::Untrusted(why),
-            Err(WorkerError::Confine(why)) => return Err(SystemError::CannotConfine(why)),
             // (it ended: how is read below)
             Err(_) => break End::Halted(0),
         }
@@ -156,11 +201,8 @@ pub(super) fn read_run(
     child.kill();
     let status = child.wait();
     let stderr = child.stderr_text();
-    if let Some(why) = cannot_confine(&printed, &stderr) {
-        return Err(SystemError::CannotConfine(why));
-    }
     let end = match end {
-        End::Halted(_) => death_end(if ended { status } else { None }, &stderr, fatal),
+        End::Halted(_) => death(if ended { status } else { None }, &stderr),
         end => end,
     };
     let elapsed = match end {
@@ -178,6 +220,25 @@ pub(super) fn read_run(
         printed_before_loading: printed,
         stderr,
     })
+}
+
+/// Parses `[[1,2],[2,1]]` (spaces allowed) as a grid.
+pub(crate) fn parse_grid(text: &str) -> Option<Grid> {
+    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let inner = t.strip_prefix('[')?.strip_suffix(']')?;
+    if inner.is_empty() {
+        return Some(Vec::new());
+    }
+    let inner = inner.strip_prefix('[')?.strip_suffix(']')?;
+    inner
+        .split("],[")
+        .map(|row| {
+            if row.is_empty() {
+                return Some(Vec::new());
+            }
+            row.split(',').map(|c| c.parse().ok()).collect()
+        })
+        .collect()
 }
 
 /// `path` quoted as a Prolog atom (every system reads this form).
@@ -221,6 +282,8 @@ mod tests {
             Ok(vec![vec![1, 2], vec![2, 1]])
         );
         assert_eq!(answer("[[1]]", 2).value, Err("[[1]]".into()));
+        assert_eq!(parse_grid("[]"), Some(vec![]));
+        assert_eq!(parse_grid("[[1,_123],[2,1]]"), None);
         assert_eq!(
             quoted_atom(Path::new("/a/o'b\\c\nd")),
             "'/a/o''b\\\\c\\xa\\d'"

@@ -1,25 +1,37 @@
-//! GNU Prolog as a child: the real `gprolog`, one confined process per goal ([`crate::gnu`]:
-//! the driver `prolog/gnu_driver.pl` and the program compiled to byte code by `pl2wam` first,
-//! since a confined gprolog may start no compiler); the homework is `prolog/gnu_kenken.pl`.
+//! GNU Prolog as a child: the real `gprolog`, one process per goal (`system::gnu`: the driver
+//! `prolog/gnu_driver.pl` and the program compiled to byte code by `pl2wam` first, since a
+//! confined gprolog may start no compiler); the homework is `prolog/gnu_kenken.pl`.
 //!
-//! gprolog is a program we did not write: it reads only its installation and its byte code,
-//! writes only in its scratch folder, starts nothing, opens no socket, within the setup's
+//! gprolog is a program we did not write: it reads only its installation, its byte code and
+//! what the setup adds (a judged file), writes only in its scratch folder (a private tmpfs
+//! for each goal; `pl2wam`, which runs nothing of the program, writes the byte code in the
+//! folder itself), starts nothing, opens no socket, within the setup's
 //! [`Limits`](crate::process::Limits). GNU Prolog counts no inferences.
 //!
-//! [`crate::gnu`] reads a goal's frames to the end before it returns, so the answers reach
-//! [`PrologSystem::run`]'s caller when the process has ended (all of them, deadline or not);
-//! once its loop gives way to [`super::child::read_run`] (which `Swipl` uses), they stream.
+//! A [`Program::File`] loaded with `fd: false` runs in a GNU Prolog built without its FD
+//! solver (`gplc --no-fd-lib`, once per [`Gprolog`]): `fd_domain/3`, `#=/2` and the rest do
+//! not exist there, and a call raises an existence error. Without `gplc` (or the C compiler
+//! it needs) it runs in `gprolog`, FD solver included ([`Gprolog::without_fd_available`] says
+//! which).
+//!
+//! Its exit code does not tell `halt(1)` from a fatal error (a stack overflow exits with 1),
+//! and what it writes to standard error may be the program's: a gprolog that ended without a
+//! reply halted when it exited with 0, or with another code and no word of a fatal error on
+//! its standard error; otherwise it crashed, named by its status alone (never by what it
+//! wrote).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use super::child;
+use super::gnu::{self, Gnu, Install};
 use super::{
-    Answer, ChildSetup, Clock, End, Goal, Loaded, Outcome, Program, PrologSystem, SystemError,
+    Answer, Bound, ChildSetup, Clock, End, Goal, Loaded, Outcome, Program, PrologSystem, Reach,
+    SystemError,
 };
-use crate::gnu::{self, Gnu, GnuError, Install};
-use crate::process::{Child, Confinement, Spawn, Stderr, WorkerError};
+use crate::process::{status_text, Child, Ticket, WorkerError};
 
 /// The homework for GNU Prolog.
 const GNU_KENKEN_PL: &str = include_str!("../../prolog/gnu_kenken.pl");
@@ -27,19 +39,33 @@ const GNU_KENKEN_PL: &str = include_str!("../../prolog/gnu_kenken.pl");
 /// The system's name.
 const NAME: &str = "gprolog";
 
+/// How long building a GNU Prolog without FD solver may take.
+const NO_FD_BUILD: Duration = Duration::from_secs(60);
+
 /// GNU Prolog, one confined `gprolog` per goal.
 pub struct Gprolog {
     gnu: Gnu,
     setup: ChildSetup,
     scratch: tempfile::TempDir,
-    /// Whether the driver and a program are compiled.
-    loaded: bool,
+    /// Where the GNU Prolog without FD solver is built (not in the scratch: a confined
+    /// child's scratch runs no program), and that GNU Prolog once built (`Some(None)`: it
+    /// could not be).
+    no_fd: Option<(tempfile::TempDir, Option<PathBuf>)>,
+    /// The loaded program runs in the GNU Prolog without FD solver (`Some(true)`), in
+    /// `gprolog` (`Some(false)`); `None`: nothing is loaded.
+    loaded: Option<bool>,
 }
 
 impl Gprolog {
     /// Whether `gprolog` (and its compiler beside it) is installed.
     pub fn available() -> bool {
         Install::find().is_some()
+    }
+
+    /// Whether a GNU Prolog without its FD solver can be built here (`gplc` is installed), for
+    /// a program loaded with `fd: false`.
+    pub fn without_fd_available() -> bool {
+        gnu::no_fd_available()
     }
 
     /// GNU Prolog as installed (`gprolog` on the `PATH`), started as `setup` says; fails when
@@ -51,54 +77,99 @@ impl Gprolog {
             install: "install it (Debian and Ubuntu: apt-get install gprolog) so that gprolog \
                       is on the PATH",
         })?;
-        let scratch = tempfile::Builder::new()
-            .prefix("kenken-gprolog-")
-            .tempdir()
-            .map_err(|e| SystemError::Io(format!("making a scratch folder for gprolog: {e}")))?;
+        let scratch = folder("kenken-gprolog-")?;
         Ok(Gprolog {
             gnu: Gnu::new(install, scratch.path()),
             setup,
             scratch,
-            loaded: false,
+            no_fd: None,
+            loaded: None,
         })
     }
 
-    /// Starts `program` of the installation, confined.
-    fn start(&self, program: &Path, args: &[OsString]) -> Result<Child, WorkerError> {
+    /// What a gprolog reads of its own: its installation and its scratch folder.
+    fn own_reads(&self) -> Vec<PathBuf> {
         let mut read = self.gnu.install().home();
         read.push(self.scratch.path().to_path_buf());
-        read.extend(self.setup.read.iter().cloned());
-        let confinement = Confinement {
-            read,
-            scratch: self.scratch.path().to_path_buf(),
-            exec: vec![program.to_path_buf()],
-            limits: self.setup.limits,
-            // (pl2wam's byte code is read by the next process: the scratch folder is shared)
-            scratch_size: None,
-        };
-        Spawn::confined_exec(program, args, &confinement)?
-            .stderr(Stderr::Capture)
-            .output_cap(self.setup.output_cap)
-            .frame_cap(gnu::FRAME_CAP)
-            .spawn()
+        read
     }
-}
 
-/// The seam's error for GNU Prolog's.
-fn system_error(e: GnuError) -> SystemError {
-    match e {
-        GnuError::CannotConfine(why) => SystemError::CannotConfine(why),
-        GnuError::Process(e) => SystemError::Process(e),
-        GnuError::CompileTimeout(file, s) => {
-            SystemError::Load(format!("compiling {file} did not end within {s}"))
+    /// Starts `program` of the installation (or the GNU Prolog without FD solver) with `args`.
+    /// Only the compiler writes in the scratch folder itself (the byte code, read next).
+    fn start(&self, program: &Path, args: &[OsString]) -> Result<Child, WorkerError> {
+        let compiler = program == self.gnu.install().pl2wam;
+        child::start(
+            &self.setup,
+            program,
+            args,
+            self.scratch.path(),
+            self.own_reads(),
+            !compiler,
+        )
+    }
+
+    /// The GNU Prolog without FD solver, built the first time it is asked for (`None`: it
+    /// cannot be built here).
+    fn without_fd(&mut self) -> Result<Option<PathBuf>, SystemError> {
+        if self.no_fd.is_none() {
+            let tools = folder("kenken-gprolog-tools-")?;
+            let built = gnu::build_no_fd(tools.path(), NO_FD_BUILD);
+            self.no_fd = Some((tools, built));
         }
-        GnuError::Io(why) => SystemError::Io(why),
+        Ok(self.no_fd.as_ref().and_then(|(_, p)| p.clone()))
+    }
+
+    /// Runs `goal` in a fresh gprolog (or GNU Prolog without FD solver) that loads the byte
+    /// code.
+    fn run_in(
+        &self,
+        no_fd: bool,
+        goal: &Goal,
+        answer: &mut dyn FnMut(Answer),
+    ) -> Result<child::Framed, SystemError> {
+        let clock = Clock::start();
+        let program = match (no_fd, &self.no_fd) {
+            (true, Some((_, Some(p)))) => p.clone(),
+            _ => self.gnu.install().gprolog.clone(),
+        };
+        let mut child = self.start(&program, &self.gnu.args(no_fd))?;
+        let ticket = Ticket::new(1);
+        // (a gprolog that died at once is seen by the reader)
+        let _ = child.send(&Gnu::request(
+            &ticket,
+            goal.bare(),
+            child::max_answers(goal),
+        ));
+        child.close_stdin();
+        child::read_run(child, &ticket, goal, clock, &death, answer)
     }
 }
 
-/// Whether a line of gprolog's standard error says it died (not that it halted).
-fn is_fatal(line: &str) -> bool {
-    line.contains("Fatal Error") || line.contains("overflow")
+/// A fresh folder of ours, removed when dropped.
+fn folder(prefix: &str) -> Result<tempfile::TempDir, SystemError> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| SystemError::Io(format!("making a scratch folder for gprolog: {e}")))
+}
+
+/// How a gprolog that ended without a reply ended (see the module's doc).
+fn death(status: Option<ExitStatus>, stderr: &str) -> End {
+    let fatal = stderr
+        .lines()
+        .any(|l| l.contains("Fatal Error") || l.contains("overflow"));
+    let why = match status.and_then(|s| s.code()) {
+        Some(code) if code == 0 || !fatal => return End::Halted(code.into()),
+        Some(code) => format!(
+            "gprolog ended before the goal did, with exit status {code} (halt({code}), or a \
+             fatal error such as a stack overflow)"
+        ),
+        None => match status {
+            Some(s) => format!("gprolog was stopped ({})", status_text(s)),
+            None => "gprolog stopped".into(),
+        },
+    };
+    child::crash(Some(why), status, stderr)
 }
 
 impl PrologSystem for Gprolog {
@@ -107,103 +178,97 @@ impl PrologSystem for Gprolog {
     }
 
     fn load(&mut self, program: &Program, timeout: Duration) -> Result<Loaded, SystemError> {
-        self.loaded = false;
-        let deadline = Instant::now() + timeout;
-        let left = || deadline.saturating_duration_since(Instant::now());
-        let source: PathBuf = match program {
+        self.loaded = None;
+        let (source, fd): (PathBuf, bool) = match program {
             Program::Homework => {
                 let source = self.scratch.path().join("gnu_kenken.pl");
                 std::fs::write(&source, GNU_KENKEN_PL)
                     .map_err(|e| SystemError::Io(format!("writing gnu_kenken.pl: {e}")))?;
-                source
+                (source, true)
             }
-            Program::File { path, .. } => {
+            Program::File { path, fd, .. } => {
                 if !self.setup.read.contains(path) {
                     self.setup.read.push(path.clone());
                 }
-                path.clone()
+                (path.clone(), *fd)
             }
         };
+        let no_fd = !fd && self.without_fd()?.is_some();
+        let deadline = Instant::now() + timeout;
+        let left = || deadline.saturating_duration_since(Instant::now());
         let start = |p: &Path, a: &[OsString]| self.start(p, a);
-        if let Err(messages) = self
-            .gnu
-            .build_driver(&start, left())
-            .map_err(system_error)?
-        {
+        if let Err(messages) = self.gnu.build_driver(&start, left())? {
             return Err(SystemError::Load(format!(
                 "the gprolog driver does not compile: {messages}"
             )));
         }
-        let (messages, ok) = self
-            .gnu
-            .build_program(&start, &source, left())
-            .map_err(system_error)?;
+        let (messages, ok) = self.gnu.build_program(&start, &source, left())?;
+        let errors = gnu::syntax_errors(&source, &messages);
+        if !errors.is_empty() {
+            return Err(SystemError::Syntax {
+                file: source.display().to_string(),
+                errors,
+            });
+        }
         if !ok {
             return Err(SystemError::Load(format!(
-                "{} does not compile: {messages}",
-                source.display()
+                "gprolog's compiler refused it: {messages}"
             )));
         }
         // (a goal that does nothing: the byte code loads, or says why not)
-        let out = self
-            .gnu
-            .run(&start, "T = []", 1, deadline)
-            .map_err(system_error)?;
-        let said: Vec<&str> = std::iter::once(messages.as_str())
-            .chain(out.printed_before_loading.iter().map(String::as_str))
-            .chain(std::iter::once(out.stderr.as_str()))
-            .flat_map(str::lines)
-            .map(str::trim_end)
-            .filter(|l| !l.trim().is_empty())
-            .collect();
-        if out.loaded.is_none() {
-            return Err(SystemError::Load(if out.ended {
-                format!("gprolog stopped while loading it: {}", said.join("\n"))
-            } else {
-                format!(
+        let mut probe = Goal::new("T = []", 0);
+        probe.max_answers = Some(1);
+        probe.deadline = Some(deadline);
+        let run = self.run_in(no_fd, &probe, &mut |_| {})?;
+        if !run.loaded {
+            return Err(SystemError::Load(match run.outcome.end {
+                End::Stopped(Bound::Time) => format!(
                     "loading did not end within {} s (does a directive loop?)",
                     timeout.as_secs_f64()
-                )
+                ),
+                End::Untrusted(why) => format!("its output broke the protocol: {why}"),
+                End::Crashed(c) => format!(
+                    "gprolog stopped while loading it ({}): {}",
+                    c.status.unwrap_or(c.why),
+                    c.stderr.trim()
+                ),
+                End::Halted(code) => format!(
+                    "gprolog stopped while loading it (exit status {code}): {}",
+                    run.stderr.trim()
+                ),
+                end => format!("gprolog stopped while loading it ({end:?})"),
             }));
         }
-        self.loaded = true;
+        // what the program said while loading: the compiler's warnings, then the load's
+        let mut warnings = gnu::compiler_warnings(&messages);
+        let said: Vec<&str> = run
+            .printed_before_loading
+            .iter()
+            .map(String::as_str)
+            .chain(run.stderr.lines())
+            .map(str::trim_end)
+            .filter(|l| !l.trim().is_empty() && !gnu::is_banner(l))
+            .collect();
+        warnings.push_str(&said.join("\n"));
+        self.loaded = Some(no_fd);
         Ok(Loaded {
-            warnings: said.join("\n"),
+            warnings: warnings.trim().to_string(),
         })
     }
 
     fn run(&mut self, goal: &Goal, answer: &mut dyn FnMut(Answer)) -> Result<Outcome, SystemError> {
-        if !self.loaded {
-            return Err(SystemError::NotLoaded(NAME));
-        }
-        let mut clock = Clock::start();
-        let deadline = child::deadline(goal, &clock);
-        let max = child::max_answers(goal) as usize;
-        let start = |p: &Path, a: &[OsString]| self.start(p, a);
-        let out = self
-            .gnu
-            .run(&start, goal.bare(), max, deadline)
-            .map_err(system_error)?;
-        if let Some(l) = out.loaded {
-            clock.goal_started(l);
-        }
-        for a in &out.answers {
-            answer(child::answer(a, goal.size));
-        }
-        let end = match &out.end {
-            Some(Ok(done)) => child::reply_end(done),
-            Some(Err(why)) => End::Untrusted(why.clone()),
-            None if out.ended => child::death_end(out.status, &out.stderr, &is_fatal),
-            None => End::Stopped(super::Bound::Time),
-        };
-        let elapsed = match end {
-            End::Stopped(super::Bound::Time) => deadline.saturating_duration_since(clock.called()),
-            _ => clock.until(out.at),
-        };
-        Ok(Outcome {
-            end,
-            elapsed,
-            inferences: None,
+        let no_fd = self.loaded.ok_or(SystemError::NotLoaded(NAME))?;
+        Ok(self.run_in(no_fd, goal, answer)?.outcome)
+    }
+
+    fn reach(&self) -> Option<Reach> {
+        self.setup.confined.then(|| {
+            let mut read = self.own_reads();
+            read.extend(self.setup.read.iter().cloned());
+            Reach {
+                scratch: self.scratch.path().to_path_buf(),
+                read,
+            }
         })
     }
 }

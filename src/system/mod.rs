@@ -14,7 +14,7 @@
 //!   Nothing stops it by the clock, so it refuses a goal with a deadline ([`SystemError::NeedsWorker`]).
 //! - [`ScryerWorker`]: the embedded Scryer Prolog in a worker process ([`crate::worker`]),
 //!   killed at the deadline, with a warm spare.
-//! - [`Gprolog`]: GNU Prolog as a child, one confined `gprolog` per goal (`crate::gnu`, its
+//! - [`Gprolog`]: GNU Prolog as a child, one confined `gprolog` per goal (`system::gnu`, its
 //!   driver `prolog/gnu_driver.pl`).
 //! - [`Swipl`]: SWI-Prolog as a child, one confined `swipl` per goal (its driver
 //!   `prolog/swi_driver.pl`, the homework `prolog/swi_kenken.pl`).
@@ -33,17 +33,21 @@
 //! `.pl` speaking the frames above, the homework in that system's dialect, and an
 //! [`EngineKind`](crate::engine::EngineKind) pair (`-fd`, `-plain`) that opens it.
 //!
-//! # The judge (next)
-//! The judge's backends (`judge/scryer.rs`, `judge/gprolog.rs`) do the same over again and are
-//! meant to move onto this seam: [`Program::File`] carries the judged file and its dialect,
-//! [`Loaded`] the load's warnings, [`SystemError::Syntax`] its syntax errors, and the judge's
-//! `RunEnd` is read from [`End`] (`Complete`, `Stopped(Answers)` as its limit,
-//! `Stopped(Time)` as its timeout, `Exception`, `Halted`, `Crashed` whose [`Crash`] keeps the
-//! exit status and standard error for the jail to tell a blocked call or an exceeded limit,
-//! and `Untrusted` as a broken protocol). Confinement belongs to the system's constructor
-//! ([`ChildSetup`]): the judge's jail gives its limits and what the judged code may read.
+//! # The judge
+//! `kenken judge --prolog gprolog|swipl` runs on this seam (`judge/system.rs`: any
+//! [`PrologSystem`] plugs in): [`Program::File`] carries the judged file, its dialect and
+//! whether its FD solver may be reached (`fd: false` for `plain_kenken/3`), [`Loaded`] the
+//! load's warnings, [`SystemError::Syntax`] its syntax errors, and the judge's `RunEnd` is read
+//! from [`End`] (`Complete`, `Stopped(Answers)` as its limit, `Stopped(Time)` as its timeout,
+//! `Exception`, `Halted`, `Crashed` whose [`Crash`] keeps the exit status and standard error
+//! for the jail to tell a blocked call or an exceeded limit, and `Untrusted` as a broken
+//! protocol). Confinement belongs to the system's constructor ([`ChildSetup`]): the judge's
+//! jail gives its limits and what the judged code may read, and [`PrologSystem::reach`] tells
+//! the jail what the system's processes may reach. The judge's Scryer backend
+//! (`judge/scryer.rs`) is still its own.
 
 mod child;
+mod gnu;
 mod gprolog;
 mod scryer;
 mod swipl;
@@ -258,6 +262,14 @@ pub struct ChildSetup {
     /// default; the engines, which may be asked for every answer of a puzzle with millions,
     /// take [`ChildSetup::for_answers`].
     pub output_cap: usize,
+    /// The longest frame (an answer) read; past it the child is killed and the run is
+    /// [`End::Untrusted`]. 1 MiB by default; the judge takes 4 KiB (a 9x9 grid is some 200
+    /// bytes).
+    pub frame_cap: usize,
+    /// Whether the child runs confined (`true` by default; `false` only for programs the user
+    /// trusts, as `kenken judge --no-confine` says): unconfined it runs with the user's rights,
+    /// in its scratch folder.
+    pub confined: bool,
 }
 
 impl Default for ChildSetup {
@@ -266,6 +278,8 @@ impl Default for ChildSetup {
             limits: Limits::default(),
             read: Vec::new(),
             output_cap: 16 << 20,
+            frame_cap: 1 << 20,
+            confined: true,
         }
     }
 }
@@ -334,4 +348,20 @@ pub trait PrologSystem: Send {
 
     /// Waits until every process the system keeps in reserve (a warm spare) has started.
     fn settle(&mut self) {}
+
+    /// Where the system's confined processes may write and what they may read, so that a
+    /// refusal of confinement can be told from the program's own errors (the judge's
+    /// `jail`); `None` for a system that runs nothing confined.
+    fn reach(&self) -> Option<Reach> {
+        None
+    }
+}
+
+/// What a system's confined processes may reach ([`PrologSystem::reach`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reach {
+    /// The one folder they may write in (their scratch folder).
+    pub scratch: PathBuf,
+    /// What they may read besides the system's libraries (its installation, the program).
+    pub read: Vec<PathBuf>,
 }

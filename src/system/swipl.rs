@@ -10,22 +10,48 @@
 //! (a private tmpfs holding the driver and the homework), writes only there, starts nothing,
 //! opens no socket, within [`Limits`](crate::process::Limits); no init file, no history, no
 //! signal handling, no terminal, no packs.
+//!
+//! A [`Program::File`] (a judged file) loads with a folder of libraries of ours put first in
+//! the `library` search path, read-only: `library(clpz)` there is `library(clpfd)`
+//! re-exported, `library(lists)` is SWI's with Scryer's `list_max/2` and `list_min/2`, and
+//! `library(between)`, `library(format)`, `library(iso_ext)` and
+//! `library(dcgs)` are empty (SWI has their predicates built in), so that a file written for
+//! Scryer loads as it is. Loaded with `fd: false` (a judged `plain_kenken/3`), the folder's
+//! `library(clpfd)` is `prolog/swi_no_fd.pl`, loaded before the file: every constraint throws
+//! `kk_judge_no_fd(Name/Arity)`, and the real library cannot be loaded into its module. A
+//! file written for GNU Prolog loads as it is: SWI-Prolog has most of its built-ins, but not
+//! its FD solver (`fd_domain/3` and the rest raise existence errors).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::child::{self, quoted_atom};
-use super::{Answer, ChildSetup, Clock, Goal, Loaded, Outcome, Program, PrologSystem, SystemError};
-use crate::process::{find_program, random_hex, Child, Confinement, Spawn, Stderr, Ticket};
+use super::{
+    Answer, ChildSetup, Clock, Goal, Loaded, Outcome, Program, PrologSystem, Reach, SystemError,
+};
+use crate::process::{find_program, random_hex, Child, Ticket};
 
 /// The driver: runs one goal of a loaded program, answering in frames.
 const DRIVER_PL: &str = include_str!("../../prolog/swi_driver.pl");
 /// The homework for SWI-Prolog (it includes `kenken.pl`, written beside it).
 const SWI_KENKEN_PL: &str = include_str!("../../prolog/swi_kenken.pl");
+/// `library(clpfd)` where no FD solver is to be reached.
+const NO_FD_PL: &str = include_str!("../../prolog/swi_no_fd.pl");
+/// `library(clpz)` for a file written for Scryer: `library(clpfd)` (whichever the folder
+/// gives).
+const CLPZ_PL: &str = ":- module(clpz, []).\n:- reexport(library(clpfd)).\n";
+/// `library(lists)` for a file written for Scryer: SWI-Prolog's, and the two predicates
+/// Scryer's has that SWI names otherwise.
+const LISTS_PL: &str = "\
+:- module(kk_scryer_lists, [list_max/2, list_min/2]).
+:- reexport(swi(library/lists)).
+list_max(Xs, Max) :- max_list(Xs, Max).
+list_min(Xs, Min) :- min_list(Xs, Min).
+";
+/// Scryer's libraries whose predicates SWI-Prolog has built in.
+const BUILT_IN: [&str; 4] = ["between", "format", "iso_ext", "dcgs"];
 
-/// The longest frame (an answer) read from a swipl.
-const FRAME_CAP: usize = 1 << 20;
 /// How long `swipl --dump-runtime-variables` may take.
 const ASK_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -46,10 +72,12 @@ pub struct Swipl {
     install: Install,
     setup: ChildSetup,
     scratch: tempfile::TempDir,
+    /// The libraries of a judged file: `fd/` with the FD solver, `plain/` without.
+    libraries: tempfile::TempDir,
     /// The driver's module and names start with this (`kk_drv_` and a random part).
     prefix: String,
-    /// The program loaded, as the driver is told it.
-    program: Option<PathBuf>,
+    /// The program loaded and the folder of libraries it loads with, as the driver is told.
+    program: Option<(PathBuf, Option<PathBuf>)>,
 }
 
 impl Swipl {
@@ -67,10 +95,31 @@ impl Swipl {
             install: "install it (Debian and Ubuntu: apt-get install swi-prolog-nox) so that \
                       swipl is on the PATH",
         })?;
-        let scratch = tempfile::Builder::new()
-            .prefix("kenken-swipl-")
-            .tempdir()
-            .map_err(|e| SystemError::Io(format!("making a scratch folder for swipl: {e}")))?;
+        let folder = |prefix: &str| {
+            tempfile::Builder::new()
+                .prefix(prefix)
+                .tempdir()
+                .map_err(|e| SystemError::Io(format!("making a scratch folder for swipl: {e}")))
+        };
+        let scratch = folder("kenken-swipl-")?;
+        let libraries = folder("kenken-swipl-lib-")?;
+        for (dir, clpfd) in [("fd", None), ("plain", Some(NO_FD_PL))] {
+            let dir = libraries.path().join(dir);
+            let mut files: Vec<(&str, &str)> = vec![("clpz", CLPZ_PL), ("lists", LISTS_PL)];
+            files.extend(clpfd.map(|t| ("clpfd", t)));
+            let empty: Vec<String> = BUILT_IN
+                .iter()
+                .map(|l| format!(":- module({l}, []).\n"))
+                .collect();
+            files.extend(BUILT_IN.iter().zip(&empty).map(|(l, t)| (*l, t.as_str())));
+            std::fs::create_dir_all(&dir)
+                .and_then(|()| {
+                    files
+                        .iter()
+                        .try_for_each(|(n, t)| std::fs::write(dir.join(format!("{n}.pl")), t))
+                })
+                .map_err(|e| SystemError::Io(format!("writing swipl's libraries: {e}")))?;
+        }
         // (bin/ARCH/swipl in its home: where it reads until it says otherwise)
         let guess = swipl
             .ancestors()
@@ -80,6 +129,7 @@ impl Swipl {
             install: Install { swipl, home: guess },
             setup,
             scratch,
+            libraries,
             prefix: format!("kk_drv_{}_", &random_hex()[..16]),
             program: None,
         };
@@ -114,30 +164,32 @@ impl Swipl {
         Ok(path)
     }
 
-    /// Starts `swipl` with `args`, confined.
-    fn start(&self, args: &[OsString]) -> Result<Child, SystemError> {
-        let mut read = vec![self.install.home.clone(), self.scratch.path().to_path_buf()];
-        read.extend(self.setup.read.iter().cloned());
-        let confinement = Confinement {
-            read,
-            scratch: self.scratch.path().to_path_buf(),
-            exec: vec![self.install.swipl.clone()],
-            limits: self.setup.limits,
-            scratch_size: Some(self.setup.limits.scratch),
-        };
-        Ok(
-            Spawn::confined_exec(&self.install.swipl, args, &confinement)?
-                .stderr(Stderr::Capture)
-                .output_cap(self.setup.output_cap)
-                .frame_cap(FRAME_CAP)
-                .spawn()?,
-        )
+    /// What a swipl reads of its own: its home, its scratch folder and its libraries.
+    fn own_reads(&self) -> Vec<PathBuf> {
+        vec![
+            self.install.home.clone(),
+            self.scratch.path().to_path_buf(),
+            self.libraries.path().to_path_buf(),
+        ]
     }
 
-    /// Runs `goal` in a fresh swipl that loads `program`.
+    /// Starts `swipl` with `args`, as the setup says (confined unless told otherwise).
+    fn start(&self, args: &[OsString]) -> Result<Child, SystemError> {
+        Ok(child::start(
+            &self.setup,
+            &self.install.swipl,
+            args,
+            self.scratch.path(),
+            self.own_reads(),
+            true,
+        )?)
+    }
+
+    /// Runs `goal` in a fresh swipl that loads `program` (with the libraries of `library`
+    /// first, when given).
     fn run_in(
         &self,
-        program: &Path,
+        (program, library): &(PathBuf, Option<PathBuf>),
         goal: &Goal,
         answer: &mut dyn FnMut(Answer),
     ) -> Result<child::Framed, SystemError> {
@@ -166,18 +218,41 @@ impl Swipl {
         let mut child = self.start(&args)?;
         let ticket = Ticket::new(1);
         let request = format!(
-            "kk_request({}, \"{}\", {}, T, ({}), {}).",
+            "kk_request({}, \"{}\", {}, {}, T, ({}), {}).",
             ticket.id(),
             ticket.nonce(),
             quoted_atom(program),
+            library.as_deref().map_or_else(|| "[]".into(), quoted_atom),
             goal.bare(),
             child::max_answers(goal),
         );
         // (a swipl that died at once is seen by the reader)
         let _ = child.send(&request);
         child.close_stdin();
-        child::read_run(child, &ticket, goal, clock, &is_fatal, answer)
+        child::read_run(
+            child,
+            &ticket,
+            goal,
+            clock,
+            &|s, e| child::death_end(s, e, &is_fatal),
+            answer,
+        )
     }
+}
+
+/// The syntax errors swipl reported while loading `file` (its standard error, where it goes on
+/// loading after each): (line, message).
+fn syntax_errors(file: &Path, stderr: &str) -> Vec<(usize, String)> {
+    let name = file.display().to_string();
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("ERROR: ")?.strip_prefix(name.as_str())?;
+            let (line, rest) = rest.strip_prefix(':')?.split_once(':')?;
+            let message = rest.split_once("Syntax error: ")?.1.trim().to_string();
+            Some((line.parse().ok()?, message))
+        })
+        .collect()
 }
 
 /// Whether a line of swipl's standard error says it died (not that it halted).
@@ -193,23 +268,24 @@ impl PrologSystem for Swipl {
 
     fn load(&mut self, program: &Program, timeout: Duration) -> Result<Loaded, SystemError> {
         self.program = None;
-        let path = match program {
+        let loading = match program {
             Program::Homework => {
                 self.write("kenken.pl", crate::prolog::KENKEN_PL)?;
-                self.write("swi_kenken.pl", SWI_KENKEN_PL)?
+                (self.write("swi_kenken.pl", SWI_KENKEN_PL)?, None)
             }
-            Program::File { path, .. } => {
+            Program::File { path, fd, .. } => {
                 if !self.setup.read.contains(path) {
                     self.setup.read.push(path.clone());
                 }
-                path.clone()
+                let library = self.libraries.path().join(if *fd { "fd" } else { "plain" });
+                (path.clone(), Some(library))
             }
         };
         // (a goal that does nothing: the program loads, or says why not)
         let mut probe = Goal::new("T = []", 0);
         probe.max_answers = Some(1);
         probe.deadline = Instant::now().checked_add(timeout);
-        let run = self.run_in(&path, &probe, &mut |_| {})?;
+        let run = self.run_in(&loading, &probe, &mut |_| {})?;
         let mut said = run.printed_before_loading;
         said.extend(run.stderr.lines().map(str::to_string));
         let warnings = said
@@ -218,6 +294,16 @@ impl PrologSystem for Swipl {
             .filter(|l| !l.trim().is_empty())
             .collect::<Vec<_>>()
             .join("\n");
+        let errors = match program {
+            Program::File { path, .. } => syntax_errors(path, &run.stderr),
+            Program::Homework => Vec::new(),
+        };
+        if !errors.is_empty() {
+            return Err(SystemError::Syntax {
+                file: loading.0.display().to_string(),
+                errors,
+            });
+        }
         if !run.loaded {
             let why = match run.outcome.end {
                 super::End::Stopped(super::Bound::Time) => format!(
@@ -228,12 +314,43 @@ impl PrologSystem for Swipl {
             };
             return Err(SystemError::Load(why));
         }
-        self.program = Some(path);
+        self.program = Some(loading);
         Ok(Loaded { warnings })
     }
 
     fn run(&mut self, goal: &Goal, answer: &mut dyn FnMut(Answer)) -> Result<Outcome, SystemError> {
-        let program = self.program.clone().ok_or(SystemError::NotLoaded(NAME))?;
-        Ok(self.run_in(&program, goal, answer)?.outcome)
+        let program = self.program.as_ref().ok_or(SystemError::NotLoaded(NAME))?;
+        Ok(self.run_in(program, goal, answer)?.outcome)
+    }
+
+    fn reach(&self) -> Option<Reach> {
+        self.setup.confined.then(|| {
+            let mut read = self.own_reads();
+            read.extend(self.setup.read.iter().cloned());
+            Reach {
+                scratch: self.scratch.path().to_path_buf(),
+                read,
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_errors_are_read_from_what_swipl_says() {
+        let said = "ERROR: /t/a.pl:2:12: Syntax error: Unbalanced operator\n\
+                    Warning: /t/a.pl:3:\n\
+                    ERROR: /t/b.pl:4:8: Syntax error: Operator expected\n\
+                    ERROR: /t/a.pl:4:8: Syntax error: Operator expected\n";
+        assert_eq!(
+            syntax_errors(Path::new("/t/a.pl"), said),
+            vec![
+                (2, "Unbalanced operator".to_string()),
+                (4, "Operator expected".to_string())
+            ]
+        );
     }
 }

@@ -469,7 +469,7 @@ fn a_bad_value_to_a_typed_option_is_a_usage_error_naming_the_values() {
         (
             &["judge", "x.pl", "--prolog", "swi"],
             "--prolog",
-            "scryer, gprolog",
+            "scryer, gprolog, swipl",
         ),
         (
             &["judge", "x.pl", "--dialect", "swi"],
@@ -528,7 +528,7 @@ fn help_lists_the_values_of_typed_options() {
             "[possible values: native, fd, plain, gprolog-fd, gprolog-plain, swipl-fd, swipl-plain]",
         ),
         ("convert", "[possible values: json, keen, text, prolog]"),
-        ("judge", "[possible values: scryer, gprolog]"),
+        ("judge", "[possible values: scryer, gprolog, swipl]"),
     ] {
         kenken()
             .args([command, "--help"])

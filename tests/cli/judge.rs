@@ -12,6 +12,7 @@ use crate::common::{gprolog, kenken};
 mod cheats;
 mod contain;
 mod hostile;
+mod swipl;
 mod trust;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/judge/");
