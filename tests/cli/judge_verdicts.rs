@@ -433,6 +433,7 @@ fn a_plain_kenken_that_uses_the_fd_solver_fails_the_form_check() {
         .arg("judge")
         .arg(&file)
         .args(spec)
+        .args(["--shrink-time", "0"])
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
