@@ -26,9 +26,9 @@ cargo test --no-default-features --quiet --test library -- --skip native_large::
 phase tests
 # (CI installs optional systems meanwhile and waits for them here)
 if [ -n "${KENKEN_BEFORE_TESTS:-}" ]; then bash -c "$KENKEN_BEFORE_TESTS"; fi
-# Three test threads on two cores: with two, tests/cli kept the cores busy 1.6 s of every 2
-# (its tests wait on their children: a Prolog worker's start, a deadline, a browser). Set
-# RUST_TEST_THREADS to choose another number.
+# Three test threads on two cores: with two, tests/cli left the cores idle a fifth of the time
+# (644 CPU-seconds in 411 s; its tests wait on their children: a Prolog worker's start, a
+# deadline, a browser). RUST_TEST_THREADS chooses another number.
 RUST_TEST_THREADS="${RUST_TEST_THREADS:-3}" cargo test
 
 # Every example runs (each prints what a reader checks by eye; its doc comment says what), bare
