@@ -28,6 +28,10 @@ const SPEC_KENKEN: &[&str] = &[
     "120",
 ];
 
+/// Time enough to shrink a failing case to the smallest failing puzzle on a busy machine (the
+/// default, 20 s, is for a teacher's run; a shrink that is done stops before).
+const SHRINK: [&str; 2] = ["--shrink-time", "120"];
+
 /// Runs `kenken judge` with `args`: stdout, stderr, exit code.
 fn judge(args: &[&str]) -> (String, String, i32) {
     let out = kenken().arg("judge").args(args).output().unwrap();
@@ -76,6 +80,7 @@ fn gradescope_results_have_every_field_the_seed_and_weights() {
     let file = fixture("missing_answer.pl");
     let mut all = vec![file.as_str()];
     all.extend(args);
+    all.extend(SHRINK);
     let (out, err, code) = judge(&all);
     assert_eq!(code, 1, "{err}");
     let r: Value = serde_json::from_str(&out).unwrap();
@@ -293,7 +298,7 @@ fn junit_escapes_what_a_judged_file_prints() {
 #[test]
 fn the_smallest_failing_puzzle_of_a_shipped_wrong_file_is_smaller_and_fails_the_same_way() {
     let file = fixture("missing_answer.pl");
-    let s = summary(&file, SPEC_KENKEN);
+    let s = summary(&file, &[SPEC_KENKEN, &SHRINK].concat());
     let c = &s["counterexample"];
     assert_eq!(c["failure"], "missing_answer", "{s}");
     assert_eq!(c["reproducible"], true);
@@ -318,6 +323,8 @@ fn the_smallest_failing_puzzle_of_a_shipped_wrong_file_is_smaller_and_fails_the_
             "scryer",
             "--predicates",
             "kenken",
+            "--shrink-time",
+            "0",
         ],
     );
     assert_eq!(again["cases"], 1);
@@ -331,14 +338,18 @@ fn the_smallest_failing_puzzle_of_a_shipped_wrong_file_is_smaller_and_fails_the_
         "scryer",
     ]);
     assert_eq!(code, 0, "{out}");
-    // the table names it and draws it
-    let (out, _, _) = judge(
-        &[&file]
-            .into_iter()
-            .map(String::as_str)
-            .chain(SPEC_KENKEN.iter().copied())
-            .collect::<Vec<_>>(),
-    );
+    // the table names it and draws it (shrunk again from the saved puzzle: it is as small)
+    let (out, _, _) = judge(&[
+        &file,
+        "--suite",
+        suite,
+        "--prolog",
+        "scryer",
+        "--predicates",
+        "kenken",
+        SHRINK[0],
+        SHRINK[1],
+    ]);
     assert!(out.contains("smallest failing puzzle: kenken/3, missing answer (2x2, 1 cage;"));
     assert!(out.contains("│1-     │"), "{out}");
 }
@@ -362,6 +373,8 @@ fn an_extra_answer_shrinks_to_the_cage_that_repeats_it() {
             "kenken",
             "--timeout",
             "120",
+            SHRINK[0],
+            SHRINK[1],
         ],
     );
     let c = &s["counterexample"];
@@ -387,11 +400,11 @@ fn a_file_that_answers_at_random_is_reported_as_not_reproducible() {
          random_digit(V) :- random_integer(1, 10, V).\n",
     );
     let file = file.to_str().unwrap();
-    let s = summary(file, SPEC_KENKEN);
+    let s = summary(file, &[SPEC_KENKEN, &SHRINK].concat());
     let c = &s["counterexample"];
     assert_eq!(c["reproducible"], false, "{s}");
     assert_eq!(c["size"], c["from_size"]);
-    let (out, _, code) = judge(&[&[file][..], SPEC_KENKEN].concat());
+    let (out, _, code) = judge(&[&[file][..], SPEC_KENKEN, &SHRINK].concat());
     assert_eq!(code, 1);
     assert!(
         out.contains("NOT REPRODUCIBLE: the file answered differently"),
@@ -477,6 +490,8 @@ fn the_class_page_is_self_contained_sortable_and_draws_the_smallest_failing_puzz
         "kenken",
         "--timeout",
         "120",
+        SHRINK[0],
+        SHRINK[1],
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(page.starts_with("<!DOCTYPE html>"));
