@@ -86,9 +86,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // the first query after the worker was killed while idle
     let pid = worker.pid().ok_or("no worker")?;
-    std::process::Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()?;
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(pid)?),
+        nix::sys::signal::Signal::SIGKILL,
+    )?;
     std::thread::sleep(Duration::from_millis(200));
     let start = Instant::now();
     let (a, _) = worker.query(&Query::new(count))?.collect_all()?;
