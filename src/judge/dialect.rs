@@ -126,7 +126,7 @@ fn words(text: &str) -> Vec<String> {
 /// The last line (1-based) of `text` that holds anything but comments and white space; 0 when
 /// there is none. Scryer 0.10's reader reports a syntax error at the end of a file whose last
 /// clause is followed by a `/* ... */` comment: an error after this line is not one.
-pub(super) fn last_code_line(text: &str) -> usize {
+pub(crate) fn last_code_line(text: &str) -> usize {
     let mut last = 0;
     scan(text, |_, line| last = line);
     last

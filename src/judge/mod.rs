@@ -44,6 +44,7 @@ mod suite;
 mod verdict;
 
 pub use config::{fresh_seed, Config, Suite, System};
+pub(crate) use dialect::last_code_line;
 pub use dialect::{detect, Dialect};
 pub(crate) use error::cut;
 pub use error::JudgeError;
@@ -53,6 +54,5 @@ pub(crate) use jail::{scratch, Jail};
 pub use judgement::Judgement;
 pub use run::{judge, judge_among};
 pub(crate) use run::{Backend, Loaded};
-pub(crate) use scryer::{worker as scryer_worker, ROLE as SCRYER_ROLE};
 pub use suite::Case;
 pub use verdict::{CaseReport, JudgedAnswer, Run, RunEnd, Verdict};

@@ -236,11 +236,6 @@ impl Worker {
         Ok(self.running.as_mut())
     }
 
-    /// Whether a child runs (it stops after a timeout or a crash).
-    pub(crate) fn is_running(&self) -> bool {
-        self.running.is_some()
-    }
-
     /// Whether the running child has ended (it died while it waited for a request, say), so
     /// that a request sent to it could only fail.
     pub(crate) fn running_has_ended(&mut self) -> bool {
@@ -313,25 +308,6 @@ impl Worker {
             Err(e) => {
                 self.stop();
                 Err(e)
-            }
-        }
-    }
-
-    /// Sends one request line and waits for the reply line, skipping parts; `Ok(None)` when
-    /// `deadline` passed first (starting the child counts).
-    pub(crate) fn request(
-        &mut self,
-        line: &str,
-        deadline: Option<Instant>,
-    ) -> Result<Option<String>, WorkerError> {
-        if !self.send(line, deadline)? {
-            return Ok(None);
-        }
-        loop {
-            match self.next(deadline)? {
-                Reply::Part(_) => {}
-                Reply::Done(reply) => return Ok(Some(reply)),
-                Reply::Timeout => return Ok(None),
             }
         }
     }

@@ -58,7 +58,7 @@ use crate::process::{Limits, WorkerError};
 use crate::puzzle::Grid;
 
 pub use gprolog::Gprolog;
-pub(crate) use scryer::solve_worker;
+pub(crate) use scryer::scryer_worker;
 pub use scryer::{ScryerThread, ScryerWorker};
 pub use swipl::Swipl;
 
@@ -176,6 +176,9 @@ pub enum End {
     Exception(String),
     /// The program called `halt` with this code (no reply came).
     Halted(i64),
+    /// The program called a built-in of its dialect that this system does not give
+    /// (`Name/Arity`): a GNU Prolog file's in Scryer's GNU Prolog layer.
+    Unsupported(String),
     /// The system died (or failed: a Scryer panic, a worker lost).
     Crashed(Crash),
     /// The system's output broke the protocol (a frame that is not the request's, malformed,

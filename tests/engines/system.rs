@@ -364,7 +364,7 @@ fn a_child_system_bounds_and_reports_a_load() {
         let program = |path: &std::path::Path| Program::File {
             path: path.to_path_buf(),
             dialect: Dialect::Scryer,
-        fd: true,
+            fd: true,
         };
         let start = Instant::now();
         match s.load(&program(&looping), Duration::from_secs(3)) {
