@@ -1,5 +1,5 @@
-//! One seam for every Prolog system: what the engines (and, next, the judge) ask of Scryer
-//! Prolog, GNU Prolog and SWI-Prolog, and nothing of how each does it.
+//! One seam for every Prolog system: what the engines and the judge ask of Scryer Prolog, GNU
+//! Prolog and SWI-Prolog, and nothing of how each does it.
 //!
 //! A [`PrologSystem`] loads a [`Program`] (the homework, or a judged file with its
 //! [`Dialect`](crate::judge::Dialect)), then runs [`Goal`]s against it: a goal binding `T`,
@@ -13,7 +13,9 @@
 //! - [`ScryerThread`]: the embedded Scryer Prolog in this process, on a thread of its own.
 //!   Nothing stops it by the clock, so it refuses a goal with a deadline ([`SystemError::NeedsWorker`]).
 //! - [`ScryerWorker`]: the embedded Scryer Prolog in a worker process ([`crate::worker`]),
-//!   killed at the deadline, with a warm spare.
+//!   killed at the deadline, with a warm spare; it loads a judged file too, in a fresh worker
+//!   for every goal, with the judge's Prolog side (`system/scryer/`: one worker role and one
+//!   protocol for both programs), confined when built with [`ScryerWorker::confined`].
 //! - [`Gprolog`]: GNU Prolog as a child, one confined `gprolog` per goal (`crate::gnu`, its
 //!   driver `prolog/gnu_driver.pl`).
 //! - [`Swipl`]: SWI-Prolog as a child, one confined `swipl` per goal (its driver
@@ -33,9 +35,9 @@
 //! `.pl` speaking the frames above, the homework in that system's dialect, and an
 //! [`EngineKind`](crate::engine::EngineKind) pair (`-fd`, `-plain`) that opens it.
 //!
-//! # The judge (next)
-//! The judge's backends (`judge/scryer.rs`, `judge/gprolog.rs`) do the same over again and are
-//! meant to move onto this seam: [`Program::File`] carries the judged file and its dialect,
+//! # The judge
+//! The judge's Scryer backend (`judge/scryer.rs`) is a thin adapter over [`ScryerWorker`];
+//! `judge/gprolog.rs` is next. On the seam, [`Program::File`] carries the judged file and its dialect,
 //! [`Loaded`] the load's warnings, [`SystemError::Syntax`] its syntax errors, and the judge's
 //! `RunEnd` is read from [`End`] (`Complete`, `Stopped(Answers)` as its limit,
 //! `Stopped(Time)` as its timeout, `Exception`, `Halted`, `Crashed` whose [`Crash`] keeps the
