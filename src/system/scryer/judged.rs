@@ -390,13 +390,11 @@ mod tests {
         judged
     }
 
+    /// What a goal gave: each answer, a grid or its text.
+    type Answers = Vec<Result<Vec<Vec<u32>>, String>>;
+
     /// `goal`'s answers (at most `limit`) and end.
-    fn solve(
-        judged: &mut Judged,
-        goal: &str,
-        size: usize,
-        limit: usize,
-    ) -> (Vec<Result<Vec<Vec<u32>>, String>>, WireEnd) {
+    fn solve(judged: &mut Judged, goal: &str, size: usize, limit: usize) -> (Answers, WireEnd) {
         let mut answers = Vec::new();
         match judged.solve(goal, size, Some(limit), &mut |f| answers.push(f.answer)) {
             Reply::Ended { end, .. } => (answers, end),
