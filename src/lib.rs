@@ -53,6 +53,8 @@
 #[cfg(feature = "cli")]
 pub mod bench;
 pub mod cage;
+#[cfg(feature = "prolog")]
+mod dialect;
 pub mod engine;
 pub mod error;
 pub mod format;
@@ -61,6 +63,7 @@ pub mod generate;
 pub(crate) mod gnu;
 #[cfg(feature = "prolog")]
 pub mod judge;
+mod limit;
 pub mod logic;
 pub mod native;
 #[cfg(feature = "prolog")]
@@ -76,7 +79,7 @@ pub mod system;
 #[cfg(feature = "prolog")]
 pub mod worker;
 
-pub use engine::Limit;
+pub use limit::Limit;
 pub use puzzle::{Cage, Cell, Grid, Op, Puzzle};
 
 /// Ends the program quietly when standard output is closed under it (`kenken solve ... | head`,

@@ -22,9 +22,7 @@
 //! program that does, with [`set_program`] (the `kenken` binary does). A child that does not turn
 //! into a worker is reported as an error, never started twice over.
 
-use std::io::{BufRead, Write};
-
-use crate::process::{confine, Handler, Ticket, CANNOT_CONFINE, EXEC_ROLE, READY, ROLE_VAR};
+use crate::process::{confine, Channel, Handler, CANNOT_CONFINE, EXEC_ROLE, ROLE_VAR};
 pub use crate::process::{set_program, WorkerError};
 
 /// The stack of the thread that serves requests: Scryer recurses deeply on big terms.
@@ -85,8 +83,8 @@ pub fn init() {
     std::process::exit(code);
 }
 
-/// Serves `role`: the interactive top level on its own pipes, any other role on standard input
-/// and output.
+/// Serves `role`: the top level's engine with its own loop (it answers questions mid-request),
+/// any other role with its handler; both on the channel the process layer gave the child.
 fn serve_role(role: &str) -> std::io::Result<()> {
     if role == "toplevel" {
         return crate::prolog::toplevel::serve_child();
@@ -94,32 +92,21 @@ fn serve_role(role: &str) -> std::io::Result<()> {
     serve(role)
 }
 
-/// Serves one role on standard input and output until the input ends.
+/// Serves one role on its channel (standard input and output) until the requests end.
 fn serve(role: &str) -> std::io::Result<()> {
-    let stdin = std::io::stdin().lock();
-    let mut stdout = std::io::stdout().lock();
+    let mut channel = Channel::open()?;
     let mut handler = handler(role)
         .ok_or_else(|| std::io::Error::other(format!("unknown worker role '{role}'")))?;
-    writeln!(stdout, "{READY}")?;
-    stdout.flush()?;
-    for line in stdin.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        // (the parent writes every request as its ticket and a payload)
-        let (ticket, payload) = Ticket::parse_request(&line)
-            .ok_or_else(|| std::io::Error::other("a request without its id and nonce"))?;
+    channel.ready()?;
+    while let Some((ticket, payload)) = channel.next_request()? {
         let mut failed = Ok(());
-        let reply = handler(payload, &mut |part: &str| {
+        let reply = handler(&payload, &mut |part: &str| {
             if failed.is_ok() {
-                failed = writeln!(stdout, "{}", ticket.frame("part", part))
-                    .and_then(|()| stdout.flush());
+                failed = channel.frame(&ticket, "part", part);
             }
         });
         failed?;
-        writeln!(stdout, "{}", ticket.frame("done", &reply))?;
-        stdout.flush()?;
+        channel.frame(&ticket, "done", &reply)?;
     }
     Ok(())
 }

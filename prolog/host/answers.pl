@@ -73,7 +73,7 @@ kk_top_next(batch(Limit), _, N, R) :-
         R = limit
     ;   write(' ;'), nl, fail
     ).
-kk_top_next(ask(In, Out), VNs, N, R) :-
+kk_top_next(ask, VNs, N, R) :-
     (   (   bb_get(kk_top_all, true)
         ;   bb_get(kk_top_until, U), N < U
         )
@@ -82,8 +82,7 @@ kk_top_next(ask(In, Out), VNs, N, R) :-
         % the host reads one key (the reader must not) and answers next, all, stop, whole or
         % help
         kk_reader_stop,
-        open(Out, write, O), write(O, ask), nl(O), close(O),
-        open(In, read, I), read(I, Key), close(I),
+        kk_host(ask, Key),
         (   Key == next
         ->  write(';'), nl, kk_reader_start, fail
         ;   Key == all
@@ -92,11 +91,11 @@ kk_top_next(ask(In, Out), VNs, N, R) :-
         ->  write(';'), nl, U is N + 5 - N mod 5, bb_put(kk_top_until, U), kk_reader_start,
             fail
         ;   Key == whole
-        ->  nl, kk_top_show(VNs, [max_depth(0)]), kk_top_next(ask(In, Out), VNs, N, R)
+        ->  nl, kk_top_show(VNs, [max_depth(0)]), kk_top_next(ask, VNs, N, R)
         ;   Key == print
-        ->  nl, kk_top_show(VNs, []), kk_top_next(ask(In, Out), VNs, N, R)
+        ->  nl, kk_top_show(VNs, []), kk_top_next(ask, VNs, N, R)
         ;   Key == help
-        ->  nl, kk_key_help, kk_top_show(VNs, []), kk_top_next(ask(In, Out), VNs, N, R)
+        ->  nl, kk_key_help, kk_top_show(VNs, []), kk_top_next(ask, VNs, N, R)
         ;   write('.'), nl, R = true
         )
     ).

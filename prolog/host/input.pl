@@ -76,15 +76,15 @@ kk_reader_start :-
     ).
 
 kk_reader_stop :-
-    (   bb_get(kk_reader, r(P, S)), bb_get(kk_feed, _), bb_get(kk_host_pipes, In-Out)
-    ->  % (fed by the host: what the goal left of the input goes back to it)
+    (   bb_get(kk_reader, r(P, S)), bb_get(kk_feed, _), bb_get(kk_host_asks, true)
+    ->  % (fed by the host, which a goal in ask mode asks: what the goal left of the input
+        % goes back to it)
         bb_put(kk_reader, none),
-        kk_host_say(Out, drain),
-        open(In, read, I), read(I, _), close(I),
+        kk_host(drain, _),
         kk_rest_chars(S, Cs),
         catch(process_wait(P, _), _, true),
         catch(close(S), _, true),
-        kk_host_left(Out, Cs),
+        kk_host_left(Cs),
         kk_top_input
     ;   bb_get(kk_reader, r(P, S))
     ->  bb_put(kk_reader, none),
@@ -95,16 +95,32 @@ kk_reader_stop :-
     ;   true
     ).
 
-% kk_host_say(+Out, +Word): Word told to the host, on a line of its own, through the pipe Out.
-kk_host_say(Out, Word) :- open(Out, write, O), write(O, Word), nl(O), close(O).
+% kk_host(+Word, -Answer): Word asked of the host (which key after an answer: ask; stop
+% feeding the input: drain), Answer its answer (an atom; none without a host). The question
+% is written to user_output after the control byte 4 and ends at the new line; the host (the
+% engine's output callback) sends it to the parent as a part of the reply to the request that
+% runs, with its ticket, and the parent's answer comes back through user_input's channel, as
+% the clock's does (kk_wall_ms/1). No file or pipe is named here: the parent is reached only
+% through the process layer's frames.
+kk_host(Word, Answer) :-
+    put_char(user_output, '\x4\'), write(user_output, Word), nl(user_output),
+    flush_output(user_output),
+    kk_host_answer(Answer).
 
-% kk_host_left(+Out, +Cs): the characters Cs, which the goal left of the input the host fed
-% it (bb kk_feed: a piped repl), given back to the host (`left` and their codes).
-kk_host_left(Out, Cs) :-
-    open(Out, write, O),
-    write(O, left),
-    maplist(kk_write_code(O), Cs),
-    nl(O),
-    close(O).
+kk_host_answer(Answer) :-
+    (   bb_get(kk_clock_stream, S)
+    ->  kk_clock_digits(S, Cs),
+        atom_chars(Answer, Cs)
+    ;   Answer = none
+    ).
+
+% kk_host_left(+Cs): the characters Cs, which the goal left of the input the host fed it (bb
+% kk_feed: a piped repl), given back to the host (`left` and their codes).
+kk_host_left(Cs) :-
+    put_char(user_output, '\x4\'), write(user_output, left),
+    maplist(kk_write_code(user_output), Cs),
+    nl(user_output),
+    flush_output(user_output),
+    kk_host_answer(_).
 
 kk_write_code(O, C) :- char_code(C, K), write(O, ' '), write(O, K).

@@ -103,8 +103,8 @@ kk_goal_item(G, goal(G)).
     to user_output as it is found (so a goal's own output comes in order with its answers),
     and the goal is asked for its next answer by backtracking into it, so its side effects
     happen once per answer. Mode is
-      ask(In, Out)    after each answer the host is asked (ask written to the pipe Out) and
-                      answers (read from the pipe In) next, all (the rest), five (the next
+      ask             after each answer the host is asked (kk_host(ask, Key)) and
+                      answers next, all (the rest), five (the next
                       answers up to a multiple of 5), whole (the answer written again in
                       full), print (written again as at first), help (the keys, then the
                       answer again) or stop;
@@ -124,7 +124,7 @@ kk_goal_item(G, goal(G)).
 kk_top(Text, Mode, Reads, Result) :-
     kk_chars(Text, Chars),
     bb_put(kk_top_reads, Reads),
-    (   Mode = ask(In, Out) -> bb_put(kk_host_pipes, In-Out) ; true ),
+    (   Mode == ask -> bb_put(kk_host_asks, true) ; true ),
     bb_put(kk_top_count, 0),
     (   catch(kk_top_(Chars, Mode, Result0), Ball, kk_top_ball(Ball, Result0))
     ->  Result = Result0

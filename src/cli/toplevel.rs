@@ -1,9 +1,7 @@
 //! The top level behind `kenken query GOAL` and `kenken repl`: Prolog goals against `kenken.pl`,
 //! answered the way a Prolog top level answers them (see [`kenken::prolog::toplevel`]).
 
-use std::ffi::OsString;
 use std::io::{IsTerminal, Read};
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,14 +15,9 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 
-use kenken::process::Spawn;
 use kenken::prolog::toplevel::{
-    ends_a_line, limit_memory, needs_kenken, quiet_panics, split_goals, Ended, Got, Key, Mode,
-    PipedInput, Setup, TopProcess, TopResult, Toplevel, LINE_VAR,
+    needs_kenken, split_goals, Ended, Got, Key, PipedInput, Setup, TopProcess, TopResult,
 };
-
-/// The stack of the engine's thread: Scryer recurses deeply on big terms.
-const STACK: usize = 1 << 30;
 
 /// The exit code of a goal that ended with `r`.
 fn code(r: TopResult) -> i32 {
@@ -42,17 +35,11 @@ fn code(r: TopResult) -> i32 {
 /// `kenken query`: every answer, separated by ` ;`, at most `limit`. Several goals (`X = 1. Y =
 /// 2.`) run in order, up to the first that does not answer (its exit code is the query's).
 /// `kenken.pl` is loaded only when a goal may need it ([`needs_kenken`]) or files are
-/// consulted. With a timeout the query runs in a child process (this program again, without the
-/// timeout), killed when time is up.
-pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Result<i32> {
-    // (the child that runs the goal under its bounds: see query_bounded)
-    let inner_memory = std::env::var(QUERY_MEMORY_VAR)
-        .ok()
-        .and_then(|m| m.parse::<u64>().ok());
-    if inner_memory.is_none() && (timeout.is_some() || setup.memory.is_some()) {
-        let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
-        return query_bounded(goal, limit, &setup, timeout);
-    }
+/// consulted. The goals run in the top level's child process ([`TopProcess`]), bounded by
+/// `setup.memory` (reaching it is a resource error) and killed when `timeout` (counted from the
+/// start) is up.
+pub fn query(goal: &str, limit: usize, mut setup: Setup, timeout: Option<f64>) -> Result<i32> {
+    let deadline = timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
     let split = split_goals(goal);
     let mut goals = split.complete;
     goals.extend(split.rest);
@@ -61,88 +48,53 @@ pub fn query(goal: &str, limit: usize, setup: Setup, timeout: Option<f64>) -> Re
         goals.push(goal.to_string());
     }
     // kenken.pl (most of the start-up) only for goals that may need it
-    // (and not when a file consulted defines the homework's predicates: it answers alone)
-    let no_kenken = !setup.loads_kenken() || (setup.consult.is_empty() && !needs_kenken(goal));
-    quiet_panics();
-    std::thread::Builder::new()
-        .name("kenken-query".into())
-        .stack_size(STACK)
-        .spawn(move || -> Result<i32> {
-            // (once this thread's stack is reserved: the bound is on what the engine takes)
-            if let Some(m) = inner_memory {
-                limit_memory(m)?;
-            }
-            let mut top = Toplevel::new(no_kenken);
-            for f in &setup.consult {
-                match top.consult(f)? {
-                    TopResult::True => {}
-                    TopResult::Halt(n) => return Ok(n),
-                    _ => return Ok(2),
-                }
-            }
-            for g in &goals {
-                let r = top.run(g, &Mode::Batch(limit))?;
-                if let (TopResult::OutOfMemory, Some(m)) = (r, inner_memory) {
-                    println!("{}", out_of_memory(m));
-                }
-                // (halt/0,1 ends the query, whatever its code: the goals after it do not run)
-                if matches!(r, TopResult::Halt(_)) || code(r) != 0 {
-                    return Ok(code(r));
-                }
-            }
-            Ok(0)
-        })?
-        .join()
-        .map_err(|_| anyhow::anyhow!("the query stopped"))?
+    if setup.consult.is_empty() && !needs_kenken(goal) {
+        setup.no_kenken = true;
+    }
+    let mut top = TopProcess::batch(setup, limit)?;
+    if let Some(ended) = top.started_by(deadline)? {
+        return query_ended(&top, ended);
+    }
+    if top.consult_failed() {
+        return Ok(2);
+    }
+    for g in &goals {
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        let ended = top.run(g, left, &mut |_| Key::Stop)?;
+        let code = query_ended(&top, ended.clone())?;
+        // (halt/0,1 ends the query, whatever its code: the goals after it do not run)
+        if matches!(ended, Ended::Done(TopResult::Halt(_))) || code != 0 {
+            return Ok(code);
+        }
+    }
+    Ok(0)
 }
 
-/// The environment variable that tells a bounded query's child its memory bound, in bytes.
-const QUERY_MEMORY_VAR: &str = "KENKEN_QUERY_MEMORY";
-
-/// A query with bounds: this program again, as the same query, in a child process bounded by
-/// `setup.memory` (reaching it is a resource error) and killed after `timeout`.
-fn query_bounded(
-    goal: &str,
-    limit: usize,
-    setup: &Setup,
-    timeout: Option<Duration>,
-) -> Result<i32> {
-    let mut args: Vec<OsString> = vec!["query".into(), "--limit".into(), limit.to_string().into()];
-    for f in &setup.consult {
-        args.extend(["--consult".into(), f.clone().into_os_string()]);
-    }
-    if setup.no_kenken {
-        args.push("--no-kenken".into());
-    }
-    args.extend(["--".into(), goal.into()]);
-    let memory = setup.memory.unwrap_or(u64::MAX);
-    let line = tempfile::NamedTempFile::new()?;
-    let mut child = Spawn::program(&std::env::current_exe()?, &args)
-        .env(QUERY_MEMORY_VAR, &memory.to_string())
-        .env(LINE_VAR, &line.path().to_string_lossy())
-        .terminal()
-        .spawn()?;
-    // (our message on a line of its own, after what the goal showed)
-    let fresh = || if ends_a_line(line.path()) { "" } else { "\n" };
-    let deadline = timeout.map(|t| Instant::now() + t);
-    loop {
-        if child.has_ended() {
-            let status = child.wait();
-            if let (Some(m), Some(s)) = (setup.memory, status) {
-                if s.signal() == Some(nix::sys::signal::Signal::SIGABRT as i32) {
-                    println!("{}{}", fresh(), out_of_memory(m));
-                    return Ok(2);
-                }
-            }
-            return Ok(status.and_then(|s| s.code()).unwrap_or(2));
+/// The exit code of a query's goal that ended so, after what is said of it (on a line of its
+/// own, after what the goal showed); an engine that failed is an error (said on standard
+/// error, exit 2).
+fn query_ended(top: &TopProcess, ended: Ended) -> Result<i32> {
+    let fresh = if top.ends_a_line() { "" } else { "\n" };
+    Ok(match ended {
+        Ended::Done(r) => code(r),
+        Ended::TimedOut => {
+            println!("{fresh}% timed out");
+            3
         }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            child.kill();
-            println!("{}% timed out", fresh());
-            return Ok(3);
+        Ended::OutOfMemory(m) => {
+            println!("{fresh}{}", out_of_memory(m));
+            2
         }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+        Ended::Interrupted => {
+            println!("{fresh}% interrupted");
+            130
+        }
+        Ended::Failed(why) => {
+            // (what the goal showed ends its line first)
+            print!("{fresh}");
+            anyhow::bail!(why)
+        }
+    })
 }
 
 /// What the top level says when a goal reached the memory bound `m` (`--memory`).

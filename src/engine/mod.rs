@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::puzzle::{Grid, InvalidPuzzle, Puzzle};
 
+pub use crate::limit::Limit;
 pub use native::NativeEngine;
 #[cfg(feature = "prolog")]
 pub use prolog::{GprologEngine, PrologEngine, SwiplEngine, SystemEngine, WorkerEngine};
@@ -345,26 +346,6 @@ impl Status {
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(self.name())
-    }
-}
-
-/// A bound that stopped a search or a query before its end: the one way the crate says so
-/// ([`Status::limit`], [`crate::prolog::End::Stopped`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Limit {
-    /// The wall-clock time limit (the request's timeout, or the query's).
-    Time,
-    /// The bound on Prolog inferences.
-    Inferences,
-}
-
-impl fmt::Display for Limit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(match self {
-            Limit::Time => "time limit reached",
-            Limit::Inferences => "inference limit reached",
-        })
     }
 }
 

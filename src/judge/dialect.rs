@@ -2,27 +2,8 @@
 //! `fd_labeling/1`, ...) or Scryer/SWI (`library(clpz)` or `library(clpfd)`: `ins/2`,
 //! `label/1`, ...).
 
-use serde::{Deserialize, Serialize};
-
-/// A judged file's dialect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dialect {
-    /// Written for GNU Prolog: run with the GNU compatibility layer, or under `gprolog`.
-    Gnu,
-    /// Written for Scryer or SWI-Prolog (CLP(Z)/CLP(FD) libraries): run as it is.
-    Scryer,
-}
-
-impl Dialect {
-    /// The dialect's name in reports and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Dialect::Gnu => "gnu",
-            Dialect::Scryer => "scryer",
-        }
-    }
-}
+use crate::dialect::Dialect;
+use crate::prolog::lexer::{self, Kind};
 
 /// Predicates only GNU Prolog has (SWI's and Scryer's CLP libraries have `fd_dom/2`,
 /// `fd_size/2`, `fd_var/1` ... too: those tell nothing).
@@ -112,118 +93,21 @@ pub fn detect(text: &str) -> Dialect {
     }
 }
 
-/// The words (letters, digits, `_`, and `:-`) of `text` outside comments and quotes.
+/// The words (names, variables, numbers, and `:-`) of `text` outside comments and quotes.
 fn words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    scan(text, |piece, _| match piece {
-        Piece::Word(w) => out.push(w),
-        Piece::Neck => out.push(":-".into()),
-        Piece::Other => {}
-    });
-    out
-}
-
-/// The last line (1-based) of `text` that holds anything but comments and white space; 0 when
-/// there is none. Scryer 0.10's reader reports a syntax error at the end of a file whose last
-/// clause is followed by a `/* ... */` comment: an error after this line is not one.
-pub(crate) fn last_code_line(text: &str) -> usize {
-    let mut last = 0;
-    scan(text, |_, line| last = line);
-    last
-}
-
-/// What the scanner sees outside comments.
-enum Piece {
-    /// A run of letters, digits and `_`.
-    Word(String),
-    /// `:-`.
-    Neck,
-    /// Any other character that is not white space (a quoted text counts once).
-    Other,
-}
-
-/// Calls `f` with each piece of `text` outside comments, and the line it ends on.
-fn scan(text: &str, mut f: impl FnMut(Piece, usize)) {
-    let mut line = 1;
-    let mut word = String::new();
-    let mut chars = text.chars().peekable();
-    let next = |chars: &mut std::iter::Peekable<std::str::Chars>, line: &mut usize| {
-        let c = chars.next();
-        if c == Some('\n') {
-            *line += 1;
-        }
-        c
-    };
-    while let Some(c) = next(&mut chars, &mut line) {
-        if c.is_alphanumeric() || c == '_' {
-            word.push(c);
-            continue;
-        }
-        let zero = word == "0";
-        if !word.is_empty() {
-            // (a word ends before c: on c's line unless c is the newline that ended it)
-            f(
-                Piece::Word(std::mem::take(&mut word)),
-                line - usize::from(c == '\n'),
-            );
-        }
-        match c {
-            // 0'c is a character code, not a quote
-            '\'' if zero => {
-                if let Some('\\' | '\'') = next(&mut chars, &mut line) {
-                    next(&mut chars, &mut line);
-                }
-                f(Piece::Other, line);
-            }
-            ':' if chars.peek() == Some(&'-') => {
-                next(&mut chars, &mut line);
-                f(Piece::Neck, line);
-            }
-            '%' => while !matches!(next(&mut chars, &mut line), Some('\n') | None) {},
-            '/' if chars.peek() == Some(&'*') => {
-                next(&mut chars, &mut line);
-                let mut star = false;
-                while let Some(d) = next(&mut chars, &mut line) {
-                    if star && d == '/' {
-                        break;
-                    }
-                    star = d == '*';
-                }
-            }
-            '"' | '\'' | '`' => {
-                let mut escaped = false;
-                while let Some(d) = next(&mut chars, &mut line) {
-                    if escaped {
-                        escaped = false;
-                    } else if d == '\\' {
-                        escaped = true;
-                    } else if d == c {
-                        break;
-                    }
-                }
-                f(Piece::Other, line);
-            }
-            c if c.is_whitespace() => {}
-            _ => f(Piece::Other, line),
-        }
-    }
-    if !word.is_empty() {
-        f(Piece::Word(word), line);
-    }
+    lexer::tokens(text)
+        .filter(|t| match t.kind {
+            Kind::Name | Kind::Var | Kind::Number => true,
+            Kind::Symbol => t.text == ":-",
+            _ => false,
+        })
+        .map(|t| t.text.to_string())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_last_line_of_code() {
-        let text = "a :- b.\n% c\nd('%x\n').\n/* e\n f */\n\n";
-        assert_eq!(last_code_line(text), 4);
-        assert_eq!(last_code_line("a.\n/*\nfoo\n*/\n"), 1);
-        assert_eq!(last_code_line("% only\n"), 0);
-        assert_eq!(last_code_line("p :-\n  q"), 2);
-    }
 
     #[test]
     fn dialects() {

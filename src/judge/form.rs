@@ -1,9 +1,8 @@
 //! The form check: the spec forbids the finite domain solver in `plain_kenken/3`, and no case
 //! can tell (a `plain_kenken/3` that calls `kenken/3` gives the right answers). So the judged
-//! file's text is read here, in the judge, never run: a small Prolog tokenizer (`tokens`:
-//! layout and `%` and `/* */` comments, quoted atoms with their escapes, strings, back-quoted
-//! text, `0'c` character codes, numbers, names, symbol-character atoms such as `#=` and `#\=`,
-//! punctuation), the tokens split into clauses at each end token (a `.` followed by layout, `%`
+//! file's text is read here, in the judge, never run: its tokens (`tokens`, over the crate's
+//! Prolog lexer `prolog::lexer`: comments, quoted atoms with their escapes, strings, `0'c`
+//! character codes, symbol-character atoms such as `#=` and `#\=`, ...), the tokens split into clauses at each end token (a `.` followed by layout, `%`
 //! or the end of the file), and for each clause its head's name and arity and every atom or
 //! functor name in its body (an over-approximation of what it calls: a name as data counts as
 //! a call, a closure `maplist(p(X), L)` calls every `p` of arity one or more).
@@ -23,6 +22,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use serde::Serialize;
+
+use crate::prolog::lexer::{self, Kind};
 
 /// The verdict of the form check on `plain_kenken/3`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -127,209 +128,48 @@ pub(crate) enum Token {
     End,
 }
 
-const SYMBOL_CHARS: &str = "+-*/\\^<>=~:.?@#&$";
-
-fn is_alnum(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-/// The tokens of `text`. Never fails: what it cannot read (an unterminated quote or comment
-/// runs to the end of the text) gives what it can.
+/// The tokens of `text`, read by [the crate's lexer](crate::prolog::lexer): comments and
+/// characters Prolog does not use are layout, `[]` and `{}` written together are atoms, and a
+/// `(` right after an atom is a [`Token::FunctorOpen`]. Never fails: what it cannot read (an
+/// unterminated quote or comment) gives what it can.
 pub(crate) fn tokens(text: &str) -> Vec<Token> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    // whether layout (or a comment) came right before the next token
+    let mut out: Vec<Token> = Vec::new();
+    // whether layout (or a comment, or a character Prolog does not use) came right before
     let mut layout = true;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        if c.is_whitespace() {
-            layout = true;
-            i += 1;
-            continue;
-        }
-        if c == '%' {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
+    for t in lexer::tokens(text) {
+        layout |= t.layout_before;
+        let token = match t.kind {
+            Kind::LineComment | Kind::BlockComment | Kind::Other => {
+                layout = true;
+                continue;
             }
-            layout = true;
-            continue;
-        }
-        if c == '/' && next == Some('*') {
-            i += 2;
-            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
-                i += 1;
+            Kind::Number => Token::Number(t.text.into()),
+            Kind::Var => Token::Var(t.text.into()),
+            Kind::Name | Kind::Symbol | Kind::Solo => Token::Atom(t.text.into()),
+            Kind::Quoted => Token::Atom(t.value().into_owned()),
+            Kind::Str | Kind::BackQuoted => Token::Text(t.value().into_owned()),
+            Kind::End => Token::End,
+            Kind::Punct => {
+                let c = t.text.chars().next().unwrap_or(',');
+                match (out.last(), c) {
+                    (Some(Token::Punct(open @ ('[' | '{'))), ']' | '}') if !layout => {
+                        let atom = if *open == '[' { "[]" } else { "{}" };
+                        if (*open == '[') == (c == ']') {
+                            out.pop();
+                            Token::Atom(atom.into())
+                        } else {
+                            Token::Punct(c)
+                        }
+                    }
+                    (Some(Token::Atom(_)), '(') if !layout => Token::FunctorOpen,
+                    _ => Token::Punct(c),
+                }
             }
-            i = (i + 2).min(chars.len());
-            layout = true;
-            continue;
-        }
-        let after_atom = matches!(out.last(), Some(Token::Atom(_)));
-        let token = if c.is_ascii_digit() {
-            let (t, end) = number(&chars, i);
-            i = end;
-            Token::Number(t)
-        } else if c == '_' || c.is_uppercase() {
-            let start = i;
-            while i < chars.len() && is_alnum(chars[i]) {
-                i += 1;
-            }
-            Token::Var(chars[start..i].iter().collect())
-        } else if c.is_alphabetic() {
-            let start = i;
-            while i < chars.len() && is_alnum(chars[i]) {
-                i += 1;
-            }
-            Token::Atom(chars[start..i].iter().collect())
-        } else if c == '\'' || c == '"' || c == '`' {
-            let (t, end) = quoted(&chars, i + 1, c);
-            i = end;
-            if c == '\'' {
-                Token::Atom(t)
-            } else {
-                Token::Text(t)
-            }
-        } else if SYMBOL_CHARS.contains(c) {
-            let start = i;
-            while i < chars.len() && SYMBOL_CHARS.contains(chars[i]) {
-                i += 1;
-            }
-            let s: String = chars[start..i].iter().collect();
-            let ends = chars.get(i).is_none_or(|&n| n.is_whitespace() || n == '%');
-            if s == "." && ends {
-                Token::End
-            } else {
-                Token::Atom(s)
-            }
-        } else if c == '!' || c == ';' {
-            i += 1;
-            Token::Atom(c.to_string())
-        } else if c == '[' && next == Some(']') {
-            i += 2;
-            Token::Atom("[]".into())
-        } else if c == '{' && next == Some('}') {
-            i += 2;
-            Token::Atom("{}".into())
-        } else if c == '(' && after_atom && !layout {
-            i += 1;
-            Token::FunctorOpen
-        } else if "()[]{},|".contains(c) {
-            i += 1;
-            Token::Punct(c)
-        } else {
-            // a character Prolog does not use: skipped
-            i += 1;
-            layout = true;
-            continue;
         };
         layout = false;
         out.push(token);
     }
     out
-}
-
-/// A number starting at `i`: its text and where it ends.
-fn number(chars: &[char], mut i: usize) -> (String, usize) {
-    let start = i;
-    if chars[i] == '0' && chars.get(i + 1) == Some(&'\'') {
-        // 0'c: a character code; 0''' (or 0'') is the quote, 0'\n an escape
-        i += 2;
-        match chars.get(i) {
-            Some('\\') => {
-                let (_, end) = escape(chars, i + 1);
-                i = end;
-            }
-            Some('\'') if chars.get(i + 1) == Some(&'\'') => i += 2,
-            Some(_) => i += 1,
-            None => {}
-        }
-        return (chars[start..i].iter().collect(), i);
-    }
-    if chars[i] == '0' && matches!(chars.get(i + 1), Some('x' | 'o' | 'b')) {
-        i += 2;
-        while i < chars.len() && (chars[i].is_ascii_hexdigit() || chars[i] == '_') {
-            i += 1;
-        }
-        return (chars[start..i].iter().collect(), i);
-    }
-    let digits = |i: &mut usize| {
-        while *i < chars.len() && (chars[*i].is_ascii_digit() || chars[*i] == '_') {
-            *i += 1;
-        }
-    };
-    digits(&mut i);
-    // a fraction needs a digit after the point (`1.` ends a clause)
-    if chars.get(i) == Some(&'.') && chars.get(i + 1).is_some_and(char::is_ascii_digit) {
-        i += 1;
-        digits(&mut i);
-        if matches!(chars.get(i), Some('e' | 'E')) {
-            let sign = usize::from(matches!(chars.get(i + 1), Some('+' | '-')));
-            if chars.get(i + 1 + sign).is_some_and(char::is_ascii_digit) {
-                i += 1 + sign;
-                digits(&mut i);
-            }
-        }
-    }
-    (chars[start..i].iter().collect(), i)
-}
-
-/// An escape sequence after its `\` at `i`: the character (if any) and where it ends.
-fn escape(chars: &[char], i: usize) -> (Option<char>, usize) {
-    let Some(&c) = chars.get(i) else {
-        return (None, i);
-    };
-    match c {
-        // a line continuation
-        '\n' => (None, i + 1),
-        'x' | '0'..='7' => {
-            let (radix, from) = if c == 'x' { (16, i + 1) } else { (8, i) };
-            let mut j = from;
-            while j < chars.len() && chars[j].is_digit(radix) {
-                j += 1;
-            }
-            let code: String = chars[from..j].iter().collect();
-            let ch = u32::from_str_radix(&code, radix)
-                .ok()
-                .and_then(char::from_u32);
-            // the closing `\`
-            let end = if chars.get(j) == Some(&'\\') {
-                j + 1
-            } else {
-                j
-            };
-            (ch, end)
-        }
-        'n' => (Some('\n'), i + 1),
-        't' => (Some('\t'), i + 1),
-        other => (Some(other), i + 1),
-    }
-}
-
-/// The text of a quoted item whose opening `quote` is before `i`, and where it ends (after the
-/// closing quote; a doubled quote stands for one).
-fn quoted(chars: &[char], mut i: usize, quote: char) -> (String, usize) {
-    let mut text = String::new();
-    while i < chars.len() {
-        let c = chars[i];
-        if c == quote {
-            if chars.get(i + 1) == Some(&quote) {
-                text.push(quote);
-                i += 2;
-                continue;
-            }
-            return (text, i + 1);
-        }
-        if c == '\\' {
-            let (ch, end) = escape(chars, i + 1);
-            text.extend(ch);
-            i = end;
-            continue;
-        }
-        text.push(c);
-        i += 1;
-    }
-    (text, i)
 }
 
 /// A name in a clause's body: the name, and how many arguments it is written with.

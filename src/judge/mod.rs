@@ -43,9 +43,9 @@ pub mod shrink;
 mod suite;
 mod verdict;
 
+pub use crate::dialect::Dialect;
 pub use config::{fresh_seed, Config, Suite, System};
-pub(crate) use dialect::last_code_line;
-pub use dialect::{detect, Dialect};
+pub use dialect::detect;
 pub(crate) use error::cut;
 pub use error::JudgeError;
 pub use form::FormCheck;

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 
+use super::channel::{release_reader, Fifos, RequestPipe};
 use super::frame::{Reply, Ticket};
 use super::lines::Line;
 use super::{WorkerError, CANNOT_CONFINE, FRAME};
@@ -34,12 +35,24 @@ pub(crate) enum Recv {
     Ended,
 }
 
+/// Where requests to a child go.
+pub(super) enum Input {
+    /// Its standard input.
+    Stdin(ChildStdin),
+    /// The `requests` pipe of its channel (see `channel.rs`).
+    Fifo(RequestPipe),
+    /// Closed.
+    Closed,
+}
+
 /// A running child process and its process group, killed when dropped.
 pub struct Child {
     /// Whether the child leads a process group of its own (killed with it).
     pub(super) group: bool,
     pub(super) child: std::process::Child,
-    pub(super) stdin: Option<ChildStdin>,
+    pub(super) stdin: Input,
+    /// The named pipes of a child that keeps the terminal ([`super::Spawn::terminal`]).
+    pub(super) channel: Option<Fifos>,
     pub(super) lines: Receiver<Line>,
     pub(super) stderr: Arc<Mutex<Vec<u8>>>,
     pub(super) err_reader: Option<std::thread::JoinHandle<()>>,
@@ -59,14 +72,30 @@ impl Child {
         self.child.id()
     }
 
-    /// Writes `line` and a newline to the child's standard input.
+    /// Writes `line` and a newline to the child's standard input (or the requests' pipe of
+    /// its channel).
     pub(crate) fn send(&mut self, line: &str) -> std::io::Result<()> {
-        let stdin = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| std::io::Error::other("the child has no standard input"))?;
-        writeln!(stdin, "{line}")?;
-        stdin.flush()
+        let text = format!("{line}\n");
+        match &mut self.stdin {
+            Input::Stdin(stdin) => {
+                stdin.write_all(text.as_bytes())?;
+                stdin.flush()
+            }
+            Input::Fifo(pipe) => {
+                let (child, status) = (&mut self.child, &mut self.status);
+                pipe.write_all(text.as_bytes(), &mut || {
+                    if status.is_none() {
+                        *status = child.try_wait().ok().flatten();
+                    }
+                    status.is_none()
+                })?;
+                // (both ends of both pipes are open now: their names go, so that nothing
+                // else finds them by name)
+                self.channel = None;
+                Ok(())
+            }
+            Input::Closed => Err(std::io::Error::other("the child has no standard input")),
+        }
     }
 
     /// When the last line [`Child::recv`] (or [`Child::next_reply`]) returned was read from the
@@ -78,7 +107,7 @@ impl Child {
 
     /// Closes the child's standard input (it reads the end of it from now on).
     pub(crate) fn close_stdin(&mut self) {
-        self.stdin = None;
+        self.stdin = Input::Closed;
     }
 
     /// The next line of standard output, waiting until `deadline` at most.
@@ -108,6 +137,20 @@ impl Child {
                     return Recv::Ended;
                 }
                 Err(RecvTimeoutError::Timeout) => {}
+            }
+            if self.status.is_some() {
+                // (it ended before: what is left comes within DRAIN, or nothing will)
+                return match self.lines.recv_timeout(DRAIN) {
+                    Ok(Line::Text { text, complete, at }) => {
+                        self.last_at = Some(at);
+                        if complete {
+                            Recv::Line(text)
+                        } else {
+                            Recv::Cut(text)
+                        }
+                    }
+                    _ => Recv::Ended,
+                };
             }
             if self.status.is_none() {
                 if let Ok(Some(s)) = self.child.try_wait() {
@@ -265,7 +308,11 @@ impl Child {
             self.kill_group();
         }
         self.wait();
-        self.stdin = None;
+        self.stdin = Input::Closed;
+        if let Some(c) = &self.channel {
+            // (a reader still waiting for the child's end of the pipe reads the end of it)
+            release_reader(&c.replies());
+        }
     }
 }
 

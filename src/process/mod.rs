@@ -11,17 +11,25 @@
 //! group when dropped.
 //!
 //! A worker is this program started again with the environment variable `KENKEN_WORKER` naming
-//! its role; `Worker` is the parent's side of one (start, request, reply, kill, restart).
+//! its role; `Worker` is the parent's side of one (start, request, reply, answer a question
+//! the child asks within a request, kill, restart) and `Channel` the child's. Every worker, the
+//! top level's engine included, speaks one protocol (`docs/processes.md`): requests with a
+//! `Ticket` (an id and a fresh nonce), replies as frames that carry it back, read by one
+//! reader with one cap, on the child's standard input and output or, for a child that keeps
+//! the terminal, on two named pipes (`channel.rs`).
 //!
 //! By concern: `spawn.rs` (how to start a child: program, worker role, environment,
 //! confinement), `lifecycle.rs` (the one place that builds and starts processes),
 //! `lines.rs` (reading a child's output within caps), `frame.rs` (tickets and reply frames),
+//! `channel.rs` (what requests and frames go through: standard input and output, or two named
+//! pipes for a child that keeps the terminal),
 //! `child.rs` (a running child and its process group), `worker.rs` (the parent's side of a
 //! worker, with a warm spare) and `confine.rs` (confinement and limits).
 
 pub(crate) mod confine;
 pub(crate) mod lifecycle;
 
+mod channel;
 mod child;
 mod frame;
 mod lines;
@@ -32,6 +40,7 @@ pub use child::Child;
 pub use confine::{Confinement, Limits};
 pub use spawn::{set_program, Spawn};
 
+pub(crate) use channel::{read_request, Channel};
 pub(crate) use child::status_text;
 pub(crate) use frame::{random_hex, Reply, Ticket};
 pub(crate) use lifecycle::exec_from_env;

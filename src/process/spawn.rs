@@ -8,7 +8,8 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use super::child::Child;
+use super::channel::{open_replies, Fifos, RequestPipe, CHANNEL_VAR};
+use super::child::{Child, Input};
 use super::lines::{keep_start, read_lines};
 use super::{confine, lifecycle};
 use super::{Confinement, WorkerError, EXEC_ROLE, EXEC_VAR, FRAME_CAP, ROLE_VAR};
@@ -177,6 +178,8 @@ impl Spawn {
 
     /// Gives the child this process's terminal (standard input and output) and process group:
     /// for a child that runs the user's own goals in the foreground. Killing it kills only it.
+    /// Its requests and replies then go through two named pipes instead (see `channel.rs`),
+    /// read and written as a child's standard input and output are.
     pub fn terminal(mut self) -> Spawn {
         self.terminal = true;
         self
@@ -234,9 +237,20 @@ impl Spawn {
             Stderr::Inherit => Stdio::inherit(),
             Stderr::Capture => Stdio::piped(),
         });
+        let channel = if self.terminal {
+            let fifos = Fifos::new()?;
+            self.command.env(CHANNEL_VAR, fifos.dir());
+            Some(fifos)
+        } else {
+            None
+        };
         let mut child =
             lifecycle::start(self.command).with_context(|| format!("starting {name}"))?;
-        let stdin = child.stdin.take();
+        let stdin = match (child.stdin.take(), &channel) {
+            (Some(s), _) => Input::Stdin(s),
+            (None, Some(c)) => Input::Fifo(RequestPipe::new(c.requests())),
+            (None, None) => Input::Closed,
+        };
         let stdout = child.stdout.take();
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let err_reader = child.stderr.take().map(|e| {
@@ -247,11 +261,19 @@ impl Spawn {
         let (cap, frame_cap) = (self.output_cap, self.frame_cap);
         if let Some(out) = stdout {
             std::thread::spawn(move || read_lines(out, cap, frame_cap, &tx));
+        } else if let Some(c) = &channel {
+            let replies = c.replies();
+            std::thread::spawn(move || {
+                if let Ok(out) = open_replies(&replies) {
+                    read_lines(out, cap, frame_cap, &tx);
+                }
+            });
         }
         Ok(Child {
             group: !self.terminal,
             child,
             stdin,
+            channel,
             lines,
             stderr,
             err_reader,

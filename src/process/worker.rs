@@ -1,5 +1,7 @@
 //! The parent's side of a worker: this program started again in a role, sent one request at a
-//! time and read its reply, killed at a deadline and started again, with a warm spare.
+//! time and read its reply (answering the questions the child asks within it), killed at a
+//! deadline and started again, with a warm spare; on its standard input and output, or, for a
+//! child that keeps the terminal, on two named pipes.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -42,6 +44,12 @@ pub(crate) struct Worker {
     spare: Option<(Child, bool)>,
     /// The longest frame read from the child; past it the child is killed.
     frame_cap: usize,
+    /// The child keeps this process's terminal; it speaks through named pipes
+    /// ([`Worker::terminal`]).
+    terminal: bool,
+    /// How the last child that was stopped had ended by then (`None`: it ran on, and was
+    /// killed).
+    last_status: Option<std::process::ExitStatus>,
 }
 
 impl Worker {
@@ -60,6 +68,8 @@ impl Worker {
             keep_spare: false,
             spare: None,
             frame_cap: FRAME_CAP,
+            terminal: false,
+            last_status: None,
         }
     }
 
@@ -104,7 +114,22 @@ impl Worker {
 
     /// This worker, its child started with the environment variable `key` set to `value`.
     pub(crate) fn with_env(mut self, key: &str, value: &str) -> Worker {
+        self.set_env(key, value);
+        self
+    }
+
+    /// The next child started gets the environment variable `key` set to `value` (in place
+    /// of what it was set to before).
+    pub(crate) fn set_env(&mut self, key: &str, value: &str) {
+        self.env.retain(|(k, _)| k != key);
         self.env.push((key.to_string(), value.to_string()));
+    }
+
+    /// This worker, its child sharing this process's terminal (its standard input and output,
+    /// and its process group: Ctrl-C reaches it) and speaking the same protocol through two
+    /// named pipes (`channel.rs`): for a child whose work reads and writes the terminal.
+    pub(crate) fn terminal(mut self) -> Worker {
+        self.terminal = true;
         self
     }
 
@@ -147,6 +172,9 @@ impl Worker {
         let mut spawn = Spawn::worker(&self.role)?
             .stderr(self.stderr)
             .frame_cap(self.frame_cap);
+        if self.terminal {
+            spawn = spawn.terminal();
+        }
         for (k, v) in &self.env {
             spawn = spawn.env(k, v);
         }
@@ -236,6 +264,35 @@ impl Worker {
         Ok(self.running.as_mut())
     }
 
+    /// How the child stopped last had ended by itself (`None`: it was killed, or none was
+    /// stopped): after [`Worker::next`] said it died, say.
+    pub(crate) fn last_status(&self) -> Option<std::process::ExitStatus> {
+        self.last_status
+    }
+
+    /// Answers a question the child asked within the request that runs (a part of its reply
+    /// that asks): `payload` goes to it as a line of that request's ticket, which the child
+    /// checks as it checks a request's.
+    pub(crate) fn answer(&mut self, payload: &str) -> Result<(), WorkerError> {
+        let (Some(child), Some(ticket)) = (self.running.as_mut(), self.current.as_ref()) else {
+            return Err(WorkerError::Protocol("no request is running".into()));
+        };
+        if let Err(e) = child.send(&ticket.request_line(payload)) {
+            let died = child.died();
+            self.stop();
+            return Err(match died {
+                WorkerError::Died { .. } => died,
+                _ => IoError::new("answering the process", e).into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether a child runs (it stops after a timeout or a crash).
+    pub(crate) fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
     /// Whether the running child has ended (it died while it waited for a request, say), so
     /// that a request sent to it could only fail.
     pub(crate) fn running_has_ended(&mut self) -> bool {
@@ -254,7 +311,9 @@ impl Worker {
 
     /// Stops the child (and its group), if one runs.
     pub(crate) fn stop(&mut self) {
-        self.running = None;
+        if let Some(mut c) = self.running.take() {
+            self.last_status = if c.has_ended() { c.wait() } else { None };
+        }
         self.ready = false;
         self.current = None;
     }

@@ -18,12 +18,14 @@
 //! A `Session` holds a Scryer `Machine`, which is not `Send`: it stays on the thread that made
 //! it (a [`QueryWorker`] or a worker engine can be sent anywhere).
 
+pub(crate) mod guard;
+pub(crate) mod lexer;
 pub(crate) mod query;
 mod session;
 mod start;
 mod term;
 pub mod toplevel;
-mod write;
+pub(crate) mod write;
 
 use crate::format::prolog::cage_text;
 use crate::process::WorkerError;
@@ -36,8 +38,10 @@ pub use query::{
 };
 pub use session::{NoopSolutions, PrologSolutions, Session};
 pub use start::{start_phases, StartPhase};
+pub(crate) use start::{Builder, Purpose};
 pub use term::Term;
 pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};
+pub(crate) use write::quote;
 
 /// The homework contract, compiled into the binary.
 pub(crate) const KENKEN_PL: &str = include_str!("../../prolog/kenken.pl");
@@ -121,24 +125,6 @@ impl Predicate {
             Predicate::Plain => "plain_kenken",
         }
     }
-}
-
-/// Escapes `text` as a Prolog double-quoted string: only printable ASCII stays as is.
-pub(crate) fn quote(text: &str) -> String {
-    let mut s = String::with_capacity(text.len() + 2);
-    s.push('"');
-    for c in text.chars() {
-        match c {
-            '"' | '\\' => {
-                s.push('\\');
-                s.push(c);
-            }
-            ' '..='~' => s.push(c),
-            c => s.push_str(&format!("\\x{:x}\\", c as u32)),
-        }
-    }
-    s.push('"');
-    s
 }
 
 /// The grid as a Prolog term: `[[1,2],[2,1]]`.

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use scryer_prolog::{Machine, MachineBuilder};
+use scryer_prolog::{Machine, MachineBuilder, StreamConfig};
 
 use super::{ALL_LIBRARIES, HOST_EXPAND_PL, HOST_PL, HOST_QUERY_PL, KENKEN_PL};
 
@@ -33,6 +33,82 @@ pub(crate) enum Purpose {
     Queries,
     /// Only the homework's solvers, run by the host: without that rewriting.
     Solving,
+    /// The top level (`kenken query`, `kenken repl`): the host's top level and its rewriting,
+    /// with `kenken.pl` and the libraries every goal finds unless `kenken` is false, loaded as
+    /// one text (the top level loads its own predicates after).
+    TopLevel {
+        /// Whether `kenken.pl` (and library(clpz)) is loaded.
+        kenken: bool,
+    },
+    /// Nothing: Scryer's machine alone, for a caller that loads what it runs (the judge's
+    /// engine, `judge/scryer.rs`, once it builds here).
+    #[allow(dead_code)]
+    Bare,
+}
+
+/// How an engine is built: its streams, its top-level module and what it loads (its
+/// [`Purpose`]). The one place the crate makes a Scryer machine.
+pub(crate) struct Builder {
+    builder: MachineBuilder,
+    purpose: Purpose,
+}
+
+impl Builder {
+    /// An engine for `purpose`, with Scryer's standard streams.
+    pub(crate) fn new(purpose: Purpose) -> Builder {
+        Builder {
+            builder: MachineBuilder::default(),
+            purpose,
+        }
+    }
+
+    /// With these streams.
+    pub(crate) fn streams(mut self, streams: StreamConfig) -> Builder {
+        self.builder = self.builder.with_streams(streams);
+        self
+    }
+
+    /// With this top-level module (Scryer's `$toplevel` by default).
+    pub(crate) fn toplevel(mut self, module: &'static str) -> Builder {
+        self.builder = self.builder.with_toplevel(module);
+        self
+    }
+
+    /// The machine, with what its purpose loads.
+    pub(crate) fn build(self) -> Machine {
+        self.build_timed(&mut |_| {})
+    }
+
+    /// [`Builder::build`], with `stage` called with each stage's name as it ends.
+    pub(crate) fn build_timed(self, stage: &mut dyn FnMut(&'static str)) -> Machine {
+        let mut machine = self.builder.build();
+        stage("Scryer's machine");
+        let expand = match self.purpose {
+            Purpose::Bare => return machine,
+            Purpose::TopLevel { kenken } => {
+                let program = if kenken {
+                    format!("{KENKEN_PL}\n{HOST_PL}\n{HOST_EXPAND_PL}{ALL_LIBRARIES}")
+                } else {
+                    format!("{HOST_PL}\n{HOST_EXPAND_PL}")
+                };
+                machine.consult_module_string("user", program);
+                stage("kenken.pl and the host's top level");
+                return machine;
+            }
+            Purpose::Queries => HOST_EXPAND_PL,
+            Purpose::Solving => "",
+        };
+        machine.consult_module_string("user", KENKEN_LIBRARIES.to_string());
+        stage("the libraries kenken.pl loads (clpz, lists...)");
+        machine.consult_module_string("user", KENKEN_PL.to_string());
+        stage("kenken.pl");
+        machine.consult_module_string(
+            "user",
+            format!("{HOST_PL}\n{expand}\n{HOST_QUERY_PL}{ALL_LIBRARIES}"),
+        );
+        stage("the host's wrapper (host.pl, host_query.pl) and libraries");
+        machine
+    }
 }
 
 /// One stage of an engine's start and the time it took.
@@ -49,7 +125,7 @@ pub struct StartPhase {
 pub fn start_phases() -> Vec<StartPhase> {
     let mut phases = Vec::new();
     let mut last = Instant::now();
-    let _machine = machine(MachineBuilder::default(), Purpose::Solving, &mut |name| {
+    let _machine = Builder::new(Purpose::Solving).build_timed(&mut |name| {
         let now = Instant::now();
         phases.push(StartPhase {
             name,
@@ -58,31 +134,6 @@ pub fn start_phases() -> Vec<StartPhase> {
         last = now;
     });
     phases
-}
-
-/// A machine from `builder` with `kenken.pl`, the host's wrapper and the libraries every goal
-/// finds, for `purpose`; `stage` is called with each stage's name as it ends.
-pub(crate) fn machine(
-    builder: MachineBuilder,
-    purpose: Purpose,
-    stage: &mut dyn FnMut(&'static str),
-) -> Machine {
-    let mut machine = builder.build();
-    stage("Scryer's machine");
-    machine.consult_module_string("user", KENKEN_LIBRARIES.to_string());
-    stage("the libraries kenken.pl loads (clpz, lists...)");
-    machine.consult_module_string("user", KENKEN_PL.to_string());
-    stage("kenken.pl");
-    let expand = match purpose {
-        Purpose::Queries => HOST_EXPAND_PL,
-        Purpose::Solving => "",
-    };
-    machine.consult_module_string(
-        "user",
-        format!("{HOST_PL}\n{expand}\n{HOST_QUERY_PL}{ALL_LIBRARIES}"),
-    );
-    stage("the host's wrapper (host.pl, host_query.pl) and libraries");
-    machine
 }
 
 #[cfg(test)]

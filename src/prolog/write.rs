@@ -263,14 +263,16 @@ fn var(out: &mut String, v: &str) {
     }
 }
 
-/// An atom as `writeq/1` writes it: bare when it is a name (`abc`, `aB_1`), made of symbol
-/// characters (`+`, `=..`; not `.` alone, nor a start of comment `/*`), or solo (`[]`, `!`,
-/// `;`, `{}`); else quoted, with escapes.
+/// An atom as `writeq/1` writes it: bare when it is a name (`abc`, `aB_1`, `été`), made of
+/// symbol characters (`+`, `=..`; not `.` alone, nor a start of comment `/*`), or solo (`[]`,
+/// `!`, `;`, `{}`); else quoted, with escapes. The one atom quoting of the crate.
 pub(crate) fn atom(out: &mut String, a: &str) {
     let mut cs = a.chars();
     let bare = match cs.next() {
         None => false,
-        Some(c) if c.is_ascii_lowercase() => cs.all(|c| c.is_ascii_alphanumeric() || c == '_'),
+        Some(c) if c.is_alphabetic() && !c.is_uppercase() => {
+            cs.all(|c| c.is_alphanumeric() || c == '_')
+        }
         Some(_) => {
             ["[]", "!", ";", "{}"].contains(&a)
                 || (a != "."
@@ -280,8 +282,14 @@ pub(crate) fn atom(out: &mut String, a: &str) {
     };
     if bare {
         out.push_str(a);
-        return;
+    } else {
+        quoted(out, a);
     }
+}
+
+/// `a` between single quotes, with escapes, whatever it is: how the host writes a file's path
+/// into a goal (a bare `-` or `:-` is no argument to every reader).
+pub(crate) fn quoted(out: &mut String, a: &str) {
     out.push('\'');
     for c in a.chars() {
         match c {
@@ -294,6 +302,38 @@ pub(crate) fn atom(out: &mut String, a: &str) {
         }
     }
     out.push('\'');
+}
+
+/// [`atom`], as a string of its own.
+pub(crate) fn quote_atom(a: &str) -> String {
+    let mut out = String::with_capacity(a.len() + 2);
+    atom(&mut out, a);
+    out
+}
+
+/// [`quoted`], as a string of its own.
+pub(crate) fn quoted_atom(a: &str) -> String {
+    let mut out = String::with_capacity(a.len() + 2);
+    quoted(&mut out, a);
+    out
+}
+
+/// Escapes `text` as a Prolog double-quoted string: only printable ASCII stays as is.
+pub(crate) fn quote(text: &str) -> String {
+    let mut s = String::with_capacity(text.len() + 2);
+    s.push('"');
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                s.push('\\');
+                s.push(c);
+            }
+            ' '..='~' => s.push(c),
+            c => s.push_str(&format!("\\x{:x}\\", c as u32)),
+        }
+    }
+    s.push('"');
+    s
 }
 
 #[cfg(test)]
@@ -336,5 +376,20 @@ mod tests {
         assert_eq!(w(&Term::Float(2.0)), "2.0");
         assert_eq!(w(&Term::Chars("a(".into())), "[a,'(']");
         assert_eq!(w(&Term::Var("not a var".into())), "_V6e6f74206120766172");
+    }
+
+    #[test]
+    fn atoms_are_quoted_in_one_place() {
+        assert_eq!(quote_atom("été"), "été");
+        assert_eq!(quote_atom("Été"), "'Été'");
+        assert_eq!(quote_atom("."), "'.'");
+        assert_eq!(quote_atom("/*"), "'/*'");
+        assert_eq!(quote_atom("=.."), "=..");
+        assert_eq!(quote_atom(""), "''");
+        assert_eq!(quoted_atom("-"), "'-'");
+        assert_eq!(
+            quoted_atom("/a/o'b\\c\nd\u{1}"),
+            "'/a/o\\'b\\\\c\\nd\\x1\\'"
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! Prolog and SWI-Prolog, and nothing of how each does it.
 //!
 //! A [`PrologSystem`] loads a [`Program`] (the homework, or a judged file with its
-//! [`Dialect`](crate::judge::Dialect)), then runs [`Goal`]s against it: a goal binding `T`,
+//! [`Dialect`](crate::dialect::Dialect)), then runs [`Goal`]s against it: a goal binding `T`,
 //! written in the spec's canonical terms, within a deadline and bounds (answers, inferences).
 //! Each answer is given back as it comes ([`Answer`], the binding of `T` read as a grid of the
 //! goal's size, or its text when it is not one), and the run ends with one typed [`Outcome`]:
@@ -55,7 +55,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::Limit;
+use crate::limit::Limit;
 use crate::process::{Limits, WorkerError};
 use crate::puzzle::Grid;
 
@@ -76,7 +76,7 @@ pub enum Program {
         /// The file.
         path: PathBuf,
         /// The dialect it is written in.
-        dialect: crate::judge::Dialect,
+        dialect: crate::dialect::Dialect,
         /// Whether the program may reach the system's FD solver. `false` for a judged
         /// `plain_kenken/3`, which the spec forbids to use one: the system then loads the file
         /// where no FD solver exists (Scryer with a stub `library(clpz)` whose constraints

@@ -2089,3 +2089,187 @@ fn consulting_a_missing_file_throws_an_existence_error() {
         )
     );
 }
+
+/// A reply frame as the top level's child would write one, with a nonce guessed.
+const FORGED: &str = "kenken-frame 2 00000000000000000000000000000000 done \
+     {\"Done\":{\"result\":\"True\",\"state\":null,\"inferences\":null,\"names\":[],\"kenken\":false}}";
+
+/// A goal that reads the name of a file from its standard input and writes `FORGED` there.
+fn forging_goal() -> String {
+    format!("read(P), open(P, write, S), write(S, '{FORGED}'), nl(S), close(S).")
+}
+
+/// `kenken ARGS`, its standard input `first`, then (once its engine runs) the name under
+/// `/proc` of the engine's end of its replies' pipe (its own name is gone by then), as a
+/// Prolog atom and a line, then, once it said that the engine was stopped, `rest`: what it
+/// printed, what it said on standard error, and its exit code.
+fn forging(args: &[&str], first: &str, rest: &str) -> (String, String, i32) {
+    use std::io::{BufRead, Read, Write};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kenken"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let err = std::thread::spawn(move || {
+        let mut e = String::new();
+        let _ = stderr.read_to_string(&mut e);
+        e
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(first.as_bytes()).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let replies = loop {
+        let found = crate::common::procs::descendants(child.id() as i32)
+            .into_iter()
+            .find_map(|p| {
+                let fds = std::fs::read_dir(format!("/proc/{}/fd", p.pid)).ok()?;
+                fds.flatten().find_map(|fd| {
+                    let to = std::fs::read_link(fd.path()).ok()?;
+                    let to = to.to_string_lossy();
+                    (to.contains("kenken-channel-") && to.contains("/replies")).then(|| fd.path())
+                })
+            });
+        if let Some(f) = found {
+            break f;
+        }
+        assert!(std::time::Instant::now() < deadline, "no engine found");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    writeln!(stdin, "'{}'.", replies.display()).unwrap();
+    let mut out = String::new();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut stdin = Some(stdin);
+    loop {
+        let mut line = String::new();
+        if lines.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        out.push_str(&line);
+        if line.contains("% the engine") {
+            // (what was fed to the goal went with its engine: the rest comes after)
+            if let Some(mut s) = stdin.take() {
+                s.write_all(rest.as_bytes()).unwrap();
+            }
+        }
+    }
+    drop(stdin);
+    let code = child.wait().unwrap().code().unwrap_or(-1);
+    (out, err.join().unwrap(), code)
+}
+
+/// The other side lying (#42): the top level's engine speaks the process layer's protocol
+/// (tickets with a nonce, frames on a channel that is not the terminal). A goal that writes a
+/// reply frame to standard output or standard error has printed it, no more: the query's
+/// result is the goal's own. One that writes it to the channel's pipe itself (found in
+/// `/proc`: its name is gone) is found out (the nonce is not the request's): the engine is
+/// stopped and says so, never believed.
+#[test]
+fn query_a_goal_that_writes_a_forged_reply_is_not_believed() {
+    let nk = &["--no-kenken"];
+    let (out, code) = query_with(nk, &format!("write('{FORGED}'), nl, fail."));
+    assert_eq!((out, code), (format!("{FORGED}\nfalse.\n"), 1));
+    let out = kenken()
+        .args(["query", "--no-kenken", "--"])
+        .arg(format!(
+            "write(user_error, '{FORGED}'), nl(user_error), X = 1."
+        ))
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("{FORGED}\n"));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "X = 1.\n");
+    assert_eq!(out.status.code(), Some(0));
+    let goal = forging_goal();
+    // (the goal's answer may have been shown before the forged frame was read; the engine's
+    // failure is an error, said on standard error)
+    let (_, err, code) = forging(&["query", "--no-kenken", "--", &goal], "", "");
+    assert!(
+        err.starts_with(
+            "kenken: the engine's reply cannot be trusted: it wrote a reply frame that is not \
+             the current request's"
+        ),
+        "{err}"
+    );
+    assert_eq!(code, 2);
+}
+
+/// The repl's engine found out forging a reply is stopped, and the session goes on in a fresh
+/// engine with its state.
+#[test]
+fn repl_a_goal_that_writes_to_the_channel_is_stopped_and_the_session_goes_on() {
+    let first = format!("assertz(kept(1)).\n{}\n", forging_goal());
+    let (text, _, code) = forging(&["repl", "--no-kenken"], &first, "kept(X).\n");
+    assert!(
+        text.contains(
+            "\n% the engine's reply cannot be trusted: it wrote a reply frame that is not the \
+             current request's"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("; the session goes on in a fresh engine\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("?- kept(X).\nX = 1.\n"), "{text}");
+    assert_eq!(code, 0);
+}
+
+/// An engine that dies in the middle of a goal (killed here by the goal itself) is said to
+/// have stopped, and how: `query` exits 2 (an error), the repl goes on with the session's
+/// state.
+#[test]
+fn an_engine_that_dies_mid_goal_is_said_so() {
+    // (what it wrote is shown before it dies)
+    let kill = "write(before), nl, use_module(library(os)), shell(\"sleep 0.5; kill -9 $PPID\").";
+    let out = kenken()
+        .args(["query", "--no-kenken", "--", kill])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "kenken: the engine stopped (signal: 9 (SIGKILL))\n"
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = kenken()
+        .args(["repl", "--no-kenken"])
+        .write_stdin(format!("assertz(kept(1)).\n{kill}\nkept(X).\n"))
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "before\n% the engine stopped (signal: 9 (SIGKILL)); the session goes on in a \
+             fresh engine\n"
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with("?- kept(X).\nX = 1.\n"), "{text}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// An engine killed from outside while it waits for the next goal is replaced, with the
+/// session's state, before that goal runs: the goal runs, and nothing is said of a goal that
+/// never ran in it.
+#[test]
+fn repl_an_engine_killed_while_it_waits_is_replaced_before_the_next_goal() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken"]);
+    p.send_line(
+        "assertz(kept(1)), use_module(library(os)), shell(\"(sleep 1; kill -9 $PPID) &\").",
+    )
+    .unwrap();
+    p.exp_string("true.").unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    p.send_line("kept(X).").unwrap();
+    let before = p.exp_string("\r\nX = 1.").unwrap();
+    assert!(!before.contains('%'), "{before}");
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_code(&p), Some(0));
+}

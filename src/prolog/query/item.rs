@@ -24,19 +24,6 @@ pub(crate) enum Item {
     Lost(Vec<Lost>),
 }
 
-/// The first line of a panic's message.
-pub(crate) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<String>()
-        .map(String::as_str)
-        .or_else(|| panic.downcast_ref::<&str>().copied())
-        .unwrap_or("a panic")
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// The item the wrapper bound to `R`, taken apart as it is read (an answer's values may be
 /// deep: they are never dropped recursively).
 pub(super) fn item(r: ScryerTerm) -> Result<Item, PrologError> {

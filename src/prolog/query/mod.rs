@@ -62,7 +62,7 @@ pub use answers::{Answers, PRINTED_CAP};
 pub(crate) use consult::{consult_query, consulted, restore_query, restored};
 pub use error::{ConsultError, Exception, QueryError};
 use item::item;
-pub(crate) use item::{panic_text, Item};
+pub(crate) use item::Item;
 use sources::source;
 pub(crate) use sources::Kept;
 pub use sources::{AnswerSource, InThread, InWorker};

@@ -2,6 +2,7 @@
 //! messages about terms a program answered or threw.
 
 use super::{walk, Step, Term};
+use crate::prolog::write::quote_atom;
 
 /// Whether `t` is a list cell `.(H, T)`.
 fn is_cell(t: &Term) -> bool {
@@ -96,36 +97,6 @@ impl Term {
             out.len() <= max
         });
     }
-}
-
-/// An atom as `writeq/1` writes it: bare when it is a name (`abc`, `aB_1`), made of symbol
-/// characters (`+`, `=..`), or solo (`[]`, `!`, `;`, `{}`, `,` excepted); else quoted.
-fn quote_atom(a: &str) -> String {
-    let mut cs = a.chars();
-    let bare = match cs.next() {
-        None => false,
-        Some(c) if c.is_lowercase() => a.chars().all(|c| c.is_alphanumeric() || c == '_'),
-        Some(_) => {
-            ["[]", "!", ";", "{}"].contains(&a)
-                || a.chars().all(|c| "+-*/\\^<>=~:.?@#&$".contains(c))
-        }
-    };
-    if bare {
-        return a.to_string();
-    }
-    let mut q = String::from("'");
-    for c in a.chars() {
-        match c {
-            '\'' => q.push_str("\\'"),
-            '\\' => q.push_str("\\\\"),
-            '\n' => q.push_str("\\n"),
-            '\t' => q.push_str("\\t"),
-            c if c.is_control() => q.push_str(&format!("\\x{:x}\\", c as u32)),
-            c => q.push(c),
-        }
-    }
-    q.push('\'');
-    q
 }
 
 #[cfg(test)]

@@ -8,15 +8,18 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use scryer_prolog::{
-    InputStreamConfig, LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, StreamConfig, Term,
+    InputStreamConfig, LeafAnswer, Machine, OutputStreamConfig, StreamConfig, Term,
 };
 
 use super::clocks::{epoch_ms, Clocks};
 use super::goals::{ends_in_quote, lazy_libraries, reads_input};
 use super::homework::HOMEWORK;
-use super::output::{Shown, CLOCK, FLUSH, FRESH_LINE};
-use super::{Mode, TopResult, LINE_VAR};
-use crate::prolog::{quote, PrologError, ALL_LIBRARIES, HOST_EXPAND_PL, HOST_PL, KENKEN_PL};
+use super::output::{ask, Host, HostSlot, Shown, CLOCK, FLUSH, FRESH_LINE, HOST, QUESTION_CAP};
+use super::{Mode, TopResult};
+use crate::prolog::guard;
+pub use crate::prolog::guard::quiet_panics;
+use crate::prolog::write::quoted_atom;
+use crate::prolog::{quote, Builder, PrologError, Purpose};
 
 /// The `$toplevel` module the engine is built with, instead of Scryer's own `toplevel.pl`
 /// (whose REPL is not used here): building an engine then skips compiling the libraries that
@@ -57,6 +60,8 @@ pub struct Toplevel {
     kenken: bool,
     /// The named pipe the goals read from (a piped repl's), if any.
     feed: Option<PathBuf>,
+    /// The host the engine's questions go to ([`Toplevel::talk_to`]).
+    host: HostSlot,
 }
 
 impl Toplevel {
@@ -68,10 +73,13 @@ impl Toplevel {
         let loud = quiet.clone();
         let at_line_start = Arc::new(AtomicBool::new(true));
         let line_start = at_line_start.clone();
-        // (told to the parent that may kill this process, see LINE_VAR)
-        let line_file = std::env::var_os(LINE_VAR)
-            .and_then(|p| std::fs::OpenOptions::new().write(true).open(p).ok());
-        let shown = Shown::new(line_file);
+        // (the host is told whether the output ends a line: a parent that kills this process
+        // starts its message on a line of its own)
+        let host = HostSlot::default();
+        let shown = Shown::new(host.clone());
+        let questions = host.clone();
+        // (a question to the host being read: `HOST` ... new line)
+        let mut question: Option<Vec<u8>> = None;
         let to_show = shown.clone();
         let (mut clock, input) = InputStreamConfig::channel();
         // (the session's clocks go on from where the engine before this one left them)
@@ -84,7 +92,29 @@ impl Toplevel {
             let mut shown = Vec::with_capacity(bytes.len() + 1);
             let mut flush = false;
             for b in bytes {
+                if let Some(q) = question.as_mut() {
+                    if b != b'\n' {
+                        // (past the cap, the rest of a question is dropped: it is answered all
+                        // the same at its end)
+                        if q.len() < QUESTION_CAP {
+                            q.push(b);
+                        }
+                        continue;
+                    }
+                    // (what came before the question is shown first)
+                    if !shown.is_empty() {
+                        to_show.push(
+                            &std::mem::take(&mut shown),
+                            line_start.load(Ordering::Relaxed),
+                        );
+                    }
+                    to_show.flush();
+                    let answer = ask(&questions, &question.take().unwrap_or_default());
+                    let _ = clock.write_all(format!("{answer}.\n").as_bytes());
+                    continue;
+                }
                 match b {
+                    HOST => question = Some(Vec::new()),
                     FLUSH => flush = true,
                     FRESH_LINE => {
                         if !line_start.load(Ordering::Relaxed) {
@@ -123,21 +153,15 @@ impl Toplevel {
                 let _ = o.write_all(&bytes).and_then(|_| o.flush());
             }
         }));
-        let mut machine = MachineBuilder::default()
-            .with_streams(
+        let mut machine = Builder::new(Purpose::TopLevel { kenken: !no_kenken })
+            .streams(
                 StreamConfig::stdio()
                     .with_user_output(out)
                     .with_user_error(err)
                     .with_user_input(input),
             )
-            .with_toplevel(TOPLEVEL_MODULE)
+            .toplevel(TOPLEVEL_MODULE)
             .build();
-        let program = if no_kenken {
-            format!("{HOST_PL}\n{HOST_EXPAND_PL}")
-        } else {
-            format!("{KENKEN_PL}\n{HOST_PL}\n{HOST_EXPAND_PL}{ALL_LIBRARIES}")
-        };
-        machine.consult_module_string("user", program);
         machine.consult_module_string("user", TOP_PREDICATES.to_string());
         let relay = std::env::current_exe()
             .map(|p| p.to_string_lossy().into_owned())
@@ -154,7 +178,7 @@ impl Toplevel {
         let _ = machine
             .run_query(format!(
                 "kk_top_start({}), kk_clock_offsets({}, {}), {homework}flush_output.",
-                quote_atom(&relay),
+                quoted_atom(&relay),
                 clocks.cpu_ms,
                 clocks.inferences
             ))
@@ -169,6 +193,7 @@ impl Toplevel {
             broken: false,
             kenken: !no_kenken,
             feed: None,
+            host,
         }
     }
 
@@ -197,25 +222,21 @@ impl Toplevel {
         // (`query`: every goal reads through one relay, which goes on to the next goal)
         let reads = match mode {
             Mode::Batch(_) => "keep",
-            Mode::Ask(..) if reads_input(&text) => "true",
-            Mode::Ask(..) => "false",
+            Mode::Ask if reads_input(&text) => "true",
+            Mode::Ask => "false",
         };
         let mode = match mode {
             Mode::Batch(n) => format!("batch({})", (*n).max(1)),
-            Mode::Ask(i, o) => format!(
-                "ask({}, {})",
-                quote_atom(&i.to_string_lossy()),
-                quote_atom(&o.to_string_lossy())
-            ),
+            Mode::Ask => "ask".to_string(),
         };
-        RESOURCE_PANIC.store(false, Ordering::Relaxed);
+        guard::clear_resource_panic();
         let r = match self.one(
             &format!("kk_top({}, {mode}, {reads}, R).", quote(&text)),
             "R",
         ) {
             Ok(r) => r,
             // (the engine is not to be trusted after a panic: the host replaces it)
-            Err(PrologError::Failed(_)) if RESOURCE_PANIC.load(Ordering::Relaxed) => {
+            Err(PrologError::Failed(_)) if guard::resource_panic() => {
                 return Ok(TopResult::OutOfMemory)
             }
             Err(e) => return Err(e),
@@ -247,7 +268,7 @@ impl Toplevel {
     pub fn consult(&mut self, file: &Path) -> Result<TopResult, PrologError> {
         let goal = format!(
             "kk_top_consult({}, R).",
-            quote_atom(&file.to_string_lossy())
+            quoted_atom(&file.to_string_lossy())
         );
         match self.one(&goal, "R")? {
             Term::Atom(a) if a == "true" => Ok(TopResult::True),
@@ -278,11 +299,19 @@ impl Toplevel {
     fn without_kenken(&mut self) -> Result<(), PrologError> {
         let state = self.state()?;
         let feed = self.feed.take();
+        let host = lock_host(&self.host).take();
         *self = Toplevel::new(true);
+        *lock_host(&self.host) = host;
         if let Some(fifo) = feed {
             self.feed_from(&fifo)?;
         }
         self.restore(&state)
+    }
+
+    /// The engine's questions (which key after an answer, the input fed to a goal) go to
+    /// `host` from now on, and it is told whether the output ends a line.
+    pub(super) fn talk_to(&mut self, host: Box<dyn Host>) {
+        *lock_host(&self.host) = Some(host);
     }
 
     /// The goals that read get their input from the named pipe `fifo`, where the host feeds
@@ -292,7 +321,7 @@ impl Toplevel {
         self.one(
             &format!(
                 "bb_put(kk_feed, {}), R = true.",
-                quote_atom(&fifo.to_string_lossy())
+                quoted_atom(&fifo.to_string_lossy())
             ),
             "R",
         )
@@ -349,7 +378,7 @@ impl Toplevel {
             ));
         }
         let machine = &mut self.machine;
-        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let run = guard::catch(|| {
             let mut found = None;
             for a in machine.run_query(query.to_string()) {
                 match a {
@@ -365,10 +394,9 @@ impl Toplevel {
                 }
             }
             found.ok_or_else(|| PrologError::Protocol(format!("{query} failed")))
-        }));
-        run.unwrap_or_else(|panic| {
+        });
+        run.unwrap_or_else(|why| {
             self.broken = true;
-            let why = crate::prolog::query::panic_text(&panic);
             Err(PrologError::Failed(format!(
                 "the Prolog engine failed on this goal (Scryer Prolog: {why})"
             )))
@@ -392,35 +420,6 @@ fn halt_code(t: &Term) -> Option<i32> {
     }
 }
 
-/// Keeps a panic's message and backtrace off the screen: the panics of the engine are caught
-/// and told as errors (see `Toplevel::one`). For the processes that run a top level. A panic
-/// within Scryer's own way of throwing a resource error (its heap could not grow: 0.10 panics
-/// there when the error itself does not fit, `numlist(1, 200000000, L)` under `--memory`) is
-/// noted (`RESOURCE_PANIC`): the goal reached the memory bound.
-pub fn quiet_panics() {
-    std::panic::set_hook(Box::new(|_| {
-        let trace = std::backtrace::Backtrace::force_capture().to_string();
-        if trace.contains("throw_resource_error") {
-            RESOURCE_PANIC.store(true, Ordering::Relaxed);
-        }
-    }));
-}
-
-/// Whether the engine panicked while throwing a resource error (see [`quiet_panics`]).
-static RESOURCE_PANIC: AtomicBool = AtomicBool::new(false);
-
-/// `text` as a quoted Prolog atom.
-fn quote_atom(text: &str) -> String {
-    let mut s = String::from("'");
-    for c in text.chars() {
-        match c {
-            '\'' | '\\' => {
-                s.push('\\');
-                s.push(c);
-            }
-            c => s.push(c),
-        }
-    }
-    s.push('\'');
-    s
+fn lock_host(slot: &HostSlot) -> std::sync::MutexGuard<'_, Option<Box<dyn Host>>> {
+    slot.lock().unwrap_or_else(|e| e.into_inner())
 }

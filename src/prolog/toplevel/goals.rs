@@ -1,6 +1,7 @@
 //! Reading the goals typed: where each ends ([`split_goals`]), the words they name, and what
 //! that asks for (lazy libraries, `kenken.pl`, the relay of standard input).
 
+use crate::prolog::lexer::{self, Kind};
 use crate::prolog::KENKEN_PL;
 
 /// The libraries `prolog/host/` loads only when needed (`kk_need_libraries/1`), with the names of
@@ -201,110 +202,34 @@ pub(super) fn ends_in_quote(goal: &str) -> bool {
 
 /// [`split_goals`], and whether the text ends within a quoted item.
 fn scan_goals(text: &str) -> (Goals, bool) {
-    const SYMBOL: &str = "+-*/\\^<>=~:.?@#&$";
-    let cs: Vec<(usize, char)> = text.char_indices().collect();
-    let n = cs.len();
-    let at = |k: usize| if k < n { cs[k].0 } else { text.len() };
-    let ch = |k: usize| if k < n { Some(cs[k].1) } else { None };
     let mut complete = Vec::new();
-    let (mut start, mut content, mut open) = (0, false, false);
-    let (mut after_symbol, mut quoted) = (false, false);
-    let mut i = 0;
-    while i < n {
-        let c = cs[i].1;
-        match c {
-            '%' => {
-                while i < n && cs[i].1 != '\n' {
-                    i += 1;
-                }
-                after_symbol = false;
-                continue;
-            }
-            '/' if ch(i + 1) == Some('*') => {
-                i += 2;
-                loop {
-                    if i >= n {
-                        open = true;
-                        break;
-                    }
-                    if cs[i].1 == '*' && ch(i + 1) == Some('/') {
-                        i += 2;
-                        break;
-                    }
-                    i += 1;
-                }
-                after_symbol = false;
-                continue;
-            }
-            '\'' if i > 0
-                && cs[i - 1].1 == '0'
-                && !(i > 1 && (cs[i - 2].1.is_alphanumeric() || cs[i - 2].1 == '_'))
-                // (0'\ and a new line is no character code: 0 then a quoted atom, ISO
-                // conformity #259)
-                && !(ch(i + 1) == Some('\\') && ch(i + 2) == Some('\n')) =>
-            {
-                // 0'c: the character code of c (an escape or a doubled quote are one;
-                // \x41\ and \101\ end at their closing \)
-                content = true;
-                i += 1;
-                i += match (ch(i), ch(i + 1)) {
-                    (Some('\\'), Some(d)) if d == 'x' || d.is_ascii_digit() => {
-                        let mut k = 2;
-                        while ch(i + k).is_some_and(|e| e.is_ascii_alphanumeric()) {
-                            k += 1;
-                        }
-                        k + usize::from(ch(i + k) == Some('\\'))
-                    }
-                    (Some('\\'), _) | (Some('\''), Some('\'')) => 2,
-                    _ => 1,
-                };
-                after_symbol = false;
-                continue;
-            }
-            '\'' | '"' | '`' => {
-                content = true;
-                i += 1;
-                loop {
-                    match ch(i) {
-                        None => {
-                            open = true;
-                            quoted = true;
-                            break;
-                        }
-                        Some('\n') => {
-                            // (the reader stops here: the goal ends, a syntax error)
-                            complete.push(text[start..at(i)].trim().to_string());
-                            start = at(i + 1);
-                            content = false;
-                            i += 1;
-                            break;
-                        }
-                        Some('\\') => i += 2,
-                        Some(d) if d == c && ch(i + 1) == Some(c) => i += 2,
-                        Some(d) if d == c => {
-                            i += 1;
-                            break;
-                        }
-                        Some(_) => i += 1,
-                    }
-                }
-                after_symbol = false;
-                continue;
-            }
-            '.' if !after_symbol && ch(i + 1).is_none_or(|d| d.is_whitespace() || d == '%') => {
+    // where the goal being read starts, whether it holds a token, whether the text ends
+    // within a comment or quoted item, and within a quoted item
+    let (mut start, mut content, mut open, mut quoted) = (0, false, false, false);
+    for t in lexer::tokens(text) {
+        match t.kind {
+            Kind::LineComment => {}
+            Kind::BlockComment => open = !t.closed,
+            Kind::End => {
                 if content {
-                    complete.push(text[start..at(i + 1)].trim().to_string());
+                    complete.push(text[start..t.end()].trim().to_string());
                 }
-                start = at(i + 1);
+                start = t.end();
                 content = false;
             }
-            c if c.is_whitespace() => after_symbol = false,
-            c => {
-                content = true;
-                after_symbol = SYMBOL.contains(c);
+            _ if t.is_quoted() && !t.closed => {
+                if t.end() == text.len() {
+                    open = true;
+                    quoted = true;
+                } else {
+                    // a new line (the reader stops here: the goal ends, a syntax error)
+                    complete.push(text[start..t.end()].trim().to_string());
+                    start = t.end() + 1;
+                    content = false;
+                }
             }
+            _ => content = true,
         }
-        i += 1;
     }
     let rest = (content || open).then(|| text[start.min(text.len())..].trim().to_string());
     (Goals { complete, rest }, quoted)
@@ -439,5 +364,23 @@ mod tests {
         assert!(ends_in_quote("X = \"abc."));
         assert!(!ends_in_quote("X = 'abc'."));
         assert!(!ends_in_quote("X = 0'\\\n+'/*'. %*/1."));
+    }
+
+    /// On the crate's lexer: a run of symbol characters is one atom even when it holds `/*`,
+    /// as Scryer reads it (`=/*` is an atom, no comment starts there); a `\` escape with its
+    /// closing `\` does not swallow the closing quote.
+    #[test]
+    fn goals_are_cut_as_scryers_lexer_reads_the_tokens() {
+        assert_eq!(
+            split("X =/* a. */ 1."),
+            (vec!["X =/* a.".to_string(), "*/ 1.".to_string()], None)
+        );
+        assert_eq!(
+            split("X = '\\x41\\'. Y = 1."),
+            (
+                vec!["X = '\\x41\\'.".to_string(), "Y = 1.".to_string()],
+                None
+            )
+        );
     }
 }

@@ -6,11 +6,14 @@
 //! prints itself, and the next answer is asked of the goal that is already running (by
 //! backtracking into it), so side effects happen once per answer.
 //!
-//! Scryer cannot be interrupted from outside, so the interactive top level runs its engine in a
-//! child process, a [`TopProcess`]: the program itself started with `KENKEN_WORKER=toplevel`,
-//! sharing the terminal, and talking to its parent over two named pipes (requests one way;
-//! replies and "which key?" questions the other). The child loads while the user types its
-//! first goal. Ctrl-C, a timeout or a failure of the engine ends that child; at the next goal a
+//! Scryer cannot be interrupted from outside, so `kenken repl` and `kenken query` run the engine
+//! in a child process, a [`TopProcess`]: the program itself started as the `toplevel` worker of
+//! the process layer ([`crate::process`]), sharing the terminal (the goals read and write it),
+//! and speaking the layer's protocol on a channel that is not the terminal (two named pipes):
+//! each request with a ticket (an id and a fresh nonce), each line of its reply a frame that
+//! carries it back, read by the layer's one reader with its caps; the engine's questions within
+//! a goal ("which key?", the input fed to it) are parts of the reply, answered with the
+//! request's ticket (`child.rs`). The child loads while the user types its first goal. Ctrl-C, a timeout or a failure of the engine ends that child; at the next goal a
 //! fresh one is started and given the session's state back, as it was after the last goal that
 //! ended: the modules imported, operators and flags changed, files consulted, every clause of
 //! every dynamic predicate and the values of bb_put/2 (`kk_state/1` in `prolog/host/state.pl`).
@@ -33,9 +36,10 @@
 //! replaces `kenken.pl` wholly ([`Setup::loads_kenken`]); the engine's process has a memory
 //! bound ([`Setup::memory`], [`limit_memory`]), reaching which is a resource error after which
 //! a fresh engine gets the state back; a message after a goal that was stopped starts on a
-//! line of its own ([`LINE_VAR`]); and `statistics/2` goes on across restarts (`Clocks`).
+//! line of its own (the child says, as a part of its reply, whether its output ends a line);
+//! and `statistics/2` goes on across restarts (`Clocks`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::error::Context;
 
@@ -89,9 +93,9 @@ pub enum TopResult {
 pub enum Mode {
     /// Every answer, at most this many, separated by ` ;`.
     Batch(usize),
-    /// Ask: the Prolog side writes `ask` to the second path and reads `next.`, `all.` or
-    /// `stop.` from the first (two named pipes the host serves).
-    Ask(PathBuf, PathBuf),
+    /// Ask the host after each answer: `next`, `all`, `stop`, ... (see [`TopProcess`]: the
+    /// engine's host is its parent, asked through the process layer's frames).
+    Ask,
 }
 
 /// What a top level starts with.
@@ -139,17 +143,4 @@ impl Setup {
     pub fn loads_kenken(&self) -> bool {
         !self.no_kenken && !self.consult.iter().any(|f| homework_defined(f).is_some())
     }
-}
-
-/// The environment variable that names a file where a top level's process keeps whether what
-/// it showed on standard output last ends a line (`1`, or nothing yet) or not (`0`): a parent
-/// that kills it (a timeout, the memory bound) then starts its own message on a line of its
-/// own ([`ends_a_line`]). (Scryer writes out what a goal wrote at its next write: the last
-/// `nl/0` of a goal that is killed is never shown.)
-pub const LINE_VAR: &str = "KENKEN_TOPLEVEL_LINE";
-
-/// Whether the top level whose [`LINE_VAR`] file is `file` left the output at the start of a
-/// line (or the file says nothing).
-pub fn ends_a_line(file: &Path) -> bool {
-    std::fs::read(file).map_or(true, |b| b.first() != Some(&b'0'))
 }

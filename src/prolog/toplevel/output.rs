@@ -2,8 +2,32 @@
 //! `prolog/host/` writes there for the host.
 
 use std::io::Write;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// The parent the engine talks to while a goal runs (in the top level's child process, its
+/// [`TopProcess`](super::TopProcess), through the process layer's frames): the questions of
+/// the engine's Prolog side, and whether what it showed last ends a line.
+pub(super) trait Host: Send {
+    /// The answer to `question` (`ask`, `drain`, `left ...`: see `kk_host/2` in
+    /// `prolog/host/input.pl`), `None` when there is none.
+    fn ask(&mut self, question: &str) -> Option<String>;
+    /// What the engine showed last ends a line (or not).
+    fn line(&mut self, ends: bool);
+}
+
+/// Where the engine's host is, once it has one.
+pub(super) type HostSlot = Arc<Mutex<Option<Box<dyn Host>>>>;
+
+/// `question` asked of the host in `slot`: its answer, `none` without one.
+pub(super) fn ask(slot: &HostSlot, question: &[u8]) -> String {
+    let question = String::from_utf8_lossy(question);
+    let mut host = slot.lock().unwrap_or_else(|e| e.into_inner());
+    host.as_mut()
+        .and_then(|h| h.ask(&question))
+        .filter(|a| !a.is_empty() && a.chars().all(|c| c.is_ascii_lowercase()))
+        .unwrap_or_else(|| "none".into())
+}
 
 /// What user_output writes, shown on standard output in batches: Scryer hands over every
 /// write/1 and nl/0 on its own (two system calls a line were a fifth of the time of a goal
@@ -13,7 +37,7 @@ use std::time::Duration;
 /// written to standard error, and at the end of every host goal.
 #[derive(Clone)]
 pub(super) struct Shown {
-    state: Arc<(std::sync::Mutex<ShownState>, std::sync::Condvar)>,
+    state: Arc<(Mutex<ShownState>, std::sync::Condvar)>,
 }
 
 struct ShownState {
@@ -21,9 +45,8 @@ struct ShownState {
     bytes: Vec<u8>,
     /// Whether the bytes end a line.
     ends_line: bool,
-    /// The file where the parent reads whether what was shown ends a line ([`LINE_VAR`](super::LINE_VAR)),
-    /// and what it says.
-    line_file: Option<std::fs::File>,
+    /// The host that is told whether what was shown ends a line, and what it was told.
+    host: HostSlot,
     told: bool,
 }
 
@@ -34,13 +57,13 @@ impl Shown {
     const BIG: usize = 1 << 16;
 
     /// A batch, and the thread that writes it out within [`Shown::DELAY`].
-    pub(super) fn new(line_file: Option<std::fs::File>) -> Shown {
+    pub(super) fn new(host: HostSlot) -> Shown {
         let shown = Shown {
             state: Arc::new((
-                std::sync::Mutex::new(ShownState {
+                Mutex::new(ShownState {
                     bytes: Vec::new(),
                     ends_line: true,
-                    line_file,
+                    host,
                     told: true,
                 }),
                 std::sync::Condvar::new(),
@@ -79,7 +102,7 @@ impl Shown {
         }
     }
 
-    /// Writes the batch out, and tells the parent whether it ends a line.
+    /// Writes the batch out, and tells the host whether it ends a line.
     pub(super) fn flush(&self) {
         let Ok(mut st) = self.state.0.lock() else {
             return;
@@ -92,9 +115,8 @@ impl Shown {
         st.bytes.clear();
         let now = st.ends_line;
         if now != st.told {
-            if let Some(f) = st.line_file.as_mut() {
-                use std::os::unix::fs::FileExt;
-                let _ = f.write_at(if now { b"1" } else { b"0" }, 0);
+            if let Some(h) = st.host.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                h.line(now);
             }
             st.told = now;
         }
@@ -109,3 +131,10 @@ pub(super) const FRESH_LINE: u8 = 1;
 pub(super) const CLOCK: u8 = 2;
 /// What `prolog/host/` writes to user_output for the batch of output to be shown now ([`Shown`]).
 pub(super) const FLUSH: u8 = 3;
+/// What `prolog/host/` writes to user_output before a question to the host, which ends at the
+/// next new line (`kk_host/2`): the host's answer goes back through user_input's channel, as
+/// [`CLOCK`]'s does.
+pub(super) const HOST: u8 = 4;
+/// The longest question to the host (`left` and the codes of the input a goal did not read
+/// take the most); past it, the rest of the question is dropped.
+pub(super) const QUESTION_CAP: usize = 64 << 20;

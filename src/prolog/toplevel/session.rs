@@ -1,20 +1,22 @@
 //! The parent side: a [`TopProcess`] keeps the session in a killable child, restarting it
 //! with the session's state after Ctrl-C, a timeout, a failure or the memory bound.
+//!
+//! The child is a [`Worker`] of the process layer that keeps the terminal: requests and their
+//! frames go through the layer's channel (two named pipes), with a ticket each, read by the
+//! layer's reader with its caps; the child's questions within a goal (which key; the input fed
+//! to it) are parts of the reply, answered with the request's ticket (`child.rs`).
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::error::Context;
-use crate::process::{Child, Spawn};
+use crate::process::{Reply as Frame, Worker, WorkerError};
 
-use super::child::{ChildSetup, Reply, Request, TOP_VAR};
+use super::child::{Answer, ChildSetup, Part, Reply, Request, TOP_VAR};
 use super::clocks::{children_cpu_ms, epoch_ms, Clocks, CLOCKS_VAR};
 use super::feed::{Feeder, PipedInput};
-use super::{ends_a_line, Setup, TopResult, LINE_VAR};
+use super::{Mode, Setup, TopResult};
 use crate::prolog::PrologError;
 
 /// How a goal sent to a [`TopProcess`] ended.
@@ -53,20 +55,8 @@ pub enum Key {
     Help,
 }
 
-struct Running {
-    child: Child,
-    pipes: [PathBuf; 2],
-    to_child: std::fs::File,
-    replies: Receiver<String>,
-    /// Whether the child said it is ready (its engine loaded).
-    ready: bool,
-    /// The offset from its CPU time to the session's, once it is ready (`Reply::Ready`).
-    cpu_offset: Option<i64>,
-    /// [`children_cpu_ms`] before it started.
-    children_cpu: u64,
-}
-
 /// What [`TopProcess::wait`] saw.
+#[derive(Debug)]
 enum Waited {
     Reply(Reply),
     /// The child ended without a reply: killed by Ctrl-C (`true`), or otherwise (it says how).
@@ -83,8 +73,24 @@ enum Waited {
 /// goal waits until it is ready.
 pub struct TopProcess {
     setup: Setup,
-    dir: PathBuf,
-    running: Option<Running>,
+    /// The directory of the pipe that feeds the goals their input (a piped repl's).
+    dir: Option<tempfile::TempDir>,
+    /// The child.
+    worker: Worker,
+    /// Whether the child's engine is loaded (its reply to [`Request::Start`] came).
+    started: bool,
+    /// The offset from the child's CPU time to the session's, once it started.
+    cpu_offset: Option<i64>,
+    /// [`children_cpu_ms`] before the child started.
+    children_cpu: u64,
+    /// Whether what the child showed last ends a line (as it said).
+    line: bool,
+    /// How goals run: asking for keys (`repl`) or in a batch (`query`).
+    mode: Mode,
+    /// Whether the session's state and names are asked for after each goal (`repl`).
+    report: bool,
+    /// A file of the setup did not load (as the child said when it started).
+    consult_failed: bool,
     /// The session's state after the last goal that ended, replayed after a kill.
     state: Option<String>,
     /// Where the next engine's clocks start (`statistics/2`).
@@ -97,22 +103,49 @@ pub struct TopProcess {
     feeder: Option<Feeder>,
 }
 
-static NEXT_DIR: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
 impl TopProcess {
-    /// Starts the child (without waiting for its engine to load).
+    /// Starts the child (without waiting for its engine to load), for goals that ask which
+    /// key after an answer (`kenken repl`).
     ///
     /// With `input` (a piped repl, which reads its goals from it), a goal that reads gets the
     /// input after it, and what it does not read goes back to `input` ([`PipedInput`]);
     /// without, a goal reads standard input itself (the terminal).
     pub fn start(setup: Setup, input: Option<Arc<PipedInput>>) -> Result<TopProcess, PrologError> {
-        let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("kenken-top-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        TopProcess::new(setup, input, Mode::Ask, true)
+    }
+
+    /// Starts the child (without waiting for its engine to load), for goals that show every
+    /// answer, at most `limit` (`kenken query`): no state is kept across a kill.
+    pub fn batch(setup: Setup, limit: usize) -> Result<TopProcess, PrologError> {
+        TopProcess::new(setup, None, Mode::Batch(limit), false)
+    }
+
+    fn new(
+        setup: Setup,
+        input: Option<Arc<PipedInput>>,
+        mode: Mode,
+        report: bool,
+    ) -> Result<TopProcess, PrologError> {
+        let dir = match input {
+            Some(_) => Some(
+                tempfile::Builder::new()
+                    .prefix("kenken-top-")
+                    .tempdir()
+                    .context("making the top level's directory")?,
+            ),
+            None => None,
+        };
         let mut p = TopProcess {
             setup,
             dir,
-            running: None,
+            worker: Worker::new("toplevel").terminal(),
+            started: false,
+            cpu_offset: None,
+            children_cpu: 0,
+            line: true,
+            mode,
+            report,
+            consult_failed: false,
             state: None,
             names: Vec::new(),
             clocks: Clocks {
@@ -126,190 +159,197 @@ impl TopProcess {
         Ok(p)
     }
 
-    fn pipe(&self, name: &str) -> Result<PathBuf, PrologError> {
-        let path = self.dir.join(name);
+    /// The named pipe that feeds the goals their input (a piped repl's).
+    fn feed_pipe(&self) -> Result<Option<PathBuf>, PrologError> {
+        let Some(dir) = &self.dir else {
+            return Ok(None);
+        };
+        let path = dir.path().join("feed");
         if !path.exists() {
             nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU)
                 .map_err(std::io::Error::from)
                 .with_context(|| format!("making the pipe {}", path.display()))?;
         }
-        Ok(path)
+        Ok(Some(path))
     }
 
     fn spawn(&mut self) -> Result<(), PrologError> {
-        // Fresh pipes for every child: a killed child's reader thread keeps its own.
-        let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
-        let (to, from) = (
-            self.pipe(&format!("to-child-{n}"))?,
-            self.pipe(&format!("from-child-{n}"))?,
-        );
-        let feed = match self.input {
-            Some(_) => Some(self.pipe("feed")?),
-            None => None,
-        };
         let env = serde_json::to_string(&ChildSetup {
-            to_child: to.clone(),
-            from_child: from.clone(),
             setup: self.setup.clone(),
-            feed,
+            feed: self.feed_pipe()?,
         })
         .context("encoding the top level's setup")?;
-        let line = self.line_file();
-        std::fs::write(&line, b"1").with_context(|| format!("writing {}", line.display()))?;
         let clocks = format!(
             "{} {} {}",
             self.clocks.wall_origin.unwrap_or_else(epoch_ms),
             self.clocks.cpu_ms,
             self.clocks.inferences
         );
-        let children_cpu = children_cpu_ms();
-        let child = Spawn::worker("toplevel").and_then(|s| {
-            s.env(TOP_VAR, &env)
-                .env(CLOCKS_VAR, &clocks)
-                .env(LINE_VAR, &line.to_string_lossy())
-                .terminal()
-                .spawn()
-        })?;
-        // Both ends of both pipes stay open here for the child's whole life (a read end of
-        // its own for the requests keeps the child's writes to it from failing).
-        let to_child = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&to)
-            .with_context(|| format!("opening the pipe {}", to.display()))?;
-        let from_child = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&from)
-            .with_context(|| format!("opening the pipe {}", from.display()))?;
-        let (tx, replies) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(from_child).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        self.running = Some(Running {
-            child,
-            pipes: [to, from],
-            to_child,
-            replies,
-            ready: false,
-            cpu_offset: None,
-            children_cpu,
-        });
+        self.worker.set_env(TOP_VAR, &env);
+        self.worker.set_env(CLOCKS_VAR, &clocks);
+        self.children_cpu = children_cpu_ms();
+        self.started = false;
+        self.cpu_offset = None;
+        self.line = true;
+        self.worker.prestart()?;
         Ok(())
     }
 
-    /// Waits until the child's engine is loaded; `None` when it died first (it says how).
-    fn ready(&mut self) -> Result<Option<Waited>, PrologError> {
-        if self.running.as_ref().is_none_or(|r| r.ready) {
+    /// Sends `request`; `Some` when the child could not take it (it died, or `deadline`
+    /// passed while it started: it is killed).
+    fn send(
+        &mut self,
+        request: &Request,
+        deadline: Option<Instant>,
+    ) -> Result<Option<Waited>, PrologError> {
+        let line = serde_json::to_string(request).context("encoding a request")?;
+        match self.worker.send(&line, deadline) {
+            Ok(true) => Ok(None),
+            Ok(false) => {
+                self.kill();
+                Ok(Some(Waited::Late))
+            }
+            Err(e) => Ok(Some(self.end_of_child(e))),
+        }
+    }
+
+    /// Waits until the child's engine is loaded (or `deadline` passes); `None` when it is,
+    /// `Some` when it ended first (a file called `halt/0,1`, or it died, or it was late).
+    fn ready(&mut self, deadline: Option<Instant>) -> Result<Option<Waited>, PrologError> {
+        if self.started {
             return Ok(None);
         }
-        match self.wait(None, &mut |_| Key::Stop)? {
-            Waited::Reply(Reply::Ready(cpu_offset, names)) => {
+        if !self.worker.is_running() {
+            return Ok(Some(Waited::Died(
+                false,
+                "the engine is not running".into(),
+            )));
+        }
+        if let Some(w) = self.send(&Request::Start, deadline)? {
+            return Ok(Some(w));
+        }
+        match self.wait(deadline, &mut |_| Key::Stop)? {
+            Waited::Reply(Reply::Started {
+                cpu_offset,
+                names,
+                consult_failed,
+            }) => {
                 if !names.is_empty() {
                     self.names = names;
                 }
-                if let Some(r) = self.running.as_mut() {
-                    r.ready = true;
-                    r.cpu_offset = Some(cpu_offset);
-                }
+                self.started = true;
+                self.cpu_offset = Some(cpu_offset);
+                self.consult_failed = consult_failed;
                 Ok(None)
             }
             // (a consulted file called halt/0,1)
-            w @ Waited::Reply(Reply::Done(TopResult::Halt(_), ..)) => Ok(Some(w)),
+            w @ Waited::Reply(Reply::Done {
+                result: TopResult::Halt(_),
+                ..
+            }) => Ok(Some(w)),
             Waited::Reply(_) => Err(PrologError::Failed("the top level did not start".into())),
             w => Ok(Some(w)),
         }
     }
 
-    /// Waits for the child's next reply, answering its questions with `key`; the child is
-    /// killed when it died or `deadline` passed.
+    /// Waits for the child's reply, answering its questions (`key` answers which key after
+    /// an answer); the child is killed when it died, lied or `deadline` passed.
     fn wait(
         &mut self,
         deadline: Option<Instant>,
         key: &mut dyn FnMut(&mut Self) -> Key,
     ) -> Result<Waited, PrologError> {
         loop {
-            let Some(r) = self.running.as_mut() else {
-                return Ok(Waited::Died(false, "the engine is not running".into()));
+            let frame = match self.worker.next(deadline) {
+                Ok(f) => f,
+                Err(e) => return Ok(self.end_of_child(e)),
             };
-            let got = match deadline {
-                Some(d) => r
-                    .replies
-                    .recv_timeout(d.saturating_duration_since(Instant::now())),
-                None => r.replies.recv_timeout(Duration::from_millis(100)),
-            };
-            match got {
-                // (the goal stops reading the input fed to it: the feeder stops, and the goal's
-                // engine is told so; it then gives back what it did not read)
-                Ok(line) if line == "drain" => {
-                    if let Some(f) = self.feeder.as_mut() {
-                        f.stop(true);
+            match frame {
+                Frame::Part(p) => match serde_json::from_str::<Part>(&p) {
+                    Ok(Part::Line(ends)) => self.line = ends,
+                    Ok(Part::Ask(question)) => {
+                        let answer: Answer = self.answer(&question, key);
+                        let text = serde_json::to_string(&answer).context("encoding an answer")?;
+                        if let Err(e) = self.worker.answer(&text) {
+                            return Ok(self.end_of_child(e));
+                        }
                     }
-                    if let Some(r) = self.running.as_mut() {
-                        let _ = writeln!(r.to_child, "fed.").and_then(|_| r.to_child.flush());
-                    }
+                    Err(e) => return Ok(self.not_understood(&p, &e)),
+                },
+                Frame::Done(d) => {
+                    return Ok(match serde_json::from_str::<Reply>(&d) {
+                        Ok(r) => Waited::Reply(r),
+                        Err(e) => self.not_understood(&d, &e),
+                    })
                 }
-                Ok(line) if line.starts_with("left") => {
-                    let left: String = line
-                        .split_whitespace()
-                        .skip(1)
-                        .filter_map(|c| c.parse::<u32>().ok().and_then(char::from_u32))
-                        .collect();
-                    if let (Some(input), Some(f)) = (&self.input, self.feeder.take()) {
-                        input.unread_pieces(f.pieces_of(left.as_bytes()));
-                    }
-                    // (the goal may read again, after a key)
-                    self.start_feeding();
-                }
-                Ok(line) if line == "ask" => {
-                    let k = key(self);
-                    let word = match k {
-                        Key::Next => "next.",
-                        Key::All => "all.",
-                        Key::Stop => "stop.",
-                        Key::Whole => "whole.",
-                        Key::Print => "print.",
-                        Key::Five => "five.",
-                        Key::Help => "help.",
-                    };
-                    if let Some(r) = self.running.as_mut() {
-                        let _ = writeln!(r.to_child, "{word}").and_then(|_| r.to_child.flush());
-                    }
-                }
-                Ok(line) => {
-                    return serde_json::from_str(&line)
-                        .map(Waited::Reply)
-                        .with_context(|| format!("reading the top level's reply {line:?}"))
-                        .map_err(PrologError::from)
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    if r.child.has_ended() {
-                        let how = self.end_of_child();
-                        return Ok(how);
-                    }
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
-                        self.kill();
-                        return Ok(Waited::Late);
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let how = self.end_of_child();
-                    return Ok(how);
+                Frame::Timeout => {
+                    self.kill();
+                    return Ok(Waited::Late);
                 }
             }
         }
     }
 
-    /// How the child ended (it is reaped).
-    fn end_of_child(&mut self) -> Waited {
-        use std::os::unix::process::ExitStatusExt;
-        let status = self.running.as_mut().and_then(|r| r.child.wait());
+    /// The answer to a question of the engine's (`kk_host/2`).
+    fn answer(&mut self, question: &str, key: &mut dyn FnMut(&mut Self) -> Key) -> Answer {
+        let word = if question == "ask" {
+            match key(self) {
+                Key::Next => "next",
+                Key::All => "all",
+                Key::Stop => "stop",
+                Key::Whole => "whole",
+                Key::Print => "print",
+                Key::Five => "five",
+                Key::Help => "help",
+            }
+        } else if question == "drain" {
+            // (the goal stops reading the input fed to it: the feeder stops; the goal's
+            // engine then gives back what it did not read)
+            if let Some(f) = self.feeder.as_mut() {
+                f.stop(true);
+            }
+            "fed"
+        } else if let Some(codes) = question.strip_prefix("left") {
+            let left: String = codes
+                .split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok().and_then(char::from_u32))
+                .collect();
+            if let (Some(input), Some(f)) = (&self.input, self.feeder.take()) {
+                input.unread_pieces(f.pieces_of(left.as_bytes()));
+            }
+            // (the goal may read again, after a key)
+            self.start_feeding();
+            "ok"
+        } else {
+            "none"
+        };
+        word.to_string()
+    }
+
+    /// A frame whose payload is not what the protocol says: the child is killed.
+    fn not_understood(&mut self, payload: &str, e: &serde_json::Error) -> Waited {
         self.kill();
+        let mut shown: String = payload.chars().take(80).collect();
+        if shown.len() < payload.len() {
+            shown.push_str("...");
+        }
+        Waited::Died(
+            false,
+            format!("the engine's reply cannot be read ({e}): {shown:?}"),
+        )
+    }
+
+    /// How the child ended, when a request to it failed with `e` (it is reaped).
+    fn end_of_child(&mut self, e: WorkerError) -> Waited {
+        use std::os::unix::process::ExitStatusExt;
+        let status = self.worker.last_status();
+        self.kill();
+        if let WorkerError::BadFrame(why) = e {
+            return Waited::Died(
+                false,
+                format!("the engine's reply cannot be trusted: {why}"),
+            );
+        }
         match status {
             Some(s) if s.signal() == Some(nix::sys::signal::Signal::SIGINT as i32) => {
                 Waited::Died(true, "interrupted".into())
@@ -322,32 +362,18 @@ impl TopProcess {
                 }
             }
             Some(s) => Waited::Died(false, format!("the engine stopped ({s})")),
-            None => Waited::Died(false, "the engine stopped".into()),
+            None => Waited::Died(false, format!("the engine stopped ({e})")),
         }
     }
 
     fn kill(&mut self) {
-        if let Some(mut r) = self.running.take() {
-            r.child.kill();
-            // (the CPU time its goals took, the one stopped too, goes on in the next engine)
-            if let Some(offset) = r.cpu_offset {
-                let spent = children_cpu_ms().saturating_sub(r.children_cpu) as i64;
-                self.clocks.cpu_ms = self.clocks.cpu_ms.max((spent + offset).max(0) as u64);
-            }
-            for p in &r.pipes {
-                let _ = std::fs::remove_file(p);
-            }
+        self.worker.stop();
+        self.started = false;
+        // (the CPU time its goals took, the one stopped too, goes on in the next engine)
+        if let Some(offset) = self.cpu_offset.take() {
+            let spent = children_cpu_ms().saturating_sub(self.children_cpu) as i64;
+            self.clocks.cpu_ms = self.clocks.cpu_ms.max((spent + offset).max(0) as u64);
         }
-    }
-
-    fn send(&mut self, request: &Request) -> Result<(), PrologError> {
-        let line = serde_json::to_string(request).context("encoding a request")?;
-        if let Some(r) = self.running.as_mut() {
-            writeln!(r.to_child, "{line}")
-                .and_then(|_| r.to_child.flush())
-                .context("sending a request to the top level")?;
-        }
-        Ok(())
     }
 
     /// What ends a goal when the child did not answer (a fresh engine gets the session's state
@@ -359,7 +385,7 @@ impl TopProcess {
             Waited::Died(true, _) => Ended::Interrupted,
             Waited::Died(false, how) => Ended::Failed(how),
             Waited::Reply(Reply::Failed(e)) => Ended::Failed(e),
-            Waited::Reply(Reply::Done(r, ..)) => Ended::Done(r),
+            Waited::Reply(Reply::Done { result, .. }) => Ended::Done(result),
             Waited::Reply(_) => Ended::Failed("the engine answered out of turn".into()),
         };
         self.kill();
@@ -368,21 +394,16 @@ impl TopProcess {
 
     /// Feeds the input to the goal running, when the repl's input is piped.
     fn start_feeding(&mut self) {
-        if let (Some(input), None) = (&self.input, &self.feeder) {
-            let fifo = self.dir.join("feed");
+        if let (Some(input), None, Some(dir)) = (&self.input, &self.feeder, &self.dir) {
+            let fifo = dir.path().join("feed");
             self.feeder = Some(Feeder::start(&fifo, input.clone()));
         }
-    }
-
-    /// The child's [`LINE_VAR`] file.
-    fn line_file(&self) -> PathBuf {
-        self.dir.join("line")
     }
 
     /// Whether what the engine showed last ends a line (so that a message after a goal that
     /// was stopped starts on a line of its own).
     pub fn ends_a_line(&self) -> bool {
-        ends_a_line(&self.line_file())
+        self.line
     }
 
     /// The names of the predicates the session sees (as of the last goal, or the start):
@@ -391,11 +412,22 @@ impl TopProcess {
         &self.names
     }
 
+    /// Whether a file of the setup did not load (known once the engine started).
+    pub fn consult_failed(&self) -> bool {
+        self.consult_failed
+    }
+
     /// Waits until the engine is loaded and the files of the setup consulted: `Some` when
     /// it ended meanwhile (a file called `halt/0,1`: [`Ended::Done`] with
     /// [`TopResult::Halt`]; or it failed).
     pub fn started(&mut self) -> Result<Option<Ended>, PrologError> {
-        match self.ready()? {
+        self.started_by(None)
+    }
+
+    /// [`TopProcess::started`], the engine killed when `deadline` passes first
+    /// ([`Ended::TimedOut`]).
+    pub fn started_by(&mut self, deadline: Option<Instant>) -> Result<Option<Ended>, PrologError> {
+        match self.ready(deadline)? {
             Some(w) => self.after_death(w).map(Some),
             None => Ok(None),
         }
@@ -410,21 +442,36 @@ impl TopProcess {
         timeout: Option<Duration>,
         key: &mut dyn FnMut(&mut Self) -> Key,
     ) -> Result<Ended, PrologError> {
-        if self.running.is_none() {
+        // (a child that ended while it waited for this goal, killed from outside, is replaced
+        // before the goal runs: the goal never ran in it)
+        if !self.worker.is_running() || (self.started && self.worker.running_has_ended()) {
             self.restart()?;
         }
-        if let Some(w) = self.ready()? {
+        if let Some(w) = self.ready(None)? {
             return self.after_death(w);
         }
-        self.send(&Request::Goal(goal.to_string(), true))?;
-        self.start_feeding();
         let deadline = timeout.map(|t| Instant::now() + t);
+        let request = Request::Goal {
+            goal: goal.to_string(),
+            mode: self.mode.clone(),
+            report: self.report,
+        };
+        if let Some(w) = self.send(&request, deadline)? {
+            return self.after_death(w);
+        }
+        self.start_feeding();
         let waited = self.wait(deadline, key);
         if let Some(mut f) = self.feeder.take() {
             f.stop(false);
         }
         match waited? {
-            Waited::Reply(Reply::Done(r, state, inferences, names, kenken)) => {
+            Waited::Reply(Reply::Done {
+                result,
+                state,
+                inferences,
+                names,
+                kenken,
+            }) => {
                 if state.is_some() {
                     self.state = state;
                 }
@@ -439,12 +486,12 @@ impl TopProcess {
                     // starts without kenken.pl too)
                     self.setup.no_kenken = true;
                 }
-                if r == TopResult::OutOfMemory {
+                if result == TopResult::OutOfMemory {
                     // (its engine holds the memory it took: a fresh one gets the state back)
                     self.kill();
                     return Ok(Ended::OutOfMemory(self.setup.memory.unwrap_or(0)));
                 }
-                Ok(Ended::Done(r))
+                Ok(Ended::Done(result))
             }
             w => self.after_death(w),
         }
@@ -455,15 +502,17 @@ impl TopProcess {
         for _ in 0..3 {
             self.kill();
             self.spawn()?;
-            if self.ready()?.is_some() {
+            if self.ready(None)?.is_some() {
                 continue;
             }
             let Some(state) = self.state.clone() else {
                 return Ok(());
             };
-            self.send(&Request::Restore(state))?;
+            if self.send(&Request::Restore(state), None)?.is_some() {
+                continue;
+            }
             match self.wait(None, &mut |_| Key::Stop)? {
-                Waited::Reply(Reply::Done(_, _, _, names, _)) => {
+                Waited::Reply(Reply::Done { names, .. }) => {
                     if !names.is_empty() {
                         self.names = names;
                     }
@@ -485,6 +534,5 @@ impl TopProcess {
 impl Drop for TopProcess {
     fn drop(&mut self) {
         self.kill();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

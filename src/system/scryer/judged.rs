@@ -18,7 +18,8 @@ use std::sync::{Arc, Mutex};
 use scryer_prolog::{LeafAnswer, Machine, MachineBuilder, OutputStreamConfig, StreamConfig, Term};
 
 use super::{Found, Reply, WireEnd};
-use crate::judge::Dialect;
+use crate::dialect::Dialect;
+use crate::prolog::lexer;
 use crate::prolog::{chars_of, quote, quoted_text, term_text, term_to_grid};
 
 /// The judge's Prolog side.
@@ -173,6 +174,16 @@ pub(super) fn engine(dialect: Dialect, fd: bool) -> Judged {
     }
 }
 
+/// The last line (1-based) of `text` that holds anything but comments and white space; 0 when
+/// there is none. Scryer 0.10's reader reports a syntax error at the end of a file whose last
+/// clause is followed by a `/* ... */` comment: an error after this line is not one.
+fn last_code_line(text: &str) -> usize {
+    lexer::tokens(text)
+        .filter(|t| !t.is_comment())
+        .last()
+        .map_or(0, |t| t.end_line())
+}
+
 fn list(t: &Term) -> &[Term] {
     match t {
         Term::List(items) => items,
@@ -192,7 +203,7 @@ impl Judged {
         }
         // (an error reported after the last line of code is Scryer's, not the file's)
         let last_line = std::fs::read(file)
-            .map(|b| crate::judge::last_code_line(&String::from_utf8_lossy(&b)))
+            .map(|b| last_code_line(&String::from_utf8_lossy(&b)))
             .unwrap_or(usize::MAX);
         let query = format!(
             "kk_judge_load({}, {last_line}, R).",
@@ -400,6 +411,15 @@ mod tests {
             Reply::Ended { end, .. } => (answers, end),
             other => panic!("{goal}: {other:?}"),
         }
+    }
+
+    #[test]
+    fn the_last_line_of_code() {
+        let text = "a :- b.\n% c\nd('%x\n').\n/* e\n f */\n\n";
+        assert_eq!(last_code_line(text), 4);
+        assert_eq!(last_code_line("a.\n/*\nfoo\n*/\n"), 1);
+        assert_eq!(last_code_line("% only\n"), 0);
+        assert_eq!(last_code_line("p :-\n  q"), 2);
     }
 
     #[test]

@@ -23,7 +23,7 @@ mod worker;
 use serde::{Deserialize, Serialize};
 
 use super::{Answer, Bound, Crash, End, Goal};
-use crate::judge::Dialect;
+use crate::dialect::Dialect;
 use crate::process::Handler;
 use crate::prolog::{PrologError, Session, DEFAULT_INFERENCE_LIMIT};
 use crate::puzzle::Grid;
@@ -147,9 +147,21 @@ enum Reply {
     Failed(String),
 }
 
-/// `text` cut to the judge's cap on any text a program had a hand in (4 KiB).
+/// At most this many bytes of any text a judged file had a hand in (a load error, a warning,
+/// an exception) are given back: the judge's cap (`judge::error::MESSAGE_CAP`).
+const TEXT_CAP: usize = 4096;
+
+/// `text` cut to [`TEXT_CAP`] bytes (at a character's boundary), saying how much was cut, as
+/// the judge cuts it.
 fn cut(text: &str) -> String {
-    crate::judge::cut(text)
+    if text.len() <= TEXT_CAP {
+        return text.to_string();
+    }
+    let mut end = TEXT_CAP;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes more)", &text[..end], text.len() - end)
 }
 
 /// Runs one goal against the homework in `session`, calling `found` with each answer as it
