@@ -15,7 +15,7 @@
         syntax_errors(Es)      Es: the first errors, each error(Line, MessageChars);
         error(MessageChars)    it could not be opened or consulted.
     A case's goal is not run by anything here: the host runs it and reads its answers itself
-    (src/judge/scryer.rs), because the judged file, consulted after this one, can redefine any
+    (src/system/scryer/judged.rs), because the judged file, consulted after this one, can redefine any
     predicate of any module (these included) and expand any goal. What is here serves only the
     load, before the judged file's clauses exist.
 */

@@ -35,8 +35,7 @@ const CANNOT_CONFINE_EXIT: i32 = 97;
 fn handler(role: &str) -> Option<Handler> {
     match role {
         crate::prolog::query::ROLE => Some(crate::prolog::serve::query_worker()),
-        crate::judge::SCRYER_ROLE => Some(crate::judge::scryer_worker()),
-        _ => crate::system::solve_worker(role),
+        _ => crate::system::scryer_worker(role),
     }
 }
 

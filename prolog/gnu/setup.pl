@@ -3,7 +3,7 @@
     FD operators.
 
     The layer is five files loaded as one text in this order (`GNU_PL` in
-    src/judge/scryer.rs): setup.pl, fd.pl, labeling.pl, builtins.pl, loading.pl.
+    src/system/scryer/judged.rs): setup.pl, fd.pl, labeling.pl, builtins.pl, loading.pl.
 
     Consult the layer into `user` BEFORE the judged file.  It loads library(clpz) without
     importing its operators or constraint predicates, switches off clpz's goal expansion

@@ -230,6 +230,11 @@ impl<S: PrologSystem> Engine for SystemEngine<S> {
                     "{name} stopped: the goal halted ({code})"
                 )))
             }
+            End::Unsupported(pi) => {
+                return failed(EngineError::Prolog(format!(
+                    "{name}: the goal called {pi}, which {name} does not give"
+                )))
+            }
             End::Crashed(c) => {
                 return failed(EngineError::Prolog(format!("{name} stopped: {}", c.why)))
             }

@@ -105,28 +105,9 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The last line (1-based) of `text` that holds anything but comments and white space; 0 when
-/// there is none. Scryer 0.10's reader reports a syntax error at the end of a file whose last
-/// clause is followed by a `/* ... */` comment: an error after this line is not one.
-pub(super) fn last_code_line(text: &str) -> usize {
-    lexer::tokens(text)
-        .filter(|t| !t.is_comment())
-        .last()
-        .map_or(0, |t| t.end_line())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_last_line_of_code() {
-        let text = "a :- b.\n% c\nd('%x\n').\n/* e\n f */\n\n";
-        assert_eq!(last_code_line(text), 4);
-        assert_eq!(last_code_line("a.\n/*\nfoo\n*/\n"), 1);
-        assert_eq!(last_code_line("% only\n"), 0);
-        assert_eq!(last_code_line("p :-\n  q"), 2);
-    }
 
     #[test]
     fn dialects() {

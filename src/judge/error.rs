@@ -4,21 +4,9 @@
 use crate::error::IoError;
 use crate::process::WorkerError;
 
-/// At most this many bytes of any text a judged child wrote or made (a load error, a warning,
-/// an exception) are kept, shown or put in a report.
-pub(crate) const MESSAGE_CAP: usize = 4096;
-
-/// `text` cut to [`MESSAGE_CAP`] bytes (at a character's boundary), saying how much was cut.
-pub(crate) fn cut(text: &str) -> String {
-    if text.len() <= MESSAGE_CAP {
-        return text.to_string();
-    }
-    let mut end = MESSAGE_CAP;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}... ({} bytes more)", &text[..end], text.len() - end)
-}
+// (at most MESSAGE_CAP bytes of any text a judged child wrote or made, a load error, a
+// warning, an exception, are kept, shown or put in a report)
+pub(crate) use crate::system::cut;
 
 /// [`JudgeError`] with every text the judged file had a hand in cut ([`cut`]).
 pub(super) fn cut_error(e: JudgeError) -> JudgeError {
@@ -105,6 +93,7 @@ fn syntax_text(file: &str, errors: &[(usize, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::MESSAGE_CAP;
 
     #[test]
     fn long_texts_are_cut_at_a_character_boundary() {

@@ -12,9 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use super::verdict::RunEnd;
-use super::JudgeError;
-use crate::error::Context;
-use crate::process::{Confinement, Limits};
+use crate::process::Limits;
 use crate::system::ChildSetup;
 
 /// The longest frame (an answer) read from a judged child system: a 9x9 grid takes some 200
@@ -34,27 +32,6 @@ pub(crate) struct Jail {
 }
 
 impl Jail {
-    /// The confinement of a process that judges a file in `scratch`, reading `read` (the
-    /// judged file, the engine's own files) and executing `exec`.
-    ///
-    /// Its scratch directory is a private tmpfs of [`Limits::scratch`] bytes, starting with a
-    /// copy of the files `scratch` holds: what the process writes there is bounded in total,
-    /// and lost when it ends.
-    pub(crate) fn confinement(
-        &self,
-        scratch: &Path,
-        read: Vec<PathBuf>,
-        exec: Vec<PathBuf>,
-    ) -> Confinement {
-        Confinement {
-            read: narrow(&self.readable(read), &self.hidden),
-            scratch: scratch.to_path_buf(),
-            exec,
-            limits: self.limits,
-            scratch_size: Some(self.limits.scratch),
-        }
-    }
-
     /// How a child system of the seam ([`crate::system`]) that judges a file is started under
     /// `jail` (unconfined without one): its limits, what it may read besides the judged file
     /// and its own installation (what the judge was told, less the judge's own program and
@@ -127,15 +104,6 @@ fn narrow_into(p: &Path, hidden: &[PathBuf], depth: usize, out: &mut Vec<PathBuf
     for e in entries.flatten() {
         narrow_into(&e.path(), hidden, depth + 1, out);
     }
-}
-
-/// A fresh private scratch directory (removed when dropped).
-pub(crate) fn scratch() -> Result<tempfile::TempDir, JudgeError> {
-    tempfile::Builder::new()
-        .prefix("kenken-judge-")
-        .tempdir()
-        .context("creating a scratch directory")
-        .map_err(JudgeError::from)
 }
 
 /// A size for a person: `2 GiB`, `512 MiB`, `64 KiB`, `100 bytes`.
@@ -430,9 +398,6 @@ mod tests {
             also_read: Vec::new(),
             hidden: Vec::new(),
         };
-        let scratch = Path::new("/tmp/kenken-judge-x");
-        let c = jail.confinement(scratch, Vec::new(), Vec::new());
-        assert_eq!(c.scratch_size, Some(64 << 20));
         let setup = Jail::child_setup(Some(&jail));
         assert!(setup.confined);
         assert_eq!(setup.frame_cap, 4096);

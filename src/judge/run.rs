@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 use super::error::cut_error;
 use super::system::{Open, SystemBackend};
 use super::{
-    cut, detect, form, fresh_seed, jail, scryer, suite, verdict, Case, CaseReport, Config, Dialect,
-    Jail, JudgeError, Judgement, Run, Suite, System, Verdict,
+    cut, detect, form, fresh_seed, jail, suite, verdict, Case, CaseReport, Config, Dialect, Jail,
+    JudgeError, Judgement, Run, Suite, System, Verdict,
 };
 use crate::error::Context;
 use crate::process::Limits;
 use crate::prolog::Predicate;
-use crate::system::{Gprolog, PrologSystem, Swipl};
+use crate::system::{Gprolog, PrologSystem, ScryerWorker, Swipl};
 
 /// A case with more expected answers than this does not make its predicate's larger cases
 /// skipped when it times out.
@@ -154,26 +154,19 @@ fn judge_file(
             );
         }
     }
-    let open_system = child_system(system, jail.as_ref());
+    let open_system = open_system(system, jail.as_ref());
     let first = match config.predicates.first() {
         Some(&Predicate::Plain) => Predicate::Plain,
         _ => Predicate::Fd,
     };
     let open = || -> Result<Box<dyn Backend>, JudgeError> {
-        Ok(match &open_system {
-            None => Box::new(scryer::ScryerBackend::new(
-                &absolute,
-                dialect,
-                jail.clone(),
-            )?),
-            Some(open) => Box::new(SystemBackend::new(
-                open.clone(),
-                &absolute,
-                dialect,
-                jail.clone(),
-                first,
-            )),
-        })
+        Ok(Box::new(SystemBackend::new(
+            open_system.clone(),
+            &absolute,
+            dialect,
+            jail.clone(),
+            first,
+        )))
     };
     // (the first engine loads the file: its warnings, or why it cannot be loaded)
     let mut first = open()?;
@@ -218,21 +211,22 @@ fn judge_file(
     })
 }
 
-/// How to open `system` as a child system of the seam, set up as `jail` says (its limits,
-/// what it may read besides the judged file, unconfined without one); `None` for Scryer,
-/// which has a backend of its own.
-fn child_system(system: System, jail: Option<&Jail>) -> Option<Arc<Open>> {
+/// How to open `system` on the seam, set up as `jail` says (its limits, what it may read
+/// besides the judged file, unconfined without one).
+fn open_system(system: System, jail: Option<&Jail>) -> Arc<Open> {
     let setup = Jail::child_setup(jail);
-    let open: Arc<Open> = match system {
-        System::Scryer => return None,
+    match system {
+        System::Scryer if setup.confined => Arc::new(move || {
+            Ok(Box::new(ScryerWorker::confined(setup.clone())?) as Box<dyn PrologSystem>)
+        }),
+        System::Scryer => Arc::new(|| Ok(Box::new(ScryerWorker::new()) as Box<dyn PrologSystem>)),
         System::Gprolog => {
             Arc::new(move || Ok(Box::new(Gprolog::new(setup.clone())?) as Box<dyn PrologSystem>))
         }
         System::Swipl => {
             Arc::new(move || Ok(Box::new(Swipl::new(setup.clone())?) as Box<dyn PrologSystem>))
         }
-    };
-    Some(open)
+    }
 }
 
 /// A load that failed on a file it could not open, confined, says how to let it read more:

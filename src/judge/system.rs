@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use super::jail::{death_end, exception_end};
 use super::verdict::{JudgedAnswer, Run, RunEnd};
-use super::{Backend, Case, Dialect, Jail, JudgeError, Loaded};
+use super::{cut, Backend, Case, Dialect, Jail, JudgeError, Loaded};
+use crate::process::WorkerError;
 use crate::prolog::Predicate;
 use crate::system::{Bound, End, Goal, Program, PrologSystem, SystemError};
 
@@ -74,10 +75,13 @@ impl SystemBackend {
         };
         let mut loaded = None;
         if slot.is_none() {
-            let mut system = (self.open)().map_err(|e| judge_error(&file, e))?;
+            let jail = self.jail.as_ref();
+            let mut system = (self.open)().map_err(|e| judge_error(&file, jail, e))?;
+            // (a spare only in the system that runs: see `Backend::run`)
+            system.keep_spare(false);
             let l = system
                 .load(&program, timeout)
-                .map_err(|e| judge_error(&file, e))?;
+                .map_err(|e| judge_error(&file, jail, e))?;
             loaded = Some(Loaded {
                 warnings: l.warnings,
             });
@@ -90,13 +94,24 @@ impl SystemBackend {
     }
 }
 
-/// The judge's error for the seam's, on loading `file`.
-fn judge_error(file: &str, e: SystemError) -> JudgeError {
+/// The judge's error for the seam's, on loading `file` (confined by `jail`).
+fn judge_error(file: &str, jail: Option<&Jail>, e: SystemError) -> JudgeError {
     let file = file.to_string();
     match e {
         SystemError::Syntax { errors, .. } => JudgeError::Syntax { file, errors },
         SystemError::Load(why) | SystemError::Unsupported(why) => JudgeError::Load { file, why },
         SystemError::CannotConfine(why) => JudgeError::CannotConfine(why),
+        // (a process that died while loading: what its confinement refused, or a limit)
+        SystemError::Process(WorkerError::Died { status, stderr }) => JudgeError::Load {
+            file,
+            why: match death_end(jail, &status, &stderr) {
+                Some(RunEnd::Blocked(what)) => {
+                    format!("{what} while loading: not allowed while judging")
+                }
+                Some(RunEnd::OverLimit(why)) => why,
+                _ => format!("the engine process ended ({status})"),
+            },
+        },
         SystemError::Process(e) => JudgeError::from(e),
         SystemError::NotInstalled { system, install } => JudgeError::Failed(format!(
             "{system} is not installed: {install}; or judge with --prolog scryer"
@@ -142,14 +157,35 @@ impl Backend for SystemBackend {
             elapsed: start.elapsed(),
         };
         let jail = self.jail.clone();
+        // (a spare only in the system that runs: the cases of one predicate come together)
+        let other = match case.predicate {
+            Predicate::Fd => &mut self.plain,
+            Predicate::Plain => &mut self.fd,
+        };
+        if let Some(other) = other {
+            other.keep_spare(false);
+        }
         let system = match self.system(case.predicate, timeout) {
             Ok((system, _)) => system,
-            Err(e) => return failed(RunEnd::Crashed(format!("loading it failed: {e}"))),
+            Err(_) if start.elapsed() >= timeout => {
+                return Run {
+                    answers: Vec::new(),
+                    end: RunEnd::Timeout,
+                    elapsed: timeout,
+                }
+            }
+            Err(e) => {
+                return failed(RunEnd::Crashed(cut(&format!(
+                    "loading the file again failed: {e}"
+                ))))
+            }
         };
-        // one more than wanted: the system stops there, and one more says "there are more"
+        system.keep_spare(true);
+        // one more than wanted: the system stops there, and one more says "there are more";
+        // the case's time starts once its system is loaded
         let goal = Goal {
             max_answers: Some(max + 1),
-            deadline: Some(start + timeout),
+            deadline: Some(Instant::now() + timeout),
             ..Goal::new(&case.goal, case.size)
         };
         let mut answers = Vec::new();
@@ -160,7 +196,10 @@ impl Backend for SystemBackend {
             })
         }) {
             Ok(o) => o,
-            Err(e) => return failed(RunEnd::Crashed(e.to_string())),
+            Err(SystemError::CannotConfine(why)) => {
+                return failed(RunEnd::Crashed(cut(&format!("cannot confine: {why}"))))
+            }
+            Err(e) => return failed(RunEnd::Crashed(cut(&e.to_string()))),
         };
         let reach = system.reach();
         let (scratch, read) = match &reach {
@@ -178,6 +217,7 @@ impl Backend for SystemBackend {
             End::Exception(ball) => {
                 exception_end(jail.as_ref(), exception_text(&ball), scratch, read)
             }
+            End::Unsupported(pi) => RunEnd::Unsupported(pi),
             End::Halted(code) => RunEnd::Halted(code),
             End::Crashed(c) => {
                 death_end(jail.as_ref(), c.status.as_deref().unwrap_or(""), &c.stderr)

@@ -370,23 +370,4 @@ impl Worker {
             }
         }
     }
-
-    /// Sends one request line and waits for the reply line, skipping parts; `Ok(None)` when
-    /// `deadline` passed first (starting the child counts).
-    pub(crate) fn request(
-        &mut self,
-        line: &str,
-        deadline: Option<Instant>,
-    ) -> Result<Option<String>, WorkerError> {
-        if !self.send(line, deadline)? {
-            return Ok(None);
-        }
-        loop {
-            match self.next(deadline)? {
-                Reply::Part(_) => {}
-                Reply::Done(reply) => return Ok(Some(reply)),
-                Reply::Timeout => return Ok(None),
-            }
-        }
-    }
 }

@@ -40,9 +40,8 @@ pub(crate) enum Purpose {
         /// Whether `kenken.pl` (and library(clpz)) is loaded.
         kenken: bool,
     },
-    /// Nothing: Scryer's machine alone, for a caller that loads what it runs (the judge's
-    /// engine, `judge/scryer.rs`, once it builds here).
-    #[allow(dead_code)]
+    /// Nothing: Scryer's machine alone, for a caller that loads what it runs (a judged file's
+    /// engine, `system/scryer/judged.rs`).
     Bare,
 }
 

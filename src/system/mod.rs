@@ -1,8 +1,8 @@
-//! One seam for every Prolog system: what the engines (and, next, the judge) ask of Scryer
-//! Prolog, GNU Prolog and SWI-Prolog, and nothing of how each does it.
+//! One seam for every Prolog system: what the engines and the judge ask of Scryer Prolog, GNU
+//! Prolog and SWI-Prolog, and nothing of how each does it.
 //!
 //! A [`PrologSystem`] loads a [`Program`] (the homework, or a judged file with its
-//! [`Dialect`](crate::judge::Dialect)), then runs [`Goal`]s against it: a goal binding `T`,
+//! [`Dialect`](crate::dialect::Dialect)), then runs [`Goal`]s against it: a goal binding `T`,
 //! written in the spec's canonical terms, within a deadline and bounds (answers, inferences).
 //! Each answer is given back as it comes ([`Answer`], the binding of `T` read as a grid of the
 //! goal's size, or its text when it is not one), and the run ends with one typed [`Outcome`]:
@@ -13,7 +13,9 @@
 //! - [`ScryerThread`]: the embedded Scryer Prolog in this process, on a thread of its own.
 //!   Nothing stops it by the clock, so it refuses a goal with a deadline ([`SystemError::NeedsWorker`]).
 //! - [`ScryerWorker`]: the embedded Scryer Prolog in a worker process ([`crate::worker`]),
-//!   killed at the deadline, with a warm spare.
+//!   killed at the deadline, with a warm spare; it loads a judged file too, in a fresh worker
+//!   for every goal, with the judge's Prolog side (`system/scryer/`: one worker role and one
+//!   protocol for both programs), confined when built with [`ScryerWorker::confined`].
 //! - [`Gprolog`]: GNU Prolog as a child, one confined `gprolog` per goal (`system::gnu`, its
 //!   driver `prolog/gnu_driver.pl`).
 //! - [`Swipl`]: SWI-Prolog as a child, one confined `swipl` per goal (its driver
@@ -34,17 +36,16 @@
 //! [`EngineKind`](crate::engine::EngineKind) pair (`-fd`, `-plain`) that opens it.
 //!
 //! # The judge
-//! `kenken judge --prolog gprolog|swipl` runs on this seam (`judge/system.rs`: any
-//! [`PrologSystem`] plugs in): [`Program::File`] carries the judged file, its dialect and
+//! `kenken judge` runs on this seam for every system (`judge/system.rs`: any [`PrologSystem`]
+//! plugs in): [`Program::File`] carries the judged file, its dialect and
 //! whether its FD solver may be reached (`fd: false` for `plain_kenken/3`), [`Loaded`] the
 //! load's warnings, [`SystemError::Syntax`] its syntax errors, and the judge's `RunEnd` is read
 //! from [`End`] (`Complete`, `Stopped(Answers)` as its limit, `Stopped(Time)` as its timeout,
-//! `Exception`, `Halted`, `Crashed` whose [`Crash`] keeps the exit status and standard error
+//! `Exception`, `Unsupported`, `Halted`, `Crashed` whose [`Crash`] keeps the exit status and standard error
 //! for the jail to tell a blocked call or an exceeded limit, and `Untrusted` as a broken
 //! protocol). Confinement belongs to the system's constructor ([`ChildSetup`]): the judge's
 //! jail gives its limits and what the judged code may read, and [`PrologSystem::reach`] tells
-//! the jail what the system's processes may reach. The judge's Scryer backend
-//! (`judge/scryer.rs`) is still its own.
+//! the jail what the system's processes may reach.
 
 mod child;
 mod gnu;
@@ -62,7 +63,7 @@ use crate::process::{Limits, WorkerError};
 use crate::puzzle::Grid;
 
 pub use gprolog::Gprolog;
-pub(crate) use scryer::solve_worker;
+pub(crate) use scryer::scryer_worker;
 pub use scryer::{ScryerThread, ScryerWorker};
 pub use swipl::Swipl;
 
@@ -180,6 +181,9 @@ pub enum End {
     Exception(String),
     /// The program called `halt` with this code (no reply came).
     Halted(i64),
+    /// The program called a built-in of its dialect that this system does not give
+    /// (`Name/Arity`): a GNU Prolog file's in Scryer's GNU Prolog layer.
+    Unsupported(String),
     /// The system died (or failed: a Scryer panic, a worker lost).
     Crashed(Crash),
     /// The system's output broke the protocol (a frame that is not the request's, malformed,
@@ -355,6 +359,27 @@ pub trait PrologSystem: Send {
     fn reach(&self) -> Option<Reach> {
         None
     }
+
+    /// Keeps a process in reserve (a warm spare) for the next goal, or not: a caller that
+    /// holds several systems keeps one only in the one that runs (the judge: `kenken/3`'s and
+    /// `plain_kenken/3`'s). Systems without spares ignore it.
+    fn keep_spare(&mut self, _keep: bool) {}
+}
+
+/// The most bytes of a text a program we did not write had a hand in (an exception, a
+/// message) that a system or the judge gives back.
+pub(crate) const MESSAGE_CAP: usize = 4096;
+
+/// `text` cut to [`MESSAGE_CAP`] bytes (at a character's boundary), saying how much was cut.
+pub(crate) fn cut(text: &str) -> String {
+    if text.len() <= MESSAGE_CAP {
+        return text.to_string();
+    }
+    let mut end = MESSAGE_CAP;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes more)", &text[..end], text.len() - end)
 }
 
 /// What a system's confined processes may reach ([`PrologSystem::reach`]).

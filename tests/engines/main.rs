@@ -10,6 +10,7 @@ mod engine;
 mod lifecycle;
 mod prolog;
 mod query;
+mod scryer_file;
 mod system;
 
 use std::sync::{Mutex, MutexGuard};
