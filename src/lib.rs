@@ -60,7 +60,6 @@ pub mod error;
 pub mod format;
 pub mod generate;
 #[cfg(feature = "prolog")]
-#[cfg(feature = "prolog")]
 pub mod judge;
 mod limit;
 pub mod logic;

@@ -241,19 +241,9 @@ pub(crate) fn parse_grid(text: &str) -> Option<Grid> {
         .collect()
 }
 
-/// `path` quoted as a Prolog atom (every system reads this form).
+/// `path` quoted as a Prolog atom (ISO escapes, which every system reads).
 pub(super) fn quoted_atom(path: &Path) -> String {
-    let mut q = String::from("'");
-    for c in path.display().to_string().chars() {
-        match c {
-            '\\' => q.push_str("\\\\"),
-            '\'' => q.push_str("''"),
-            c if c.is_control() => q.push_str(&format!("\\x{:x}\\", c as u32)),
-            c => q.push(c),
-        }
-    }
-    q.push('\'');
-    q
+    crate::prolog::write::quoted_atom(&path.display().to_string())
 }
 
 /// The first 80 characters of `text`.
@@ -286,7 +276,7 @@ mod tests {
         assert_eq!(parse_grid("[[1,_123],[2,1]]"), None);
         assert_eq!(
             quoted_atom(Path::new("/a/o'b\\c\nd")),
-            "'/a/o''b\\\\c\\xa\\d'"
+            "'/a/o\\'b\\\\c\\nd'"
         );
     }
 }

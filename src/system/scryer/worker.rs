@@ -42,7 +42,7 @@ const FILE_FRAME_CAP: usize = 4 << 20;
 /// is a second process. [`ScryerWorker::keep_spare`] turns it off.
 ///
 /// [`ScryerWorker::confined`] confines every worker it starts (Landlock, rlimits:
-/// [`crate::process::confine`]): it reads what its [`ChildSetup`] says and the file it loads,
+/// `src/process/confine.rs`): it reads what its [`ChildSetup`] says and the file it loads,
 /// writes only in a private scratch folder, starts nothing, within the setup's limits.
 pub struct ScryerWorker {
     /// The confinement's setup; `None`: not confined.
