@@ -29,7 +29,8 @@ if [ -n "${KENKEN_BEFORE_TESTS:-}" ]; then bash -c "$KENKEN_BEFORE_TESTS"; fi
 # Three test threads on two cores: with two, tests/cli left the cores idle a fifth of the time
 # (644 CPU-seconds in 411 s; its tests wait on their children: a Prolog worker's start, a
 # deadline, a browser). RUST_TEST_THREADS chooses another number.
-RUST_TEST_THREADS="${RUST_TEST_THREADS:-3}" cargo test
+# (--no-fail-fast: every test crate runs, so that one run shows every failure)
+RUST_TEST_THREADS="${RUST_TEST_THREADS:-3}" cargo test --no-fail-fast
 
 # Every example runs (each prints what a reader checks by eye; its doc comment says what), bare
 # but for the measurements whose bare run is long: answer_text up to answers of 10^5 (not 10^6:

@@ -309,7 +309,12 @@ fn tempdir() -> std::path::PathBuf {
 /// bare text would match the echo, and the next line would be typed while the goal runs.
 fn repl(data: &std::path::Path, args: &[&str]) -> PtySession {
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("kenken"));
-    cmd.arg("repl").args(args).env("XDG_DATA_HOME", data);
+    // (SHELL as a person's terminal has it: Scryer's shell/1 runs $SHELL, and fails without
+    // one, as under CI's `env -i`)
+    cmd.arg("repl")
+        .args(args)
+        .env("XDG_DATA_HOME", data)
+        .env("SHELL", "/bin/sh");
     let mut p = spawn_command(cmd, Some(30_000)).unwrap();
     p.exp_string("?- ").unwrap();
     p
@@ -2224,8 +2229,10 @@ fn repl_a_goal_that_writes_to_the_channel_is_stopped_and_the_session_goes_on() {
 fn an_engine_that_dies_mid_goal_is_said_so() {
     // (what it wrote is shown before it dies)
     let kill = "write(before), nl, use_module(library(os)), shell(\"sleep 0.5; kill -9 $PPID\").";
+    // (shell/1 runs $SHELL: see `repl`)
     let out = kenken()
         .args(["query", "--no-kenken", "--", kill])
+        .env("SHELL", "/bin/sh")
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
@@ -2237,6 +2244,7 @@ fn an_engine_that_dies_mid_goal_is_said_so() {
     assert_eq!(out.status.code(), Some(2));
     let out = kenken()
         .args(["repl", "--no-kenken"])
+        .env("SHELL", "/bin/sh")
         .write_stdin(format!("assertz(kept(1)).\n{kill}\nkept(X).\n"))
         .timeout(std::time::Duration::from_secs(60))
         .output()
