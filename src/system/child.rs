@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::Instant;
 
-use super::{Answer, Bound, ChildSetup, Clock, Crash, End, Goal, Outcome, SystemError};
+use super::{Answer, Bound, ChildSetup, Clock, Crash, End, Goal, Outcome, Reach, SystemError};
 use crate::process::{
     status_text, Child, Confinement, Reply, Spawn, Stderr, Ticket, WorkerError, CANNOT_CONFINE,
 };
@@ -239,6 +239,21 @@ pub(crate) fn parse_grid(text: &str) -> Option<Grid> {
             row.split(',').map(|c| c.parse().ok()).collect()
         })
         .collect()
+}
+
+/// What a child system started as `setup` says may reach ([`PrologSystem::reach`]): its
+/// `scratch` folder, and `own` (its installation, its driver) with what `setup` lets it read;
+/// `None` unconfined.
+///
+/// [`PrologSystem::reach`]: super::PrologSystem::reach
+pub(super) fn reach(setup: &ChildSetup, scratch: &Path, mut own: Vec<PathBuf>) -> Option<Reach> {
+    setup.confined.then(|| {
+        own.extend(setup.read.iter().cloned());
+        Reach {
+            scratch: scratch.to_path_buf(),
+            read: own,
+        }
+    })
 }
 
 /// `path` quoted as a Prolog atom (ISO escapes, which every system reads).

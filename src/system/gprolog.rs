@@ -262,13 +262,6 @@ impl PrologSystem for Gprolog {
     }
 
     fn reach(&self) -> Option<Reach> {
-        self.setup.confined.then(|| {
-            let mut read = self.own_reads();
-            read.extend(self.setup.read.iter().cloned());
-            Reach {
-                scratch: self.scratch.path().to_path_buf(),
-                read,
-            }
-        })
+        child::reach(&self.setup, self.scratch.path(), self.own_reads())
     }
 }

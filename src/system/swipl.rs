@@ -324,14 +324,7 @@ impl PrologSystem for Swipl {
     }
 
     fn reach(&self) -> Option<Reach> {
-        self.setup.confined.then(|| {
-            let mut read = self.own_reads();
-            read.extend(self.setup.read.iter().cloned());
-            Reach {
-                scratch: self.scratch.path().to_path_buf(),
-                read,
-            }
-        })
+        child::reach(&self.setup, self.scratch.path(), self.own_reads())
     }
 }
 
