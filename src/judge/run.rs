@@ -57,14 +57,29 @@ pub fn judge_among(
     config: &Config,
     on_case: impl FnMut(&CaseReport) + Send,
 ) -> Result<Judgement, JudgeError> {
-    judge_file(file, others, config, on_case).map_err(cut_error)
+    judge_file(file, others, config, on_case, &|_| false).map_err(cut_error)
 }
+
+/// [`judge`] that stops once a case's report makes `stop` true: the cases not started by then
+/// are not run (their reports say "not run"). The smallest failing puzzle's search runs its
+/// candidates so, in order, up to the first that fails the same way.
+pub(crate) fn judge_until(
+    file: &Path,
+    config: &Config,
+    stop: &Stop,
+) -> Result<Judgement, JudgeError> {
+    judge_file(file, &[], config, |_| {}, stop).map_err(cut_error)
+}
+
+/// Whether a case's report ends a run ([`judge_until`]).
+pub(crate) type Stop<'a> = dyn Fn(&CaseReport) -> bool + Sync + 'a;
 
 fn judge_file(
     file: &Path,
     others: &[PathBuf],
     config: &Config,
     mut on_case: impl FnMut(&CaseReport) + Send,
+    stop: &Stop,
 ) -> Result<Judgement, JudgeError> {
     let start = Instant::now();
     let text =
@@ -181,7 +196,7 @@ fn judge_file(
     for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {
         backends.push(open()?);
     }
-    let reports = run_cases(&cases, backends, config.timeout, &mut on_case);
+    let reports = run_cases(&cases, backends, config.timeout, &mut on_case, stop);
     let skipped = reports
         .iter()
         .filter(|r| r.verdict == Verdict::Skipped)
@@ -342,12 +357,14 @@ fn plan(config: &Config, max_size: usize, seed: u64, notes: &mut Vec<String>) ->
 /// Runs `cases` on the backends (one thread each). A timeout on a grid up to
 /// [`HANG_MAX_SIZE`] is a failure ([`Verdict::Hang`]) and skips nothing; a timeout on a larger
 /// grid (N > 0, a case of at most [`SKIP_AFTER_ANSWERS`] answers) skips the predicate's cases
-/// of larger grids. Reports come back in the cases' order.
+/// of larger grids. A report that makes `stop` true ends the run: the cases not started are
+/// not run. Reports come back in the cases' order.
 fn run_cases(
     cases: &[Case],
     backends: Vec<Box<dyn Backend>>,
     timeout: Duration,
     on_case: &mut (dyn FnMut(&CaseReport) + Send),
+    stop: &Stop,
 ) -> Vec<CaseReport> {
     struct Shared<'a> {
         queue: VecDeque<usize>,
@@ -405,6 +422,9 @@ fn run_cases(
                     *n = (*n).min(c.size);
                 }
                 (s.on_case)(&report);
+                if stop(&report) {
+                    s.queue.clear();
+                }
                 s.reports[i] = Some(report);
             });
         }
@@ -479,6 +499,7 @@ mod tests {
             vec![Box::new(Fake(slow))],
             Duration::from_secs(1),
             &mut |_| {},
+            &|_| false,
         )
         .into_iter()
         .map(|r| (r.case, r.verdict))
@@ -510,6 +531,7 @@ mod tests {
             vec![Box::new(Fake(vec!["spec: kenken(2, [], T)"]))],
             Duration::from_secs(1),
             &mut |_| {},
+            &|_| false,
         );
         let hang = reports.iter().find(|r| r.verdict == Verdict::Hang).unwrap();
         assert_eq!(
@@ -591,6 +613,7 @@ mod tests {
                 vec![Box::new(LoopsThenWrong(loops_up_to))],
                 Duration::from_secs(1),
                 &mut |_| {},
+                &|_| false,
             );
             let j = judgement(reports, None);
             assert_eq!(j.exit_code(), 1);
@@ -605,6 +628,7 @@ mod tests {
             vec![Box::new(Fake(vec!["random 5x5 #1"]))],
             Duration::from_secs(1),
             &mut |_| {},
+            &|_| false,
         );
         assert_eq!(judgement(reports.clone(), None).exit_code(), 3);
         let fd = form::check("plain_kenken(N, C, T) :- kenken(N, C, T).\nkenken(_, _, _).");
@@ -617,5 +641,28 @@ mod tests {
         );
         let passes = judgement(Vec::new(), Some(form::check("plain_kenken(_, _, _).")));
         assert_eq!(passes.exit_code(), 0);
+    }
+
+    #[test]
+    fn a_run_told_to_stop_at_a_report_runs_no_case_after_it() {
+        let cases = suite::cases(&suite::spec_items(), &[Predicate::Fd]);
+        let slow = "spec: kenken(2, [], T)";
+        let at = cases.iter().position(|c| c.name == slow).unwrap();
+        assert!(at + 1 < cases.len());
+        let mut seen = Vec::new();
+        let reports = run_cases(
+            &cases,
+            vec![Box::new(Fake(vec![slow]))],
+            Duration::from_secs(1),
+            &mut |r| seen.push(r.case.clone()),
+            &|r| r.verdict == Verdict::Hang,
+        );
+        // in order up to the first that made it true; the rest not run
+        assert_eq!(seen.len(), at + 1);
+        assert_eq!(reports[at].verdict, Verdict::Hang);
+        assert!(reports[..at].iter().all(|r| r.verdict == Verdict::Pass));
+        assert!(reports[at + 1..]
+            .iter()
+            .all(|r| r.verdict == Verdict::Skipped && r.detail.contains("not run")));
     }
 }

@@ -18,8 +18,9 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::run::judge_until;
 use super::suite;
-use super::{judge, CaseReport, Config, Judgement, Suite, Verdict};
+use super::{CaseReport, Config, Judgement, Suite, Verdict};
 use crate::format::{prolog, Entry};
 use crate::prolog::Predicate;
 use crate::puzzle::{Cage, Cell, Grid, Op, Puzzle};
@@ -235,10 +236,12 @@ fn side_by_side(columns: &[(String, String)]) -> String {
     out
 }
 
-/// Runs a batch of puzzles for one predicate, each bounded by the given time: each puzzle's
+/// Runs a batch of puzzles for one predicate, each bounded by the given time, in order; with a
+/// failure given, up to the first puzzle that fails so (the rest are not run): each puzzle's
 /// report, in the batch's order (`None` where it was not run); `None` when the batch could
 /// not be run at all.
-pub(crate) type Runner<'a> = dyn FnMut(&[Puzzle], Duration) -> Option<Vec<Option<CaseReport>>> + 'a;
+pub(crate) type Runner<'a> =
+    dyn FnMut(&[Puzzle], Duration, Option<Failure>) -> Option<Vec<Option<CaseReport>>> + 'a;
 
 /// Shrinks the smallest failing case of `judgement` (of `file`, judged with `config`) within
 /// `budget`; `None` when no case failed, or no failing case fails again when run alone.
@@ -258,7 +261,7 @@ pub fn shrink(
             jobs: config.jobs.min(4),
             ..config.clone()
         };
-        move |puzzles: &[Puzzle], per_try: Duration| {
+        move |puzzles: &[Puzzle], per_try: Duration, until: Option<Failure>| {
             let entries: Vec<Entry> = puzzles
                 .iter()
                 .enumerate()
@@ -274,12 +277,17 @@ pub fn shrink(
                 timeout: per_try,
                 ..base.clone()
             };
-            let j = judge(file, &config, |_| {}).ok()?;
+            // (in order, up to the first that fails as the case did: the rest are not run)
+            let stop = |r: &CaseReport| until.is_some() && Failure::of(r) == until;
+            let j = judge_until(file, &config, &stop).ok()?;
             Some(
                 (0..puzzles.len())
                     .map(|i| {
                         let name = format!("try {i}");
-                        j.cases.iter().find(|c| c.case == name).cloned()
+                        j.cases
+                            .iter()
+                            .find(|c| c.case == name && c.verdict != Verdict::Skipped)
+                            .cloned()
                     })
                     .collect(),
             )
@@ -364,7 +372,7 @@ pub(crate) fn shrink_with<'a>(
         }
         let repeats = vec![puzzle.clone(); 3];
         tries += 3;
-        let Some(reports) = run(&repeats, limit) else {
+        let Some(reports) = run(&repeats, limit, None) else {
             continue;
         };
         let reports: Vec<&CaseReport> = reports.iter().flatten().collect();
@@ -411,10 +419,10 @@ pub(crate) fn shrink_with<'a>(
                     .max(1.0) as usize;
                 let rest = pending.split_off(most.min(pending.len()));
                 let batch = std::mem::replace(&mut pending, rest);
-                tries += batch.len();
-                let Some(reports) = run(&batch, per_try) else {
+                let Some(reports) = run(&batch, per_try, Some(failure)) else {
                     break 'shrinking;
                 };
+                tries += reports.iter().flatten().count();
                 let smaller = batch
                     .into_iter()
                     .zip(reports)
@@ -433,6 +441,7 @@ pub(crate) fn shrink_with<'a>(
         let again = run(
             &[current.clone(), current.clone()],
             try_limit(limit, limit * 4),
+            None,
         );
         let again: Vec<CaseReport> = again.into_iter().flatten().flatten().collect();
         let reproducible = again.len() == 2
@@ -785,8 +794,26 @@ mod tests {
     fn a_wrong_answer_shrinks_to_one_small_cage_that_still_fails() {
         let p = spec_6x6();
         let j = judged(&p);
-        let mut runner = |_: Predicate| -> Box<Runner<'static>> {
-            Box::new(|ps: &[Puzzle], _| Some(ps.iter().map(|p| Some(wrong_on_sub(p))).collect()))
+        // (as the judge runs a batch: in order, up to the first that fails as asked)
+        let runs = std::cell::Cell::new(0usize);
+        let runs = &runs;
+        let mut runner = |_: Predicate| -> Box<Runner<'_>> {
+            Box::new(move |ps: &[Puzzle], _, until: Option<Failure>| {
+                let mut stopped = false;
+                Some(
+                    ps.iter()
+                        .map(|p| {
+                            if stopped {
+                                return None;
+                            }
+                            runs.set(runs.get() + 1);
+                            let r = wrong_on_sub(p);
+                            stopped = until.is_some() && Failure::of(&r) == until;
+                            Some(r)
+                        })
+                        .collect(),
+                )
+            })
         };
         let c = shrink_with(
             &j,
@@ -797,6 +824,8 @@ mod tests {
         )
         .unwrap();
         assert!(c.reproducible && c.complete, "{c:?}");
+        // the tries counted are the puzzles run, not those left out after a failing one
+        assert_eq!(c.tries, runs.get());
         assert_eq!(c.failure, Failure::WrongAnswer);
         assert_eq!((c.size, c.cages), (2, 1), "{}", c.text());
         assert_eq!(c.shape.cages[0].op, Op::Sub);
@@ -817,7 +846,7 @@ mod tests {
         let n = std::cell::Cell::new(0u32);
         let n = &n;
         let mut runner = |_: Predicate| -> Box<Runner<'_>> {
-            Box::new(move |ps: &[Puzzle], _| {
+            Box::new(move |ps: &[Puzzle], _, _| {
                 Some(
                     ps.iter()
                         .map(|p| {
