@@ -52,6 +52,9 @@ pub struct ScryerWorker {
     keep_spare: bool,
     /// The program loaded, and its worker.
     loaded: Option<(Program, Worker)>,
+    /// Whether the running worker has just loaded the judged file and run nothing since: it
+    /// is then as fresh as one started for a goal, and the next goal runs there.
+    fresh: bool,
 }
 
 /// How a judged file's load in a worker ended.
@@ -71,6 +74,7 @@ impl ScryerWorker {
             scratch: None,
             keep_spare: true,
             loaded: None,
+            fresh: false,
         }
     }
 
@@ -286,12 +290,14 @@ fn load_file(worker: &mut Worker, file: &Path, deadline: Option<Instant>) -> Loa
 }
 
 impl ScryerWorker {
-    /// Runs `goal` against the judged file `file` in a fresh worker.
+    /// Runs `goal` against the judged file `file` in a fresh worker: the running one when it
+    /// is `fresh` (it loaded the file and ran nothing since), else one started for it.
     fn run_file(
         worker: &mut Worker,
         file: &Path,
         goal: &Goal,
         answer: &mut dyn FnMut(Answer),
+        fresh: bool,
     ) -> Result<Outcome, SystemError> {
         let mut clock = Clock::start();
         let span = goal
@@ -307,44 +313,48 @@ impl ScryerWorker {
             elapsed: span.unwrap_or_else(|| clock.until(Instant::now())),
             inferences: None,
         };
-        worker.stop();
-        if let Err(e) = start(worker) {
-            return match e {
-                SystemError::CannotConfine(_) => Err(e),
-                e => Ok(ended(
-                    End::Crashed(Crash {
-                        why: format!("the engine did not start: {e}"),
-                        status: None,
-                        stderr: String::new(),
-                    }),
-                    &clock,
-                )),
-            };
-        }
-        // (the file loaded before, in a worker of its own)
-        match load_file(worker, file, span.map(|s| Instant::now() + s)) {
-            LoadEnd::Loaded(_) => {}
-            LoadEnd::TimedOut => {
-                worker.stop();
-                return Ok(timed_out(&clock));
-            }
-            LoadEnd::Failed(e) => {
-                worker.stop();
-                let (status, stderr) = match &e {
-                    SystemError::Process(WorkerError::Died { status, stderr }) => {
-                        (Some(status.clone()), stderr.clone())
-                    }
-                    _ => (None, String::new()),
+        // (a fresh worker that died meanwhile is started again, as any other)
+        let reuse = fresh && worker.is_running() && !worker.running_has_ended();
+        if !reuse {
+            worker.stop();
+            if let Err(e) = start(worker) {
+                return match e {
+                    SystemError::CannotConfine(_) => Err(e),
+                    e => Ok(ended(
+                        End::Crashed(Crash {
+                            why: format!("the engine did not start: {e}"),
+                            status: None,
+                            stderr: String::new(),
+                        }),
+                        &clock,
+                    )),
                 };
-                let why = format!("loading the file again failed: {e}");
-                return Ok(ended(
-                    End::Crashed(Crash {
-                        why: cut(&why),
-                        status,
-                        stderr,
-                    }),
-                    &clock,
-                ));
+            }
+            // (the file loaded before, in a worker of its own)
+            match load_file(worker, file, span.map(|s| Instant::now() + s)) {
+                LoadEnd::Loaded(_) => {}
+                LoadEnd::TimedOut => {
+                    worker.stop();
+                    return Ok(timed_out(&clock));
+                }
+                LoadEnd::Failed(e) => {
+                    worker.stop();
+                    let (status, stderr) = match &e {
+                        SystemError::Process(WorkerError::Died { status, stderr }) => {
+                            (Some(status.clone()), stderr.clone())
+                        }
+                        _ => (None, String::new()),
+                    };
+                    let why = format!("loading the file again failed: {e}");
+                    return Ok(ended(
+                        End::Crashed(Crash {
+                            why: cut(&why),
+                            status,
+                            stderr,
+                        }),
+                        &clock,
+                    ));
+                }
             }
         }
         let started = Instant::now();
@@ -405,19 +415,24 @@ impl PrologSystem for ScryerWorker {
             return Ok(Loaded::default());
         }
         self.loaded = None;
+        self.fresh = false;
         let mut worker = self.worker(program)?;
         start(&mut worker)?;
         let Program::File { path, .. } = program else {
             self.loaded = Some((Program::Homework, worker));
             return Ok(Loaded::default());
         };
-        // (the worker's start is not the file's: its time starts once the worker is up; no
-        // goal runs where the file was loaded to see whether it loads)
+        // (the worker's start is not the file's: its time starts once the worker is up; the
+        // worker that loaded it runs the first goal, which no goal ran before, as a worker
+        // started for that goal would)
         let loaded = load_file(&mut worker, path, Some(Instant::now() + timeout));
-        worker.stop();
+        if !matches!(loaded, LoadEnd::Loaded(_)) {
+            worker.stop();
+        }
         match loaded {
             LoadEnd::Loaded(l) => {
                 self.loaded = Some((program.clone(), worker));
+                self.fresh = true;
                 Ok(l)
             }
             LoadEnd::TimedOut => Err(SystemError::Load(format!(
@@ -457,7 +472,8 @@ impl PrologSystem for ScryerWorker {
             None => Err(SystemError::NotLoaded(NAME)),
             Some((Program::Homework, worker)) => Self::run_homework(worker, goal, answer),
             Some((Program::File { path, .. }, worker)) => {
-                Self::run_file(worker, path, goal, answer)
+                let fresh = std::mem::take(&mut self.fresh);
+                Self::run_file(worker, path, goal, answer, fresh)
             }
         }
     }
