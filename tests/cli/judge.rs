@@ -441,14 +441,24 @@ fn under_gnu_prolog_the_same_verdicts() {
     );
     assert_eq!(j.code, 0, "{:?}", j.verdicts);
     assert_eq!(j.summary["prolog"], "gprolog");
+    // (below, only the case asserted)
     let j = judge(
         &fixture("halts.pl"),
-        &["--suite", "spec", "--prolog", "gprolog"],
+        &["--suite", "spec", "--prolog", "gprolog", "--only", "6x6"],
     );
     assert_eq!(j.verdict("spec 6x6 testcase", "kenken"), "halted");
     let j = judge(
         &fixture("loops.pl"),
-        &["--suite", "spec", "--prolog", "gprolog", "--timeout", "5"],
+        &[
+            "--suite",
+            "spec",
+            "--prolog",
+            "gprolog",
+            "--timeout",
+            "5",
+            "--only",
+            "(2,",
+        ],
     );
     assert_eq!(j.verdict("spec: kenken(2, [], T)", "kenken"), "crashed");
     assert!(j
@@ -456,14 +466,24 @@ fn under_gnu_prolog_the_same_verdicts() {
         .contains("stack overflow"));
     let j = judge(
         &fixture("largest_first.pl"),
-        &["--suite", "spec", "--prolog", "gprolog"],
+        &[
+            "--suite",
+            "spec",
+            "--prolog",
+            "gprolog",
+            "--only",
+            "4x4 example",
+        ],
     );
     assert_eq!(
         j.verdict("spec 4x4 example (six answers)", "kenken"),
         "order"
     );
     // a GNU-dialect file runs under gprolog unless told otherwise
-    let j = judge(&fixture("gnu_correct.pl"), &["--suite", "spec"]);
+    let j = judge(
+        &fixture("gnu_correct.pl"),
+        &["--suite", "spec", "--only", "(1,"],
+    );
     assert_eq!(j.summary["prolog"], "gprolog");
 }
 
@@ -484,8 +504,9 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
         let class = class.to_str().unwrap().to_string();
         let mut a: Vec<String> = vec!["judge".into(), class, "--output".into(), output.into()];
         a.extend(SPEC_KENKEN_SCRYER.iter().map(|s| s.to_string()));
-        // (the smallest failing puzzle is judge_course.rs's)
-        a.extend(["--jobs", "2", "--shrink-time", "0"].map(String::from));
+        // (the smallest failing puzzle is judge_course.rs's; the spec's three 4x4 puzzles,
+        // one of which bob.pl fails)
+        a.extend(["--jobs", "2", "--shrink-time", "0", "--only", "4x4"].map(String::from));
         a
     };
     let out = kenken().args(args("csv")).output().unwrap();
@@ -497,7 +518,7 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
         "file,kenken_passed,kenken_cases,first_failure,kenken_ms,plain_over_fd,form,seed,exit_code"
     );
     assert_eq!(rows.len(), 4, "{csv}");
-    assert!(rows[1].contains("class/ann/kenken.pl,8,8,,"), "{}", rows[1]);
+    assert!(rows[1].contains("class/ann/kenken.pl,3,3,,"), "{}", rows[1]);
     assert!(rows[1].ends_with(",0"), "{}", rows[1]);
     assert!(rows[2].contains("class/bob.pl,"), "{}", rows[2]);
     assert!(rows[2].contains("wrong"), "{}", rows[2]);
@@ -515,13 +536,14 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
         .collect();
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["ok"], true);
-    assert_eq!(lines[0]["verdicts"]["pass"], 8);
+    assert_eq!(lines[0]["verdicts"]["pass"], 3);
     assert_eq!(lines[0]["warnings"], "");
     assert_eq!(lines[1]["ok"], false);
     assert_eq!(lines[3]["class"]["files"], 3);
     assert_eq!(lines[3]["class"]["passed"], 1);
     assert_eq!(lines[3]["class"]["confined"], true);
     assert_eq!(lines[3]["class"]["exit_code"], 1);
+    assert_eq!(lines[3]["class"]["only"], serde_json::json!(["4x4"]));
 
     // every file passing: exit 0, and the table's rows
     kenken()
