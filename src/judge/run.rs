@@ -632,6 +632,51 @@ mod tests {
         }
     }
 
+    #[test]
+    fn only_keeps_the_named_cases_of_the_whole_plan() {
+        let config = |only: &[&str]| Config {
+            max_size: Some(4),
+            seed: Some(3),
+            only: only.iter().map(|t| t.to_string()).collect(),
+            ..Config::default()
+        };
+        let all = plan(&config(&[]), 4, 3, &mut Vec::new());
+        let (kept, left_out) = only(all.clone(), &config(&["random", "N = 0"]), 4).unwrap();
+        // the same cases, goals and answers as in the whole plan: filtered, not planned anew
+        let named: Vec<Case> = all
+            .iter()
+            .filter(|c| c.name.starts_with("random ") || c.name == "N = 0")
+            .cloned()
+            .collect();
+        assert_eq!(kept, named);
+        assert_eq!(
+            kept.len(),
+            2 * (1 + 8),
+            "N = 0 and 8 random, for both predicates"
+        );
+        assert_eq!(left_out, all.len() - kept.len());
+        assert_eq!(
+            only(all.clone(), &config(&[]), 4).unwrap(),
+            (all.clone(), 0)
+        );
+        assert!(check_only(&config(&["spec 4x4, T"])).is_ok());
+        // case-sensitive; no case left: the error names a few, from all over the suite
+        let e = check_only(&config(&["Random"])).unwrap_err();
+        let JudgeError::NoCaseNamed { names, count, .. } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(*count, 21);
+        assert!(names.len() <= NAMES_SHOWN && names.len() >= 4, "{names:?}");
+        assert!(names.iter().any(|n| n.starts_with("random ")), "{names:?}");
+        assert!(
+            e.to_string().starts_with(
+                "--only \"Random\": no case of the standard suite up to 4x4 has a name \
+                 containing it (case-sensitive); its 21 case names include \"N = 0\", "
+            ),
+            "{e}"
+        );
+    }
+
     /// Loops on grids of `loops_up_to` and smaller (N > 0), answers a wrong grid on larger ones.
     struct LoopsThenWrong(usize);
 

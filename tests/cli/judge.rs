@@ -553,11 +553,12 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
             &fixture("clpz_correct.pl"),
         ])
         .args(SPEC_KENKEN_SCRYER)
-        .args(["--max-size", "2"])
+        .args(["--max-size", "2", "--only", "(1,"])
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "judging 2 files (confined, memory 2 GiB per engine)",
+            "judging 2 files (confined, memory 2 GiB per engine); spec suite, only the cases \
+             named with \"(1,\"\n",
         ))
         .stdout(predicate::str::contains("2 of 2 files passed every case"));
 }
