@@ -19,7 +19,8 @@ use kenken::judge::report::gradescope::{self, Tests, Weights};
 use kenken::judge::report::{html, junit, Judged};
 use kenken::judge::shrink::{shrink, shrink_class, Counterexample};
 use kenken::judge::{
-    judge, size_text, CaseReport, Config, Dialect, JudgeError, Judgement, Suite, System,
+    check_only, judge, left_out, only_text, size_text, CaseReport, Config, Dialect, JudgeError,
+    Judgement, Suite, System,
 };
 use kenken::prolog::Predicate;
 
@@ -55,6 +56,12 @@ pub struct Args {
     /// of a class).
     #[arg(long)]
     seed: Option<u64>,
+    /// Run only the cases whose name contains TEXT, case-sensitive, as reports name them
+    /// ("spec 4x4 example", "random", "repeats allowed"); repeatable: a case named by any of
+    /// them runs. The suite is planned whole first (for the same seed, the same random
+    /// puzzles); the form check still runs. A TEXT that names no case is a usage error.
+    #[arg(long, value_name = "TEXT")]
+    only: Vec<String>,
     /// The largest grid run (default 7 under scryer and swipl, 9 under gprolog). plain_kenken/3 runs on
     /// grids up to 4x4 only.
     #[arg(long, value_parser = at_least_one)]
@@ -174,7 +181,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         scratch: args.scratch,
         confine: !args.no_confine,
         read: args.read.clone(),
+        only: args.only.clone(),
     };
+    check_only(&config).map_err(|e| bad_input(shown(&e.to_string())))?;
     if let Some(p) = args.read.iter().find(|p| !p.exists()) {
         return Err(bad_input(format!(
             "--read {}: no such file or folder",
@@ -220,6 +229,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     );
     let judgement = match result {
         Ok(j) => j,
+        // (--only names no case of the grids this file's Prolog runs)
+        Err(e @ JudgeError::NoCaseNamed { .. }) => return Err(bad_input(shown(&e.to_string()))),
         // (an autograder gets its report, score 0, whatever kept the file from being judged)
         Err(e) if course => {
             eprintln!("kenken judge: {}", shown(&e.to_string()));
@@ -256,6 +267,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 writeln!(out, "{}", serde_json::to_string(c)?)?;
             }
             let mut summary = summary_json(&judgement);
+            summary["summary"]["only"] = config.only.clone().into();
+            summary["summary"]["only_left_out"] = left_out(&config, &judgement).into();
             summary["summary"]["counterexample"] = serde_json::to_value(&counterexample)?;
             writeln!(out, "{summary}")?;
         }
@@ -303,7 +316,7 @@ fn shrunk(
     }
     let c = shrink(
         file,
-        config,
+        &unfiltered(config),
         judgement,
         Duration::from_secs_f64(args.shrink_time),
     );
@@ -311,6 +324,27 @@ fn shrunk(
         eprint!("\r\x1b[K");
     }
     c
+}
+
+/// `config` without `--only`: a shrink judges puzzles of its own, named otherwise.
+fn unfiltered(config: &Config) -> Config {
+    Config {
+        only: Vec::new(),
+        ..config.clone()
+    }
+}
+
+/// What a report's first line says of `--only` (nothing without it): the texts, and how many
+/// cases they left out when that is known (one file).
+fn only_heading(config: &Config, left_out: Option<usize>) -> String {
+    if config.only.is_empty() {
+        return String::new();
+    }
+    format!(
+        ", only the cases named with {}{}",
+        only_text(&config.only),
+        left_out.map_or_else(String::new, |n| format!(" ({n} left out)"))
+    )
 }
 
 /// Writes a course report (Gradescope, JUnit or HTML) of judged files.
@@ -337,10 +371,11 @@ fn write_course(
         Output::Junit => write!(out, "{}", junit::document(files))?,
         _ => {
             let title = format!(
-                "{} {}, {} suite; {}",
+                "{} {}, {} suite{}; {}",
                 rows.len(),
                 if rows.len() == 1 { "file" } else { "files" },
                 args.suite,
+                only_heading(config, None),
                 confinement_text(config)
             );
             write!(out, "{}", html::page(files, rows, &title))?;
@@ -381,7 +416,7 @@ fn write_table(
 ) -> Result<()> {
     writeln!(
         out,
-        "judging {} under {} ({} dialect, {}); {} suite{}, cases up to {}x{}; {}",
+        "judging {} under {} ({} dialect, {}); {} suite{}, cases up to {}x{}{}; {}",
         shown(&j.file),
         j.system.name(),
         j.dialect.name(),
@@ -398,6 +433,7 @@ fn write_table(
         seed_text(j.seed),
         j.max_size,
         j.max_size,
+        shown(&only_heading(config, Some(left_out(config, j)))),
         confinement_text(config)
     )?;
     write_warnings(out, &j.warnings)?;
@@ -539,7 +575,7 @@ fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
             eprint!("\r\x1b[Kshrinking the failing files' cases...");
         }
         let judged: Vec<_> = files.iter().cloned().zip(&results).collect();
-        let found = shrink_class(&judged, config, args.jobs, budget);
+        let found = shrink_class(&judged, &unfiltered(config), args.jobs, budget);
         if progress {
             eprint!("\r\x1b[K");
         }
@@ -592,7 +628,8 @@ fn class_json(
     let passed = rows.iter().filter(|r| r.ok).count();
     let class = serde_json::json!({"class": {
         "files": rows.len(), "passed": passed, "confined": config.confine,
-        "memory": config.memory, "seed": class_seed(config), "exit_code": code}});
+        "memory": config.memory, "seed": class_seed(config), "only": config.only,
+        "exit_code": code}});
     writeln!(out, "{class}")?;
     Ok(())
 }
@@ -657,11 +694,12 @@ fn class_table(
 ) -> Result<()> {
     writeln!(
         out,
-        "judging {} files ({}); {} suite{}",
+        "judging {} files ({}); {} suite{}{}",
         rows.len(),
         shown(&confinement_text(config)),
         shown(&args.suite),
-        seed_text(class_seed(config))
+        seed_text(class_seed(config)),
+        shown(&only_heading(config, None))
     )?;
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);

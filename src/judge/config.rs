@@ -87,6 +87,14 @@ pub struct Config {
     /// file it includes, a folder of data); empty by default: confined, a judged file reads
     /// nothing of its folder but itself. Relative paths are taken from the current folder.
     pub read: Vec<PathBuf>,
+    /// Only the cases whose name (as reports show it: `spec 4x4 example (six answers)`,
+    /// `random 3x3 #1`) contains one of these texts, case-sensitive; empty: every case. The
+    /// suite is planned whole first, then filtered (the standard suite's random puzzles are
+    /// the same with and without it, for the same seed); the form check runs whatever it says.
+    /// A filter that leaves no case is an error ([`JudgeError::NoCaseNamed`](super::JudgeError::NoCaseNamed)).
+    /// (A shrink judges puzzles of its own: give [`shrink`](super::shrink::shrink) a config
+    /// without it.)
+    pub only: Vec<String>,
 }
 
 impl Default for Config {
@@ -104,6 +112,7 @@ impl Default for Config {
             scratch: Limits::default().scratch,
             confine: true,
             read: Vec::new(),
+            only: Vec::new(),
         }
     }
 }

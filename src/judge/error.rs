@@ -63,6 +63,18 @@ pub enum JudgeError {
     /// A judged engine's process failed in a way that is not the judged file's doing.
     #[error(transparent)]
     Process(WorkerError),
+    /// No case of the suite has a name containing a text of [`Config::only`](super::Config::only).
+    #[error("{}", no_case_text(.only, .suite, .names, *.count))]
+    NoCaseNamed {
+        /// The texts looked for.
+        only: Vec<String>,
+        /// The suite, as a report names it: `standard suite up to 7x7`.
+        suite: String,
+        /// A few of the suite's case names.
+        names: Vec<String>,
+        /// How many case names the suite has.
+        count: usize,
+    },
     /// A folder holds no `.pl` file, or the judge itself failed (its own driver).
     #[error("{0}")]
     Failed(String),
@@ -75,6 +87,17 @@ impl From<WorkerError> for JudgeError {
             other => JudgeError::Process(other),
         }
     }
+}
+
+fn no_case_text(only: &[String], suite: &str, names: &[String], count: usize) -> String {
+    let quoted = |v: &[String]| v.iter().map(|t| format!("{t:?}")).collect::<Vec<_>>();
+    format!(
+        "--only {}: no case of the {suite} has a name containing {} (case-sensitive); its \
+         {count} case names include {}",
+        quoted(only).join(", "),
+        if only.len() == 1 { "it" } else { "any of them" },
+        quoted(names).join(", ")
+    )
 }
 
 fn syntax_text(file: &str, errors: &[(usize, String)]) -> String {

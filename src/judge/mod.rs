@@ -51,7 +51,7 @@ pub use form::FormCheck;
 pub(crate) use jail::Jail;
 pub use jail::{parse_size, size_text};
 pub use judgement::Judgement;
-pub use run::{judge, judge_among};
+pub use run::{check_only, judge, judge_among, left_out, only_text};
 pub(crate) use run::{Backend, Loaded};
 pub use suite::Case;
 pub use verdict::{CaseReport, JudgedAnswer, Run, RunEnd, Verdict};

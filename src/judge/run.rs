@@ -97,14 +97,19 @@ fn judge_file(
     };
     // (links resolved: confinement grants the folder the file really is in)
     let absolute = std::fs::canonicalize(file).with_context(|| file.display().to_string())?;
-    let max_size = config.max_size.unwrap_or(match system {
-        System::Scryer | System::Swipl => 7,
-        System::Gprolog => 9,
-    });
+    let max_size = config.max_size.unwrap_or(default_max_size(system));
     let mut notes = Vec::new();
     let seed =
         matches!(config.suite, Suite::Standard).then(|| config.seed.unwrap_or_else(fresh_seed));
     let cases = plan(config, max_size, seed.unwrap_or(0), &mut notes);
+    let (cases, left_out) = only(cases, config, max_size)?;
+    if !config.only.is_empty() {
+        notes.push(format!(
+            "--only {}: {left_out} of {} cases left out",
+            only_text(&config.only),
+            cases.len() + left_out
+        ));
+    }
     let form = config
         .predicates
         .contains(&Predicate::Plain)
@@ -224,6 +229,94 @@ fn judge_file(
         notes,
         elapsed_s: start.elapsed().as_secs_f64(),
     })
+}
+
+/// The largest grid run under `system` when [`Config::max_size`] does not say.
+fn default_max_size(system: System) -> usize {
+    match system {
+        System::Scryer | System::Swipl => 7,
+        System::Gprolog => 9,
+    }
+}
+
+/// Fails when [`Config::only`] leaves no case of the suite, planned up to
+/// [`Config::max_size`] (or the largest default of the system, 9 when it is not chosen), with
+/// [`JudgeError::NoCaseNamed`]: a usage error to catch before any file is judged.
+pub fn check_only(config: &Config) -> Result<(), JudgeError> {
+    if config.only.is_empty() {
+        return Ok(());
+    }
+    let max_size = config.max_size.unwrap_or(match config.system {
+        Some(s) => default_max_size(s),
+        None => default_max_size(System::Gprolog),
+    });
+    let cases = plan(config, max_size, config.seed.unwrap_or(0), &mut Vec::new());
+    only(cases, config, max_size).map(|_| ())
+}
+
+/// How many cases of the suite [`Config::only`] left out of `judgement` (judged with
+/// `config`): the suite is planned again as it was, unfiltered.
+pub fn left_out(config: &Config, judgement: &Judgement) -> usize {
+    if config.only.is_empty() {
+        return 0;
+    }
+    let planned = plan(
+        config,
+        judgement.max_size,
+        judgement.seed.unwrap_or(0),
+        &mut Vec::new(),
+    );
+    planned.len().saturating_sub(judgement.cases.len())
+}
+
+/// The texts of [`Config::only`], quoted, for a report: `"random" or "N = 0"`.
+pub fn only_text(only: &[String]) -> String {
+    only.iter()
+        .map(|t| format!("{t:?}"))
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+/// How many case names [`JudgeError::NoCaseNamed`] shows.
+const NAMES_SHOWN: usize = 8;
+
+/// The cases named as [`Config::only`] says (every one when it is empty), and how many were
+/// left out; fails when none is left, with a few of the suite's case names.
+fn only(
+    cases: Vec<Case>,
+    config: &Config,
+    max_size: usize,
+) -> Result<(Vec<Case>, usize), JudgeError> {
+    if config.only.is_empty() {
+        return Ok((cases, 0));
+    }
+    let planned = cases.len();
+    let mut names: Vec<String> = Vec::new();
+    for c in &cases {
+        if !names.contains(&c.name) {
+            names.push(c.name.clone());
+        }
+    }
+    let kept: Vec<Case> = cases
+        .into_iter()
+        .filter(|c| config.only.iter().any(|t| c.name.contains(t.as_str())))
+        .collect();
+    if kept.is_empty() {
+        // (a few names from all over the suite: the spec's, the edge cases, the random ones)
+        let step = names.len().div_ceil(NAMES_SHOWN).max(1);
+        return Err(JudgeError::NoCaseNamed {
+            only: config.only.clone(),
+            suite: match &config.suite {
+                Suite::Spec => "spec suite".into(),
+                Suite::Standard => format!("standard suite up to {max_size}x{max_size}"),
+                Suite::Puzzles(_) => format!("suite's puzzles up to {max_size}x{max_size}"),
+            },
+            count: names.len(),
+            names: names.into_iter().step_by(step).collect(),
+        });
+    }
+    let left_out = planned - kept.len();
+    Ok((kept, left_out))
 }
 
 /// How to open `system` on the seam, set up as `jail` says (its limits, what it may read
@@ -559,6 +652,51 @@ mod tests {
             assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Pass);
             assert_eq!(v.iter().filter(|(_, v)| *v == Verdict::Skipped).count(), 0);
         }
+    }
+
+    #[test]
+    fn only_keeps_the_named_cases_of_the_whole_plan() {
+        let config = |only: &[&str]| Config {
+            max_size: Some(4),
+            seed: Some(3),
+            only: only.iter().map(|t| t.to_string()).collect(),
+            ..Config::default()
+        };
+        let all = plan(&config(&[]), 4, 3, &mut Vec::new());
+        let (kept, left_out) = only(all.clone(), &config(&["random", "N = 0"]), 4).unwrap();
+        // the same cases, goals and answers as in the whole plan: filtered, not planned anew
+        let named: Vec<Case> = all
+            .iter()
+            .filter(|c| c.name.starts_with("random ") || c.name == "N = 0")
+            .cloned()
+            .collect();
+        assert_eq!(kept, named);
+        assert_eq!(
+            kept.len(),
+            2 * (1 + 8),
+            "N = 0 and 8 random, for both predicates"
+        );
+        assert_eq!(left_out, all.len() - kept.len());
+        assert_eq!(
+            only(all.clone(), &config(&[]), 4).unwrap(),
+            (all.clone(), 0)
+        );
+        assert!(check_only(&config(&["spec 4x4, T"])).is_ok());
+        // case-sensitive; no case left: the error names a few, from all over the suite
+        let e = check_only(&config(&["Random"])).unwrap_err();
+        let JudgeError::NoCaseNamed { names, count, .. } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(*count, 21);
+        assert!(names.len() <= NAMES_SHOWN && names.len() >= 4, "{names:?}");
+        assert!(names.iter().any(|n| n.starts_with("random ")), "{names:?}");
+        assert!(
+            e.to_string().starts_with(
+                "--only \"Random\": no case of the standard suite up to 4x4 has a name \
+                 containing it (case-sensitive); its 21 case names include \"N = 0\", "
+            ),
+            "{e}"
+        );
     }
 
     /// Loops on grids of `loops_up_to` and smaller (N > 0), answers a wrong grid on larger ones.

@@ -261,7 +261,14 @@ fn a_loop_on_the_empty_grid_skips_nothing() {
 
 #[test]
 fn largest_value_first_is_the_wrong_order() {
-    let j = judge(&fixture("largest_first.pl"), SPEC_KENKEN_SCRYER);
+    // (the cases asserted: not kenken(3, [], T)'s 12 answers nor kenken(4, [], T)'s 576)
+    let only = [
+        "--only", "(1,", "--only", "(2,", "--only", "4x4 ex", "--only", "4x4 made",
+    ];
+    let j = judge(
+        &fixture("largest_first.pl"),
+        &[SPEC_KENKEN_SCRYER, &only, &["--only", "6x6"]].concat(),
+    );
     assert_eq!(j.code, 1);
     for case in ["spec: kenken(2, [], T)", "spec 4x4 example (six answers)"] {
         assert_eq!(j.verdict(case, "kenken"), "order");
@@ -281,7 +288,11 @@ fn largest_value_first_is_the_wrong_order() {
 
 #[test]
 fn a_missing_answer_is_wrong_and_shown() {
-    let j = judge(&fixture("missing_answer.pl"), SPEC_KENKEN_SCRYER);
+    let only = ["--only", "4x4 example", "--only", "kenken(4,"];
+    let j = judge(
+        &fixture("missing_answer.pl"),
+        &[SPEC_KENKEN_SCRYER, &only].concat(),
+    );
     assert_eq!(j.code, 1);
     assert_eq!(
         j.verdict("spec 4x4 example (six answers)", "kenken"),
@@ -306,6 +317,10 @@ fn repeated_answers_are_duplicates() {
             "kenken",
             "--timeout",
             "120",
+            "--only",
+            "difference 0",
+            "--only",
+            "kenken(3,",
         ],
     );
     assert_eq!(j.code, 1);
@@ -341,7 +356,9 @@ fn a_looping_file_hangs_on_small_grids_and_its_cases_larger_than_a_timeout_are_s
 
 #[test]
 fn a_halting_file_costs_only_its_cases() {
-    let j = judge(&fixture("halts.pl"), SPEC_KENKEN_SCRYER);
+    // (the case that halts, after one that does not)
+    let only = ["--only", "4x4 made", "--only", "6x6"];
+    let j = judge(&fixture("halts.pl"), &[SPEC_KENKEN_SCRYER, &only].concat());
     assert_eq!(j.code, 1);
     assert_eq!(j.verdict("spec 6x6 testcase", "kenken"), "halted");
     assert_eq!(
@@ -383,7 +400,10 @@ fn a_file_ending_with_a_block_comment_loads() {
 
 #[test]
 fn an_unsupported_gnu_builtin_is_named() {
-    let j = judge(&fixture("unsupported.pl"), SPEC_KENKEN_SCRYER);
+    let j = judge(
+        &fixture("unsupported.pl"),
+        &[SPEC_KENKEN_SCRYER, &["--only", "6x6"]].concat(),
+    );
     assert_eq!(j.code, 1);
     assert_eq!(j.verdict("spec 6x6 testcase", "kenken"), "error");
     assert_eq!(
@@ -441,14 +461,24 @@ fn under_gnu_prolog_the_same_verdicts() {
     );
     assert_eq!(j.code, 0, "{:?}", j.verdicts);
     assert_eq!(j.summary["prolog"], "gprolog");
+    // (below, only the case asserted)
     let j = judge(
         &fixture("halts.pl"),
-        &["--suite", "spec", "--prolog", "gprolog"],
+        &["--suite", "spec", "--prolog", "gprolog", "--only", "6x6"],
     );
     assert_eq!(j.verdict("spec 6x6 testcase", "kenken"), "halted");
     let j = judge(
         &fixture("loops.pl"),
-        &["--suite", "spec", "--prolog", "gprolog", "--timeout", "5"],
+        &[
+            "--suite",
+            "spec",
+            "--prolog",
+            "gprolog",
+            "--timeout",
+            "5",
+            "--only",
+            "(2,",
+        ],
     );
     assert_eq!(j.verdict("spec: kenken(2, [], T)", "kenken"), "crashed");
     assert!(j
@@ -456,14 +486,24 @@ fn under_gnu_prolog_the_same_verdicts() {
         .contains("stack overflow"));
     let j = judge(
         &fixture("largest_first.pl"),
-        &["--suite", "spec", "--prolog", "gprolog"],
+        &[
+            "--suite",
+            "spec",
+            "--prolog",
+            "gprolog",
+            "--only",
+            "4x4 example",
+        ],
     );
     assert_eq!(
         j.verdict("spec 4x4 example (six answers)", "kenken"),
         "order"
     );
     // a GNU-dialect file runs under gprolog unless told otherwise
-    let j = judge(&fixture("gnu_correct.pl"), &["--suite", "spec"]);
+    let j = judge(
+        &fixture("gnu_correct.pl"),
+        &["--suite", "spec", "--only", "(1,"],
+    );
     assert_eq!(j.summary["prolog"], "gprolog");
 }
 
@@ -484,8 +524,9 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
         let class = class.to_str().unwrap().to_string();
         let mut a: Vec<String> = vec!["judge".into(), class, "--output".into(), output.into()];
         a.extend(SPEC_KENKEN_SCRYER.iter().map(|s| s.to_string()));
-        // (the smallest failing puzzle is judge_course.rs's)
-        a.extend(["--jobs", "2", "--shrink-time", "0"].map(String::from));
+        // (the smallest failing puzzle is judge_course.rs's; the spec's three 4x4 puzzles,
+        // one of which bob.pl fails)
+        a.extend(["--jobs", "2", "--shrink-time", "0", "--only", "4x4"].map(String::from));
         a
     };
     let out = kenken().args(args("csv")).output().unwrap();
@@ -497,7 +538,7 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
         "file,kenken_passed,kenken_cases,first_failure,kenken_ms,plain_over_fd,form,seed,exit_code"
     );
     assert_eq!(rows.len(), 4, "{csv}");
-    assert!(rows[1].contains("class/ann/kenken.pl,8,8,,"), "{}", rows[1]);
+    assert!(rows[1].contains("class/ann/kenken.pl,3,3,,"), "{}", rows[1]);
     assert!(rows[1].ends_with(",0"), "{}", rows[1]);
     assert!(rows[2].contains("class/bob.pl,"), "{}", rows[2]);
     assert!(rows[2].contains("wrong"), "{}", rows[2]);
@@ -515,13 +556,14 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
         .collect();
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["ok"], true);
-    assert_eq!(lines[0]["verdicts"]["pass"], 8);
+    assert_eq!(lines[0]["verdicts"]["pass"], 3);
     assert_eq!(lines[0]["warnings"], "");
     assert_eq!(lines[1]["ok"], false);
     assert_eq!(lines[3]["class"]["files"], 3);
     assert_eq!(lines[3]["class"]["passed"], 1);
     assert_eq!(lines[3]["class"]["confined"], true);
     assert_eq!(lines[3]["class"]["exit_code"], 1);
+    assert_eq!(lines[3]["class"]["only"], serde_json::json!(["4x4"]));
 
     // every file passing: exit 0, and the table's rows
     kenken()
@@ -531,11 +573,12 @@ fn a_class_is_one_row_per_file_and_a_bad_file_is_a_row() {
             &fixture("clpz_correct.pl"),
         ])
         .args(SPEC_KENKEN_SCRYER)
-        .args(["--max-size", "2"])
+        .args(["--max-size", "2", "--only", "(1,"])
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "judging 2 files (confined, memory 2 GiB per engine)",
+            "judging 2 files (confined, memory 2 GiB per engine); spec suite, only the cases \
+             named with \"(1,\"\n",
         ))
         .stdout(predicate::str::contains("2 of 2 files passed every case"));
 }

@@ -104,15 +104,18 @@ const SMALL_STANDARD: &[&str] = &["--prolog", "scryer", "--max-size", "4", "--ti
 fn random_cases_are_new_on_every_run_and_the_same_with_the_same_seed() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "kenken.pl", &clpz_correct());
+    // (the random cases alone: the suite is planned whole, then filtered)
     let args = [
         "--predicates",
         "kenken",
         "--max-size",
-        "5",
+        "3",
         "--prolog",
         "scryer",
         "--timeout",
         "60",
+        "--only",
+        "random",
     ];
     let run = |seed: Option<&str>| {
         let mut a: Vec<&str> = args.to_vec();
@@ -126,8 +129,8 @@ fn random_cases_are_new_on_every_run_and_the_same_with_the_same_seed() {
         assert_eq!(r.code, 0, "{:?}", r.failures());
         assert_eq!(
             r.random_goals().len(),
-            10,
-            "two of each size from 1x1 to 5x5"
+            6,
+            "two of each size from 1x1 to 3x3"
         );
         assert!(r.summary["seed"].is_u64(), "{}", r.summary);
     }
@@ -154,10 +157,14 @@ fn random_cases_are_new_on_every_run_and_the_same_with_the_same_seed() {
         .code(0)
         .stdout(predicate::str::contains(
             "standard suite (random puzzles of seed 12345: --seed 12345 makes them again), \
-             cases up to 5x5",
+             cases up to 3x3",
         ));
     // a suite without random puzzles has no seed
-    let spec = Run::of(&file, &["--suite", "spec", "--predicates", "kenken"]);
+    let spec = Run::of(
+        &file,
+        &["--suite", "spec", "--predicates", "kenken", "--only", "(1,"],
+    );
+    assert_eq!(spec.code, 0, "{:?}", spec.failures());
     assert_eq!(spec.summary["seed"], Value::Null);
     kenken()
         .args(["judge", "--seed", "-1", "x.pl"])
@@ -318,14 +325,16 @@ fn the_easy_misreadings_of_the_spec_each_fail_a_case() {
             &changed(&correct, &changes),
         );
         // a plain_kenken/3 misreading: its predicate alone (the form check is run with it); a
-        // kenken/3 one: both (the form check needs plain_kenken/3 judged)
+        // kenken/3 one: both (the form check needs plain_kenken/3 judged); only the standard
+        // suite's case that catches it (the correct file runs them all, below)
+        let only = ["--only", case];
         let run = if predicate == "plain_kenken" {
             Run::of(
                 &file,
-                &[SMALL_STANDARD, &["--predicates", predicate]].concat(),
+                &[SMALL_STANDARD, &["--predicates", predicate], &only].concat(),
             )
         } else {
-            Run::of(&file, SMALL_STANDARD)
+            Run::of(&file, &[SMALL_STANDARD, &only].concat())
         };
         assert_eq!(run.code, 1, "{what}: {:?}", run.failures());
         let verdict = &run.case(case, predicate)["verdict"];
@@ -367,9 +376,21 @@ plain_kenken(N, _, T) :- length(T, N), maplist(ones(N), T).
 fn a_file_that_loops_on_1x1_and_is_wrong_elsewhere_fails() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "loops_on_one.pl", LOOPS_ON_ONE);
+    // (the spec's cases and the 1x1 ones: the larger grids after a hang are the spec's)
     let run = Run::of(
         &file,
-        &["--prolog", "scryer", "--max-size", "6", "--timeout", "1"],
+        &[
+            "--prolog",
+            "scryer",
+            "--max-size",
+            "6",
+            "--timeout",
+            "1",
+            "--only",
+            "spec",
+            "--only",
+            "1x1",
+        ],
     );
     assert_eq!(run.code, 1, "{:?}", run.failures());
     for predicate in ["kenken", "plain_kenken"] {
@@ -439,10 +460,13 @@ fn a_plain_kenken_that_uses_the_fd_solver_fails_the_form_check() {
         run.summary["form"]["chain"],
         serde_json::json!(["plain_kenken/3", "solve/3", "kenken/3"])
     );
+    // (below, a case with answers is enough: the form check runs whatever --only says)
+    let example = ["--only", "spec 4x4 example"];
     kenken()
         .arg("judge")
         .arg(&file)
         .args(spec)
+        .args(example)
         .args(["--shrink-time", "0"])
         .assert()
         .code(1)
@@ -454,11 +478,17 @@ fn a_plain_kenken_that_uses_the_fd_solver_fails_the_form_check() {
         ))
         .stdout(predicate::str::contains("; form check failed ("));
     // not judged, not checked
-    let fd_only = Run::of(&file, &[&spec[..], &["--predicates", "kenken"]].concat());
+    let fd_only = Run::of(
+        &file,
+        &[&spec[..], &["--predicates", "kenken"], &example].concat(),
+    );
     assert_eq!(fd_only.code, 0);
     assert_eq!(fd_only.summary["form"], Value::Null);
     // the correct file, which imports clpz for its kenken/3, passes
-    let correct = Run::of(Path::new(&format!("{DIR}clpz_correct.pl")), &spec);
+    let correct = Run::of(
+        Path::new(&format!("{DIR}clpz_correct.pl")),
+        &[&spec[..], &example].concat(),
+    );
     assert_eq!(correct.code, 0);
     assert_eq!(correct.summary["form"]["passed"], true);
     // in a class, a plain_kenken/3 case is the first failure, and the form check fails
@@ -471,6 +501,7 @@ fn a_plain_kenken_that_uses_the_fd_solver_fails_the_form_check() {
         .arg(&class)
         .args(["--output", "csv"])
         .args(spec)
+        .args(example)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -511,4 +542,198 @@ fn under_gnu_prolog_a_plain_kenken_reaching_fd_domain_fails_the_form_check() {
     let correct = Run::of(Path::new(&format!("{DIR}gnu_correct.pl")), &spec);
     assert_eq!(correct.code, 0, "{:?}", correct.failures());
     assert_eq!(correct.summary["form"]["passed"], true);
+}
+
+#[test]
+fn only_runs_the_cases_named_with_the_puzzles_of_the_whole_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "kenken.pl", &clpz_correct());
+    let args = [
+        "--predicates",
+        "kenken",
+        "--max-size",
+        "2",
+        "--prolog",
+        "scryer",
+        "--timeout",
+        "60",
+        "--seed",
+        "7",
+    ];
+    let with = |only: &[&str]| Run::of(&file, &[&args[..], only].concat());
+    let all = with(&[]);
+    assert_eq!(all.code, 0, "{:?}", all.failures());
+    assert_eq!(all.summary["only"], serde_json::json!([]));
+    assert_eq!(all.summary["only_left_out"], 0);
+    // the suite is planned whole, then filtered: the same random puzzles for the same seed
+    let random = with(&["--only", "random"]);
+    assert_eq!(random.code, 0, "{:?}", random.failures());
+    assert_eq!(random.random_goals(), all.random_goals());
+    assert_eq!(random.cases.len(), 4, "two of each size from 1x1 to 2x2");
+    assert_eq!(random.summary["cases"], 4);
+    assert_eq!(random.summary["only"], serde_json::json!(["random"]));
+    assert_eq!(random.summary["only_left_out"], all.cases.len() - 4);
+    let note = format!(
+        "--only \"random\": {} of {} cases left out",
+        all.cases.len() - 4,
+        all.cases.len()
+    );
+    assert!(
+        random.summary["notes"]
+            .as_array()
+            .unwrap()
+            .contains(&note.clone().into()),
+        "{}",
+        random.summary["notes"]
+    );
+    // repeatable: a case named by any of the texts runs (a substring, case-sensitive)
+    let two = with(&["--only", "N = 0", "--only", "random 2x2"]);
+    let names: Vec<&str> = two
+        .cases
+        .iter()
+        .map(|c| c["case"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["N = 0", "random 2x2 #1", "random 2x2 #2"]);
+    assert_eq!(
+        two.random_goals(),
+        all.random_goals()
+            .into_iter()
+            .filter(|(name, _)| name.starts_with("random 2x2"))
+            .collect::<Vec<_>>()
+    );
+    // the table's first line says so
+    kenken()
+        .arg("judge")
+        .arg(&file)
+        .args(args)
+        .args(["--only", "random 1x1"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(format!(
+            "cases up to 2x2, only the cases named with \"random 1x1\" ({} left out); ",
+            all.cases.len() - 2
+        )))
+        .stdout(predicate::str::contains("kenken.pl: 2 cases: 2 pass ("));
+
+    // the exit code is the cases run's: a file wrong on the spec's 4x4 example
+    let wrong = write(
+        dir.path(),
+        "one_order.pl",
+        &changed(
+            &clpz_correct(),
+            &[
+                ("abs(A - B) #= D", "A - B #= D"),
+                ("D =:= abs(A - B)", "D =:= A - B"),
+            ],
+        ),
+    );
+    let one = Run::of(
+        &wrong,
+        &[SMALL_STANDARD, &["--only", "spec: kenken(1,"]].concat(),
+    );
+    assert_eq!(one.code, 0, "{:?}", one.failures());
+    assert_eq!(one.cases.len(), 2, "kenken/3 and plain_kenken/3");
+    let example = Run::of(
+        &wrong,
+        &[SMALL_STANDARD, &["--only", "spec 4x4 example"]].concat(),
+    );
+    assert_eq!(example.code, 1);
+    assert_eq!(
+        example.case("spec 4x4 example (six answers)", "kenken")["verdict"],
+        "wrong"
+    );
+    assert_eq!(example.summary["form"]["passed"], true);
+    // the form check runs whatever --only says: a plain_kenken/3 that calls kenken/3 where no
+    // case goes passes its cases, and fails the form check
+    let unreached = write(
+        dir.path(),
+        "unreached.pl",
+        &changed(
+            &clpz_correct(),
+            &[(
+                "plain_kenken(N, Cages, Grid) :-",
+                "plain_kenken(N, Cages, Grid) :- N < 0, !, kenken(N, Cages, Grid).\n\
+                 plain_kenken(N, Cages, Grid) :-",
+            )],
+        ),
+    );
+    let form = Run::of(
+        &unreached,
+        &[SMALL_STANDARD, &["--only", "spec 4x4 example"]].concat(),
+    );
+    assert!(form.failures().is_empty(), "{:?}", form.failures());
+    assert_eq!(form.cases.len(), 2);
+    assert_eq!(form.summary["form"]["passed"], false);
+    assert_eq!(
+        form.summary["form"]["chain"],
+        serde_json::json!(["plain_kenken/3", "kenken/3"])
+    );
+    assert_eq!(form.code, 1);
+    // every output filters: a JUnit test case per case run
+    let out = kenken()
+        .arg("judge")
+        .arg(&wrong)
+        .args(SMALL_STANDARD)
+        .args([
+            "--only",
+            "spec: kenken(1,",
+            "--output",
+            "junit",
+            "--shrink-time",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let xml = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        xml.matches("<testcase ").count(),
+        2 + 1,
+        "2 cases and the form check: {xml}"
+    );
+}
+
+#[test]
+fn only_with_no_case_of_that_name_is_a_usage_error_naming_some() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "kenken.pl", &clpz_correct());
+    let class = dir.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    write(&class, "ann.pl", &clpz_correct());
+    for (path, output) in [
+        (&file, "table"),
+        (&file, "json"),
+        (&file, "junit"),
+        (&file, "gradescope"),
+        (&class, "table"),
+        (&class, "csv"),
+    ] {
+        let out = kenken()
+            .arg("judge")
+            .arg(path)
+            .args(SMALL_STANDARD)
+            .args(["--output", output, "--only", "Spec", "--only", "n = 0"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{output}");
+        assert!(out.stdout.is_empty(), "{output}: no report");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.contains(
+                "--only \"Spec\", \"n = 0\": no case of the standard suite up to 4x4 has a name \
+                 containing any of them (case-sensitive); its 21 case names include \"N = 0\", "
+            ),
+            "{output}: {stderr}"
+        );
+    }
+    kenken()
+        .arg("judge")
+        .arg(&file)
+        .args(["--suite", "spec", "--only", "random"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--only \"random\": no case of the spec suite has a name containing it",
+        ))
+        .stderr(predicate::str::contains("\"spec 6x6 testcase\""));
 }
