@@ -316,7 +316,7 @@ fn shrunk(
     }
     let c = shrink(
         file,
-        &unfiltered(config),
+        config,
         judgement,
         Duration::from_secs_f64(args.shrink_time),
     );
@@ -324,14 +324,6 @@ fn shrunk(
         eprint!("\r\x1b[K");
     }
     c
-}
-
-/// `config` without `--only`: a shrink judges puzzles of its own, named otherwise.
-fn unfiltered(config: &Config) -> Config {
-    Config {
-        only: Vec::new(),
-        ..config.clone()
-    }
 }
 
 /// What a report's first line says of `--only` (nothing without it): the texts, and how many
@@ -575,7 +567,7 @@ fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
             eprint!("\r\x1b[Kshrinking the failing files' cases...");
         }
         let judged: Vec<_> = files.iter().cloned().zip(&results).collect();
-        let found = shrink_class(&judged, &unfiltered(config), args.jobs, budget);
+        let found = shrink_class(&judged, config, args.jobs, budget);
         if progress {
             eprint!("\r\x1b[K");
         }

@@ -258,6 +258,8 @@ pub fn shrink(
             dialect: Some(judgement.dialect),
             predicates: vec![predicate],
             seed: None,
+            // (its tries are named otherwise: "try 0", ...)
+            only: Vec::new(),
             jobs: config.jobs.min(4),
             ..config.clone()
         };
