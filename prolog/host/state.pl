@@ -61,19 +61,60 @@ kk_globals([K | Ks], Gs, Ls) :-
     ),
     kk_globals(Ks, Gs1, Ls1).
 
-kk_dynamic(N/A, Cs) :-
+% kk_dynamic(?P, -Cs): P a dynamic predicate whose clauses the state keeps (kk_dynamic_key/1),
+% Cs its clauses (kk_clauses/2).
+kk_dynamic(P, Cs) :-
+    kk_dynamic_key(P),
+    kk_clauses(P, Cs).
+
+% kk_dynamic_key(?P): N/A, a dynamic predicate of user, or m(M, N, A), one of a module a goal
+% asserted into (bb kk_modules).
+kk_dynamic_key(N/A) :-
     current_predicate(user:N/A),
     \+ kk_hidden(N/A),
     functor(H, N, A),
-    predicate_property(user:H, dynamic),
-    findall((H :- B), clause(H, B), Cs).
-kk_dynamic(m(M, N, A), Cs) :-
+    predicate_property(user:H, dynamic).
+kk_dynamic_key(m(M, N, A)) :-
     bb_get(kk_modules, Ms),
     member(M, Ms),
     current_predicate(M:(N/A)),
     functor(H, N, A),
-    predicate_property(M:H, dynamic),
-    findall(M:(H :- B), clause(M:H, B), Cs).
+    predicate_property(M:H, dynamic).
+
+% kk_raw_clauses(+P, -Raw): the clauses of P (kk_dynamic_key/1) as H-B pairs, in order.
+kk_raw_clauses(N/A, Raw) :-
+    functor(H, N, A),
+    findall(H-B, clause(H, B), Raw).
+kk_raw_clauses(m(M, N, A), Raw) :-
+    functor(H, N, A),
+    findall(H-B, clause(M:H, B), Raw).
+
+% kk_clauses(+P, -Cs): the clauses of P (kk_dynamic_key/1), in order, as kk_restore_/1 asserts
+% them: a fact as its head alone, half the text of (H :- true) to write, send and read back
+% (unless the predicate's name is (:-) or (:), whose facts would read back as other
+% clauses); M:C for a module M's.
+kk_clauses(P, Cs) :-
+    kk_raw_clauses(P, Raw),
+    kk_stored(P, Raw, Cs).
+
+% kk_stored(+P, +Raw, -Cs): the clauses Raw of P (kk_raw_clauses/2) as kk_clauses/2 gives them.
+kk_stored(N/_, Raw, Cs) :-
+    kk_bare_facts(N, Bare),
+    kk_stored_clauses(Raw, Bare, Cs).
+kk_stored(m(M, N, _), Raw, Cs) :-
+    kk_bare_facts(N, Bare),
+    kk_stored_clauses(Raw, Bare, Cs0),
+    kk_qualified_clauses(Cs0, M, Cs).
+
+kk_bare_facts(N, Bare) :- ( N \== (:-), N \== (:) -> Bare = true ; Bare = false ).
+
+kk_stored_clauses([], _, []).
+kk_stored_clauses([H-B | HBs], Bare, [C | Cs]) :-
+    (   B == true, Bare == true -> C = H ; C = (H :- B) ),
+    kk_stored_clauses(HBs, Bare, Cs).
+
+kk_qualified_clauses([], _, []).
+kk_qualified_clauses([C | Cs], M, [M:C | MCs]) :- kk_qualified_clauses(Cs, M, MCs).
 
 % ---------------------------------------------------------------------------
 % Restoring it in a fresh engine
