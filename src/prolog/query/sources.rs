@@ -70,6 +70,9 @@ pub(crate) struct Kept {
     pub(crate) state: Option<String>,
     /// The process id of the worker that holds the state (a [`QueryWorker`](super::QueryWorker)).
     pub(crate) holder: Option<u32>,
+    /// The process id of a worker that was sent the state in the background (its reply not
+    /// read yet: the next query reads it first): [`restore_early`].
+    pub(crate) restoring: Option<u32>,
     /// What the engine lost when it was last replaced, not yet told (by
     /// [`Answers::lost`](super::Answers::lost)).
     pub(crate) lost: Vec<Lost>,
@@ -251,18 +254,59 @@ impl source::Read for InWorker<'_> {
         }
         worker.stop();
         let _ = worker.prestart();
+        if let Some(kept) = self.kept.as_mut() {
+            restore_early(worker, kept);
+        }
+    }
+}
+
+/// Sends a worker that just took over (a warm spare, after a timeout, a crash or answers
+/// dropped early) the state of the one before, in the background: the caller goes on, and the
+/// next query reads the reply first (`QueryWorker::restore`), so that a query that comes
+/// later does not wait for the replay. Only when the worker is ready (a start is not waited
+/// for here: [`READY_LOOK`]) and does not hold the state already; otherwise the next query
+/// gives it.
+pub(super) fn restore_early(worker: &mut Worker, kept: &mut Kept) {
+    let Some(state) = kept.state.as_deref() else {
+        return;
+    };
+    let pid = worker.pid();
+    if worker.awaiting_reply() || pid.is_none() || pid == kept.holder {
+        return;
+    }
+    // (a warm spare said it is ready already; a worker still starting is not waited for)
+    if !matches!(worker.start_within(Instant::now() + READY_LOOK), Ok(true)) {
+        return;
+    }
+    let line = match serde_json::to_string(&super::restore_query(state)) {
+        Ok(line) => line,
+        Err(_) => return,
+    };
+    if let Ok(true) = worker.send(&line, None) {
+        kept.restoring = pid;
     }
 }
 
 impl InWorker<'_> {
+    /// The worker's spare takes over (the running one was stopped), and is given the state
+    /// in the background ([`restore_early`]); this query has nothing more to read.
+    fn take_over(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.prestart();
+            if let Some(kept) = self.kept.as_mut() {
+                restore_early(worker, kept);
+            }
+        }
+    }
+
     fn next_item(&mut self, got: &mut Got) -> Option<Result<Item, QueryError>> {
         let worker = self.worker.as_mut()?;
         let reply = match worker.next(self.deadline) {
             Ok(r) => r,
             Err(e @ WorkerError::Died { .. }) => {
                 // the process died (a crash, not a Prolog error): a fresh one starts at once,
-                // and gets the state back at the next query
-                let _ = worker.prestart();
+                // and gets the state back
+                self.take_over();
                 return Some(Ok(Item::End(End::Crashed(died_text(&e)), None)));
             }
             Err(e) => return Some(Err(e.into())),
@@ -288,13 +332,18 @@ impl InWorker<'_> {
                 Err(e.into())
             }
             Reply::Timeout => {
-                // a fresh worker starts at once, while the caller goes on
-                let _ = worker.prestart();
+                // a fresh worker starts at once (or the spare takes over, and gets the state
+                // back), while the caller goes on
+                self.take_over();
                 Ok(Item::End(End::Stopped(Limit::Time), None))
             }
         })
     }
 }
+
+/// How long [`restore_early`] looks for a worker that took over to say it is ready (a warm
+/// spare has said it already).
+const READY_LOOK: Duration = Duration::from_millis(20);
 
 /// How long answers dropped before their end wait for the rest of a worker's reply before
 /// the worker is replaced ([`InWorker`]'s `abandon`).

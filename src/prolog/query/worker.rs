@@ -173,11 +173,20 @@ impl QueryWorker {
         if pid.is_some() && pid == self.kept.holder {
             return Ok(Some(Vec::new()));
         }
-        let mut query = restore_query(&state);
-        query.timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        let got = self
-            .send(&query, deadline, Vec::new())
-            .and_then(Answers::collect_all);
+        let early = self.kept.restoring.take();
+        let got = if early.is_some() && early == pid && self.worker().awaiting_reply() {
+            // (sent in the background when this worker took over: its reply is read now)
+            let QueryWorker { worker, kept } = self;
+            let worker = worker
+                .get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            Answers::worker(worker, deadline, kept, Vec::new()).and_then(Answers::collect_all)
+        } else {
+            let mut query = restore_query(&state);
+            query.timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            self.send(&query, deadline, Vec::new())
+                .and_then(Answers::collect_all)
+        };
         let lost = match got {
             Ok((_, End::Stopped(Limit::Time))) => return Ok(None),
             Ok((answers, End::Complete)) => restored(&answers),
