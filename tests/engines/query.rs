@@ -1253,3 +1253,61 @@ fn the_state_survives_a_timeout_and_a_crash_at_twenty_thousand_facts() {
     assert!(matches!(end, End::Crashed(_)), "{end:?}");
     check(&mut w);
 }
+
+/// What the state tests below look at: the clauses of `f/1`, `g/1`, `k/2` (variables and
+/// their sharing included), and the flag `double_quotes`.
+const LOOK: &str = "findall(X, f(X), Fs), findall(Y, g(Y), Gs), \
+                    findall((k(A, B) :- Body), clause(k(A, B), Body), Ks), \
+                    current_prolog_flag(double_quotes, D)";
+
+/// The text of the one answer of [`LOOK`].
+fn look(w: &mut QueryWorker) -> String {
+    let (a, end) = all(w, LOOK);
+    assert_eq!(end, End::Complete);
+    a[0].text.clone()
+}
+
+#[test]
+fn the_state_after_a_timeout_is_the_state_before_it() {
+    // #45 item 5: each predicate's text is written anew only when its clauses changed, and a
+    // worker that takes over is given the state in the background: after any change (a
+    // retract, a clause replaced by another (the same count), a flag, a goal that changes the
+    // state and then fails or throws), the replacement has the state the worker had.
+    let (_program, mut w) = query_worker();
+    let changes = [
+        "forall(between(1, 30, X), assertz(f(X))), assertz(g(a)), assertz(g(b)), \
+         assertz((k(X, Y) :- X = Y))",
+        "retract(f(3))",
+        "retract(g(a)), assertz(g(c))",
+        "retract((k(_, _) :- _)), assertz((k(X, _) :- X = 1))",
+        "set_prolog_flag(double_quotes, atom)",
+        "assertz(f(100)), fail",
+        "retract(f(4)), throw(oops)",
+        "retractall(g(_)), assertz(g(d))",
+    ];
+    for (i, change) in changes.iter().enumerate() {
+        w.query(&Query::new(change)).unwrap().collect_all().unwrap();
+        let before = look(&mut w);
+        let pid = w.pid();
+        let q = Query::new("repeat, fail").timeout(std::time::Duration::from_millis(200));
+        let (_, end) = w.query(&q).unwrap().collect_all().unwrap();
+        assert_eq!(end, End::Stopped(Limit::Time));
+        assert_ne!(w.pid(), pid, "the worker was not replaced");
+        if i % 2 == 1 {
+            // (the next query comes later: the state was given back meanwhile)
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+        }
+        assert_eq!(look(&mut w), before, "after {change}");
+    }
+    let last = look(&mut w);
+    for part in [
+        // (a clause asserted by a goal that then failed stays: the database is not undone)
+        "Fs = [1,2,5,6,",
+        ",30,100]",
+        "Gs = [d]",
+        "Ks = [(k(_A,_B):-_A=1)]",
+        "D = atom",
+    ] {
+        assert!(last.contains(part), "{part} not in {last}");
+    }
+}
