@@ -470,9 +470,10 @@ kk_end_state(State) :-
 % kk_restore/8), in pieces that the host joins: a chain '$kk'(l, Chars, Pieces) ending in [].
 % Each part of kk_restore/8 is written on its own, in parentheses, and each predicate's
 % clauses as P-Clauses; a predicate's text is written anew only when its clauses changed since
-% this engine last wrote it (kept in bb kk_sent as P-Raw-Text, Raw the H-B pairs of its
-% clauses): the writer took 10 of the 25 ms of a state at 20,000 facts. Sound whatever the
-% goal did: a text is reused only for clauses that are the same (==, or variants of the same).
+% this engine last wrote it (kept for each predicate P as Raw-Text, Raw the H-B pairs of its
+% clauses, in the global variable kk_sent_key/2 names): the writer took 10 of the 25 ms of a
+% state at 20,000 facts. Sound whatever the goal did: a text is reused only for clauses that
+% are the same (==, or variants of the same).
 kk_state_pieces(Pieces) :-
     kk_need_library(charsio),
     (   bb_get(kk_files, Files) -> true ; Files = [] ),
@@ -481,30 +482,33 @@ kk_state_pieces(Pieces) :-
     kk_changed_flags(Flags),
     kk_changed_ops(Ops),
     maplist(kk_file_flags, Files, FileFlags),
-    (   bb_get(kk_sent, Sent0) -> true ; Sent0 = [] ),
     catch(( findall(P, kk_dynamic_key(P), Ps),
-            kk_pred_texts(Ps, Sent0, Sent, Texts)
+            maplist(kk_pred_text, Ps, Texts)
           ),
           _,
-          ( Sent = [], Texts = [] )),
+          Texts = []),
     kk_globals(Keys, Globals, Lost),
     (   bb_get(kk_broken_files, Broken) -> true ; Broken = [] ),
     maplist(kk_part_text, [Setup, Ops, FileFlags, Flags, Globals, Lost, Broken],
             [T1, T2, T3, T5, T6, T7, T8]),
     kk_commas(Texts, Dyn, ["],(", T5, "),(", T6, "),(", T7, "),(", T8, "))"]),
-    kk_chain(["kk_restore((", T1, "),(", T2, "),(", T3, "),[" | Dyn], Pieces),
-    bb_put(kk_sent, Sent).
+    kk_chain(["kk_restore((", T1, "),(", T2, "),(", T3, "),[" | Dyn], Pieces).
 
-% kk_pred_texts(+Ps, +Sent0, -Sent, -Texts): the text of each predicate of Ps and its clauses,
-% that of Sent0 when they did not change.
-kk_pred_texts([], _, [], []).
-kk_pred_texts([P | Ps], Sent0, [P-Raw-T | Sent], [T | Ts]) :-
+% kk_pred_text(+P, -Text): the text of the predicate P and its clauses (P-Clauses), the one
+% written last when they did not change since.
+kk_pred_text(P, T) :-
     kk_raw_clauses(P, Raw),
-    (   memberchk(P-Raw0-T0, Sent0), kk_variant(Raw0, Raw) -> T = T0
+    kk_sent_key(P, K),
+    (   catch(bb_get(K, Raw0-T0), _, fail), kk_variant(Raw0, Raw) -> T = T0
     ;   kk_stored(P, Raw, Cs),
-        kk_part_text(P-Cs, T)
-    ),
-    kk_pred_texts(Ps, Sent0, Sent, Ts).
+        kk_part_text(P-Cs, T),
+        bb_put(K, Raw-T)
+    ).
+
+% kk_sent_key(+P, -K): the name of the global variable that keeps the text of P last written.
+kk_sent_key(P, K) :-
+    write_term_to_chars(P, [quoted(true)], Cs),
+    atom_chars(K, ['$', k, k, '_', s, e, n, t, ' ' | Cs]).
 
 kk_variant(A, B) :-
     (   A == B -> true
