@@ -5,7 +5,7 @@ use scryer_prolog::Term as ScryerTerm;
 use serde::{Deserialize, Serialize};
 
 use super::{Answer, End, Exception, Lost};
-use crate::prolog::term::{chars_of_owned, drop_scryer, term_text, Term};
+use crate::prolog::term::{chain_text, chars_of_owned, drop_scryer, term_text, Term};
 use crate::prolog::PrologError;
 use crate::Limit;
 
@@ -219,36 +219,13 @@ pub(super) fn unnumbered(text: &str) -> String {
 /// The name of the cells of the wrapper's chains (`'$kk'(l, Head, Tail)`).
 pub(super) const KK_CELL: &str = "$kk";
 
-/// The text of a chain of pieces (`'$kk'(l, Chars, Pieces)` ending in `[]`), joined
-/// (`kk_state_pieces/1` of `prolog/host_query.pl`); `None` when it is not one.
-fn joined(chain: ScryerTerm) -> Option<String> {
-    let mut out = String::new();
-    let mut cur = chain;
-    loop {
-        match cur {
-            ScryerTerm::Atom(a) if a == "[]" => return Some(out),
-            ScryerTerm::List(v) if v.is_empty() => return Some(out),
-            ScryerTerm::Compound(f, v) if f == KK_CELL && v.len() == 3 => {
-                let [tag, piece, rest]: [ScryerTerm; 3] = v.try_into().ok()?;
-                if !matches!(&tag, ScryerTerm::Atom(l) if l == "l") {
-                    return None;
-                }
-                out.push_str(&chars_of_owned(piece)?);
-                cur = rest;
-            }
-            other => {
-                drop_scryer(other);
-                return None;
-            }
-        }
-    }
-}
-
 /// The item `end(Status, State)` the wrapper bound to `R` (see `item`).
 pub(super) fn end_item(status: ScryerTerm, state: ScryerTerm) -> Result<Item, PrologError> {
     let proto = |what: &str| PrologError::Protocol(format!("the wrapper gave {what}"));
     let state = match state {
-        ScryerTerm::Compound(f, mut v) if f == "state" && v.len() == 1 => v.pop().and_then(joined),
+        ScryerTerm::Compound(f, mut v) if f == "state" && v.len() == 1 => {
+            v.pop().and_then(chain_text)
+        }
         other => {
             drop_scryer(other);
             None
