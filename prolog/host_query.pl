@@ -27,8 +27,9 @@
                                exception(Text, Value), Text the exception as Prolog writes it
                                (chars; its variables numbered, as in an answer's text) and
                                Value the exception term encoded (kk_exception_text/3); State is
-                               state(Chars), the engine's state after the goal as kk_state/1
-                               of host.pl gives it (to be replayed in a fresh engine,
+                               state(Pieces), the engine's state after the goal as
+                               kk_state_pieces/1 of host/state.pl gives it (text in pieces
+                               that the host joins, to be replayed in a fresh engine,
                                kk_query_restore/2), when the goal may have changed it
                                (kk_may_change/1), none otherwise.
       The goal is never left with a choice point: after MaxAnswers + 1 answers, an exception,

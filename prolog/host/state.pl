@@ -28,22 +28,17 @@ kk_changed_ops(Ops) :-
 % user, the flags changed, and the values a goal put with bb_put/2 (those that are ground,
 % acyclic and small; the others are named as lost). Written without operators, so that it
 % reads back before they are defined.
+% (The hosts take it in pieces, kk_state_pieces/1, and join them.)
 kk_state(Chars) :-
-    kk_need_library(charsio),
-    (   bb_get(kk_files, Files) -> true ; Files = [] ),
-    (   bb_get(kk_setup, Setup) -> true ; Setup = [] ),
-    (   bb_get(kk_bb_keys, Keys) -> true ; Keys = [] ),
-    kk_changed_flags(Flags),
-    kk_changed_ops(Ops),
-    maplist(kk_file_flags, Files, FileFlags),
-    catch(findall(P-Cs, kk_dynamic(P, Cs), Dyn), _, Dyn = []),
-    kk_globals(Keys, Globals, Lost),
-    (   bb_get(kk_broken_files, Broken) -> true ; Broken = [] ),
-    write_term_to_chars(kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost, Broken),
-                        [quoted(true), ignore_ops(true)], Chars).
+    kk_state_pieces(Pieces),
+    kk_pieces_list(Pieces, Css),
+    append(Css, Chars).
 
-% kk_state_pieces(-Pieces): the text kk_state/1 gives (what reads back as the same goal
-% kk_restore/8), in pieces that the host joins: a chain '$kk'(l, Chars, Pieces) ending in [].
+kk_pieces_list([], []).
+kk_pieces_list('$kk'(l, Cs, Ps), [Cs | Css]) :- kk_pieces_list(Ps, Css).
+
+% kk_state_pieces(-Pieces): the text kk_state/1 gives (the goal kk_restore/8), in pieces that
+% the host joins: a chain '$kk'(l, Chars, Pieces) ending in [].
 % Each part of kk_restore/8 is written on its own, in parentheses, and each predicate's
 % clauses as P-Clauses; a predicate's text is written anew only when its clauses changed since
 % this engine last wrote it (kept for each predicate P as Raw-Text, Raw the H-B pairs of its
@@ -125,12 +120,6 @@ kk_globals([K | Ks], Gs, Ls) :-
     ),
     kk_globals(Ks, Gs1, Ls1).
 
-% kk_dynamic(?P, -Cs): P a dynamic predicate whose clauses the state keeps (kk_dynamic_key/1),
-% Cs its clauses (kk_clauses/2).
-kk_dynamic(P, Cs) :-
-    kk_dynamic_key(P),
-    kk_clauses(P, Cs).
-
 % kk_dynamic_key(?P): N/A, a dynamic predicate of user, or m(M, N, A), one of a module a goal
 % asserted into (bb kk_modules).
 kk_dynamic_key(N/A) :-
@@ -153,15 +142,10 @@ kk_raw_clauses(m(M, N, A), Raw) :-
     functor(H, N, A),
     findall(H-B, clause(M:H, B), Raw).
 
-% kk_clauses(+P, -Cs): the clauses of P (kk_dynamic_key/1), in order, as kk_restore_/1 asserts
+% kk_stored(+P, +Raw, -Cs): the clauses Raw of P (kk_raw_clauses/2) as kk_restore_/1 asserts
 % them: a fact as its head alone, half the text of (H :- true) to write, send and read back
 % (unless the predicate's name is (:-) or (:), whose facts would read back as other
 % clauses); M:C for a module M's.
-kk_clauses(P, Cs) :-
-    kk_raw_clauses(P, Raw),
-    kk_stored(P, Raw, Cs).
-
-% kk_stored(+P, +Raw, -Cs): the clauses Raw of P (kk_raw_clauses/2) as kk_clauses/2 gives them.
 kk_stored(N/_, Raw, Cs) :-
     kk_bare_facts(N, Bare),
     kk_stored_clauses(Raw, Bare, Cs).

@@ -226,7 +226,7 @@ impl<'a, S: AnswerSource> Answers<'a, S> {
         &self.lost
     }
 
-    /// The engine's state after the query (`kk_state/1`'s text), when the goal may have
+    /// The engine's state after the query (`kk_state_pieces/1`'s text, joined), when the goal may have
     /// changed it; once the answers are read to their end.
     pub(crate) fn state(&self) -> Option<&str> {
         self.state.as_deref()

@@ -17,7 +17,7 @@ pub(crate) enum Item {
     Param(String),
     Answer(Answer),
     /// How the query ended, and the engine's state after it when the goal may have changed
-    /// it (`kk_state/1`'s text).
+    /// it (`kk_state_pieces/1`'s text, joined).
     End(End, Option<String>),
     /// What the engine lost when it was replaced before this query (a worker's own session
     /// tells its parent).

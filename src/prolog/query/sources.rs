@@ -66,7 +66,7 @@ pub(crate) struct Kept {
     /// The engine must be replaced before the next query (a query was left half-run, or the
     /// engine failed).
     pub(crate) broken: bool,
-    /// The state after the last query that may have changed it (`kk_state/1`'s text).
+    /// The state after the last query that may have changed it (`kk_state_pieces/1`'s text, joined).
     pub(crate) state: Option<String>,
     /// The process id of the worker that holds the state (a [`QueryWorker`](super::QueryWorker)).
     pub(crate) holder: Option<u32>,
