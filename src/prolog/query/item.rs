@@ -4,7 +4,7 @@
 use scryer_prolog::Term as ScryerTerm;
 use serde::{Deserialize, Serialize};
 
-use super::{Answer, End, Exception, Lost};
+use super::{Answer, End, Exception, Lost, StateDelta};
 use crate::prolog::term::{chain_text, chars_of_owned, drop_scryer, term_text, Term};
 use crate::prolog::PrologError;
 use crate::Limit;
@@ -19,6 +19,9 @@ pub(crate) enum Item {
     /// How the query ended, and the engine's state after it when the goal may have changed
     /// it (`kk_state_pieces/1`'s text, joined).
     End(End, Option<String>),
+    /// [`Item::End`] with a state, as what changed since the state the worker sent before (a
+    /// worker tells its parent so: [`StateDelta`]).
+    EndChanged(End, StateDelta),
     /// What the engine lost when it was replaced before this query (a worker's own session
     /// tells its parent).
     Lost(Vec<Lost>),
