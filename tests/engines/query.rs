@@ -1299,12 +1299,42 @@ fn the_state_after_a_timeout_is_the_state_before_it() {
         }
         assert_eq!(look(&mut w), before, "after {change}");
     }
+    // many changes in one worker (each sent to the parent as what changed since the state
+    // before), then a timeout
+    for change in [
+        "assertz(f(200))",
+        "retract(f(1))",
+        "asserta(g(first))",
+        "retract(g(d)), assertz(g(dd))",
+        "set_prolog_flag(double_quotes, codes)",
+        "forall(between(1, 5, _), assertz(f(300)))",
+    ] {
+        w.query(&Query::new(change)).unwrap().collect_all().unwrap();
+    }
+    let before = look(&mut w);
+    let q = Query::new("repeat, fail").timeout(std::time::Duration::from_millis(200));
+    let (_, end) = w.query(&q).unwrap().collect_all().unwrap();
+    assert_eq!(end, End::Stopped(Limit::Time));
+    assert_eq!(look(&mut w), before);
+    assert!(before.contains("Gs = [first,dd]"), "{before}");
+    assert!(before.contains("D = codes"), "{before}");
+    assert!(before.contains(",200,300,300,300,300,300]"), "{before}");
+    w.query(&Query::new("set_prolog_flag(double_quotes, atom)"))
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    w.query(&Query::new(
+        "retract(g(first)), retract(f(200)), retractall(f(300))",
+    ))
+    .unwrap()
+    .collect_all()
+    .unwrap();
     let last = look(&mut w);
     for part in [
         // (a clause asserted by a goal that then failed stays: the database is not undone)
-        "Fs = [1,2,5,6,",
+        "Fs = [2,5,6,",
         ",30,100]",
-        "Gs = [d]",
+        "Gs = [dd]",
         "Ks = [(k(_A,_B):-_A=1)]",
         "D = atom",
     ] {
