@@ -86,10 +86,13 @@ kk_variant(A, B) :-
     ;   \+ ground(B), subsumes_term(A, B), subsumes_term(B, A)
     ).
 
-% kk_part_text(+T, -Chars): T written as kk_state/1 writes it (each part stands in
-% parentheses in the whole: it reads back as T wherever it stands).
+% kk_part_text(+T, -Chars): T written quoted, without operators (so that it reads back before
+% they are defined), each part in parentheses in the whole (it reads back as T wherever it
+% stands): write_term_to_chars/3 without its parsing of the options and naming of the
+% variables (a variable is written _G123; the same name in two parts is one variable in the
+% whole, which is harmless: each clause is asserted, a copy, on its own).
 kk_part_text(T, Chars) :-
-    write_term_to_chars(T, [quoted(true), ignore_ops(true)], Chars).
+    '$write_term_to_chars'(Chars, T, true, false, true, [], 0, false).
 
 % kk_commas(+Texts, -Pieces, +Rest): the texts, each in parentheses, separated by commas,
 % then Rest.
