@@ -27,8 +27,9 @@
                                exception(Text, Value), Text the exception as Prolog writes it
                                (chars; its variables numbered, as in an answer's text) and
                                Value the exception term encoded (kk_exception_text/3); State is
-                               state(Chars), the engine's state after the goal as kk_state/1
-                               of host.pl gives it (to be replayed in a fresh engine,
+                               state(Pieces), the engine's state after the goal as
+                               kk_state_pieces/1 of host/state.pl gives it (text in pieces
+                               that the host joins, to be replayed in a fresh engine,
                                kk_query_restore/2), when the goal may have changed it
                                (kk_may_change/1), none otherwise.
       The goal is never left with a choice point: after MaxAnswers + 1 answers, an exception,
@@ -454,13 +455,13 @@ kk_query_start :-
     findall(op(P, T, N), current_op(P, T, N), Ops),
     bb_put(kk_ops0, Ops).
 
-% kk_end_state(-State): state(Chars) (kk_state/1) after a goal that may have changed the state,
-% none after any other. The names of the user's own predicates are noted then
+% kk_end_state(-State): state(Pieces) (kk_state_pieces/1) after a goal that may have changed
+% the state, none after any other. The names of the user's own predicates are noted then
 % (kk_may_change/1).
 kk_end_state(State) :-
     (   bb_get(kk_query_changes, true),
-        catch(kk_state(Chars), _, fail)
-    ->  State = state(Chars),
+        catch(kk_state_pieces(Pieces), _, fail)
+    ->  State = state(Pieces),
         kk_note_code_names
     ;   State = none
     ),

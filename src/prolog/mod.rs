@@ -43,7 +43,7 @@ pub use session::{NoopSolutions, PrologSolutions, Session};
 pub use start::{start_phases, StartPhase};
 pub(crate) use start::{Builder, Purpose};
 pub use term::Term;
-pub(crate) use term::{chars_of, quoted_text, term_text, term_to_grid};
+pub(crate) use term::{chain_text, chars_of, quoted_text, term_text, term_to_grid};
 pub(crate) use write::quote;
 
 /// The homework contract, compiled into the binary.

@@ -1,7 +1,7 @@
 //! The worker role that serves a [`QueryWorker`](super::QueryWorker)'s queries: a [`Session`]
 //! in the worker process, each item of its answers sent to the parent as it comes.
 
-use super::query::{Answers, End, Item, Query, QueryError};
+use super::query::{Answers, End, Item, Query, QueryError, StateDelta};
 use super::Session;
 use crate::error::Context;
 
@@ -12,10 +12,14 @@ fn printed<'a>(answers: &'a Answers<'_>) -> (&'a str, bool) {
 
 /// The request handler of the `query` worker role: each answer is sent as a part, as soon as
 /// it is found, with what the goal printed before it; the last part is the end, with the
-/// state after the goal when it may have changed it (the parent keeps it for a replacement).
-/// The reply says only whether the query failed.
+/// state after the goal when it may have changed it (the parent keeps it for a replacement), as
+/// what changed since the state sent before when that is shorter ([`StateDelta`]). The reply says only whether the query failed.
 pub(crate) fn query_worker() -> crate::process::Handler {
     let mut session = Session::new();
+    // the state sent last: the parent holds it, and is sent what changed since
+    // (and its number: StateDelta)
+    let mut last_state: Option<String> = None;
+    let mut number = 0;
     Box::new(move |line: &str, part: &mut dyn FnMut(&str)| {
         let got = serde_json::from_str::<Query>(line)
             .context("reading a request")
@@ -64,12 +68,26 @@ pub(crate) fn query_worker() -> crate::process::Handler {
                 }
                 warn(&answers, &mut |i| send(i, None, printed(&answers)));
                 let end = answers.end().cloned().unwrap_or(End::Complete);
-                let state = answers.state().map(str::to_string);
-                send(
-                    Item::End(end, state),
-                    answers.inferences(),
-                    printed(&answers),
-                );
+                let item = match answers.state() {
+                    None => Item::End(end, None),
+                    Some(state) => {
+                        let delta = last_state
+                            .as_deref()
+                            .and_then(|s| StateDelta::between(s, state, number + 1));
+                        last_state = Some(state.to_string());
+                        match delta {
+                            Some(delta) => {
+                                number = delta.number;
+                                Item::EndChanged(end, delta)
+                            }
+                            None => {
+                                number = 0;
+                                Item::End(end, last_state.clone())
+                            }
+                        }
+                    }
+                };
+                send(item, answers.inferences(), printed(&answers));
                 Ok(())
             });
         let got: Result<(), String> = got.map_err(|e| e.to_string());

@@ -622,6 +622,33 @@ fn repl_timeout_keeps_flags_and_operators() {
     p.exp_eof().unwrap();
 }
 
+/// #45 item 5: the state is taken with each predicate's text written anew only when its
+/// clauses changed: a timeout keeps every change since the one before (a retract, a clause
+/// replaced by another, the same count; a clause asserted by a goal that then failed).
+#[test]
+fn repl_timeout_keeps_each_change_to_the_clauses() {
+    let data = tempdir();
+    let mut p = repl(&data, &["--no-kenken", "--timeout", "1"]);
+    p.send_line("assertz(f(1)), assertz(f(2)), assertz(f(3)), assertz(g(aa)).")
+        .unwrap();
+    p.exp_string("true.").unwrap();
+    p.send_line("length(L, N), fail.").unwrap();
+    p.exp_string("% timed out").unwrap();
+    p.send_line("retract(f(2)), retract(g(aa)), assertz(g(bb)).")
+        .unwrap();
+    p.exp_string("true.").unwrap();
+    p.send_line("assertz(f(4)), fail.").unwrap();
+    p.exp_string("false.").unwrap();
+    p.send_line("length(L, N), fail.").unwrap();
+    p.exp_string("% timed out").unwrap();
+    p.send_line("findall(X, f(X), Fs), findall(Y, g(Y), Gs).")
+        .unwrap();
+    p.exp_string("Fs = [1,3,4],").unwrap();
+    p.exp_string("Gs = [bb].").unwrap();
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}
+
 /// Row 3: every goal given runs, in order.
 #[test]
 fn query_runs_every_goal_given() {

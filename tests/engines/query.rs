@@ -1253,3 +1253,122 @@ fn the_state_survives_a_timeout_and_a_crash_at_twenty_thousand_facts() {
     assert!(matches!(end, End::Crashed(_)), "{end:?}");
     check(&mut w);
 }
+
+/// Changes to the state, one by one: clauses asserted, a retract, a clause replaced by another
+/// (the same count), a clause with variables replaced by one whose variables are shared
+/// otherwise, a flag, a goal that changes the state then fails, one that changes it then
+/// throws.
+const CHANGED: [&str; 8] = [
+    "forall(between(1, 30, X), assertz(f(X))), assertz(g(a)), assertz(g(b)), \
+     assertz((k(X, Y) :- X = Y))",
+    "retract(f(3))",
+    "retract(g(a)), assertz(g(c))",
+    "retract((k(_, _) :- _)), assertz((k(X, _) :- X = 1))",
+    "set_prolog_flag(double_quotes, atom)",
+    "assertz(f(100)), fail",
+    "retract(f(4)), throw(oops)",
+    "retractall(g(_)), assertz(g(d))",
+];
+
+/// What the state tests below look at: the clauses of `f/1`, `g/1`, `k/2` (variables and
+/// their sharing included), and the flag `double_quotes`.
+const LOOK: &str = "findall(X, f(X), Fs), findall(Y, g(Y), Gs), \
+                    findall((k(A, B) :- Body), clause(k(A, B), Body), Ks), \
+                    current_prolog_flag(double_quotes, D)";
+
+/// The text of the one answer of [`LOOK`].
+fn look(w: &mut QueryWorker) -> String {
+    let (a, end) = all(w, LOOK);
+    assert_eq!(end, End::Complete);
+    a[0].text.clone()
+}
+
+#[test]
+fn the_state_after_a_timeout_is_the_state_before_it() {
+    // #45 item 5: each predicate's text is written anew only when its clauses changed, and a
+    // worker that takes over is given the state in the background: after any change (a
+    // retract, a clause replaced by another (the same count), a flag, a goal that changes the
+    // state and then fails or throws), the replacement has the state the worker had.
+    let (_program, mut w) = query_worker();
+    for (i, change) in CHANGED.iter().enumerate() {
+        w.query(&Query::new(change)).unwrap().collect_all().unwrap();
+        let before = look(&mut w);
+        let pid = w.pid();
+        let q = Query::new("repeat, fail").timeout(std::time::Duration::from_millis(200));
+        let (_, end) = w.query(&q).unwrap().collect_all().unwrap();
+        assert_eq!(end, End::Stopped(Limit::Time));
+        assert_ne!(w.pid(), pid, "the worker was not replaced");
+        if i % 2 == 1 {
+            // (the next query comes later: the state was given back meanwhile)
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+        }
+        assert_eq!(look(&mut w), before, "after {change}");
+    }
+    // many changes in one worker (each sent to the parent as what changed since the state
+    // before), then a timeout
+    for change in [
+        "assertz(f(200))",
+        "retract(f(1))",
+        "asserta(g(first))",
+        "retract(g(d)), assertz(g(dd))",
+        "set_prolog_flag(double_quotes, codes)",
+        "forall(between(1, 5, _), assertz(f(300)))",
+    ] {
+        w.query(&Query::new(change)).unwrap().collect_all().unwrap();
+    }
+    let before = look(&mut w);
+    let q = Query::new("repeat, fail").timeout(std::time::Duration::from_millis(200));
+    let (_, end) = w.query(&q).unwrap().collect_all().unwrap();
+    assert_eq!(end, End::Stopped(Limit::Time));
+    assert_eq!(look(&mut w), before);
+    assert!(before.contains("Gs = [first,dd]"), "{before}");
+    assert!(before.contains("D = codes"), "{before}");
+    assert!(before.contains(",200,300,300,300,300,300]"), "{before}");
+    w.query(&Query::new("set_prolog_flag(double_quotes, atom)"))
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    w.query(&Query::new(
+        "retract(g(first)), retract(f(200)), retractall(f(300))",
+    ))
+    .unwrap()
+    .collect_all()
+    .unwrap();
+    let last = look(&mut w);
+    for part in [
+        // (a clause asserted by a goal that then failed stays: the database is not undone)
+        "Fs = [2,5,6,",
+        ",30,100]",
+        "Gs = [dd]",
+        "Ks = [(k(_A,_B):-_A=1)]",
+        "D = atom",
+    ] {
+        assert!(last.contains(part), "{part} not in {last}");
+    }
+}
+
+#[test]
+fn a_session_rebuilt_after_each_change_has_the_state_before_it() {
+    // #45 item 5, in a Session: each predicate's text is written anew only when its clauses
+    // changed; after each change the engine is replaced (Scryer 0.10 panics asserting a
+    // cyclic term from a user's predicate) and given the state back.
+    let mut s = Session::new();
+    let (_, end) = all_here(&mut s, "assertz((keep(X) :- assertz(kept(X))))");
+    assert_eq!(end, End::Complete);
+    let look_here = |s: &mut Session| {
+        let (a, end) = all_here(s, LOOK);
+        assert_eq!(end, End::Complete);
+        a[0].text.clone()
+    };
+    for (i, change) in CHANGED.iter().enumerate() {
+        s.query(&Query::new(change)).unwrap().collect_all().unwrap();
+        let before = look_here(&mut s);
+        let (_, end) = all_here(&mut s, "X = f(X), keep(X)");
+        assert!(matches!(end, End::Crashed(_)), "{end:?}");
+        assert_eq!(look_here(&mut s), before, "after {change}");
+        assert_eq!(s.engines_built(), i + 2);
+    }
+    let last = look_here(&mut s);
+    assert!(last.contains("Gs = [d]"), "{last}");
+    assert!(last.contains("D = atom"), "{last}");
+}

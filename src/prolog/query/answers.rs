@@ -119,6 +119,7 @@ impl<'a> Answers<'a, InWorker<'a>> {
                 worker: Some(worker),
                 deadline,
                 kept: Some(kept),
+                number: 0,
             },
             lost,
         )
@@ -131,6 +132,7 @@ impl<'a> Answers<'a, InWorker<'a>> {
                 worker: None,
                 deadline: None,
                 kept: None,
+                number: 0,
             },
             ahead: VecDeque::new(),
             end: Some(end),
@@ -226,7 +228,7 @@ impl<'a, S: AnswerSource> Answers<'a, S> {
         &self.lost
     }
 
-    /// The engine's state after the query (`kk_state/1`'s text), when the goal may have
+    /// The engine's state after the query (`kk_state_pieces/1`'s text, joined), when the goal may have
     /// changed it; once the answers are read to their end.
     pub(crate) fn state(&self) -> Option<&str> {
         self.state.as_deref()
@@ -293,6 +295,14 @@ impl<S: AnswerSource> Iterator for Answers<'_, S> {
                 self.end = Some(End::Complete);
                 self.source.finish();
                 Some(Err(QueryError::UnknownParam { name }))
+            }
+            // (made whole by the source: a worker's parent, `InWorker`)
+            Ok(Item::EndChanged(..)) => {
+                self.end = Some(End::Complete);
+                self.source.abandon();
+                Some(Err(QueryError::Engine(
+                    crate::prolog::PrologError::Protocol("a state change without its state".into()),
+                )))
             }
             Err(e) => {
                 self.end = Some(End::Complete);

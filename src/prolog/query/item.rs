@@ -4,8 +4,8 @@
 use scryer_prolog::Term as ScryerTerm;
 use serde::{Deserialize, Serialize};
 
-use super::{Answer, End, Exception, Lost};
-use crate::prolog::term::{chars_of_owned, drop_scryer, term_text, Term};
+use super::{Answer, End, Exception, Lost, StateDelta};
+use crate::prolog::term::{chain_text, chars_of_owned, drop_scryer, term_text, Term};
 use crate::prolog::PrologError;
 use crate::Limit;
 
@@ -17,8 +17,11 @@ pub(crate) enum Item {
     Param(String),
     Answer(Answer),
     /// How the query ended, and the engine's state after it when the goal may have changed
-    /// it (`kk_state/1`'s text).
+    /// it (`kk_state_pieces/1`'s text, joined).
     End(End, Option<String>),
+    /// [`Item::End`] with a state, as what changed since the state the worker sent before (a
+    /// worker tells its parent so: [`StateDelta`]).
+    EndChanged(End, StateDelta),
     /// What the engine lost when it was replaced before this query (a worker's own session
     /// tells its parent).
     Lost(Vec<Lost>),
@@ -224,7 +227,7 @@ pub(super) fn end_item(status: ScryerTerm, state: ScryerTerm) -> Result<Item, Pr
     let proto = |what: &str| PrologError::Protocol(format!("the wrapper gave {what}"));
     let state = match state {
         ScryerTerm::Compound(f, mut v) if f == "state" && v.len() == 1 => {
-            v.pop().and_then(chars_of_owned)
+            v.pop().and_then(chain_text)
         }
         other => {
             drop_scryer(other);

@@ -47,13 +47,14 @@
 //! ([`Item`]) and its reading from Scryer's terms in `item.rs`; the parent's side of a
 //! [`QueryWorker`] in `worker.rs` (the worker's side, a [`crate::prolog::Session`] serving it, is
 //! `src/prolog/serve.rs`); the consult and restore queries a session and a worker share in
-//! `consult.rs`. This module imports none of `session.rs`, `serve.rs` or `toplevel/`: they
+//! `consult.rs`; a worker's state sent to its parent as what changed in `delta.rs`. This module imports none of `session.rs`, `serve.rs` or `toplevel/`: they
 //! build on it.
 
 mod answer;
 mod answers;
 mod capture;
 mod consult;
+mod delta;
 mod error;
 mod item;
 mod sources;
@@ -66,6 +67,7 @@ pub use answers::{Answers, PRINTED_CAP};
 pub(crate) use capture::Capture;
 pub use consult::Consulted;
 pub(crate) use consult::{consult_query, consulted, read_consult, restore_query, restored};
+pub(crate) use delta::StateDelta;
 pub use error::{ConsultError, Exception, QueryError};
 use item::item;
 pub(crate) use item::Item;

@@ -66,10 +66,15 @@ pub(crate) struct Kept {
     /// The engine must be replaced before the next query (a query was left half-run, or the
     /// engine failed).
     pub(crate) broken: bool,
-    /// The state after the last query that may have changed it (`kk_state/1`'s text).
+    /// The state after the last query that may have changed it (`kk_state_pieces/1`'s text, joined).
     pub(crate) state: Option<String>,
     /// The process id of the worker that holds the state (a [`QueryWorker`](super::QueryWorker)).
     pub(crate) holder: Option<u32>,
+    /// The number the holder gave the state ([`super::StateDelta`]: 0 for a state sent whole).
+    pub(crate) number: u64,
+    /// The process id of a worker that was sent the state in the background (its reply not
+    /// read yet: the next query reads it first): [`restore_early`].
+    pub(crate) restoring: Option<u32>,
     /// What the engine lost when it was last replaced, not yet told (by
     /// [`Answers::lost`](super::Answers::lost)).
     pub(crate) lost: Vec<Lost>,
@@ -82,6 +87,8 @@ pub struct InWorker<'a> {
     pub(super) deadline: Option<Instant>,
     /// Where the state after the query goes.
     pub(super) kept: Option<&'a mut Kept>,
+    /// The number of the state the worker sent as what changed ([`InWorker::whole`]).
+    pub(super) number: u64,
 }
 
 impl AnswerSource for InThread<'_> {}
@@ -205,6 +212,7 @@ impl source::Read for InWorker<'_> {
         if let Some(kept) = self.kept.as_mut() {
             kept.state = Some(state.to_string());
             kept.holder = self.worker.as_ref().and_then(|w| w.pid());
+            kept.number = std::mem::take(&mut self.number);
         }
     }
 
@@ -236,14 +244,32 @@ impl source::Read for InWorker<'_> {
         loop {
             match worker.next(Some(until)) {
                 Ok(Reply::Part(line)) => {
-                    if let Ok((Item::End(_, Some(state)), _, _)) =
-                        serde_json::from_str::<Part>(&line)
-                    {
-                        if let Some(kept) = self.kept.as_mut() {
-                            kept.state = Some(state);
-                            kept.holder = worker.pid();
+                    let Some(kept) = self.kept.as_mut() else {
+                        continue;
+                    };
+                    let state = match serde_json::from_str::<Part>(&line) {
+                        Ok((Item::End(_, Some(state)), _, _)) => {
+                            kept.number = 0;
+                            state
                         }
-                    }
+                        Ok((Item::EndChanged(_, delta), _, _)) => {
+                            match made_of(kept, worker.pid(), &delta) {
+                                Some(state) => {
+                                    kept.number = delta.number;
+                                    state
+                                }
+                                // (a change the parent cannot make: the worker is replaced)
+                                None => {
+                                    kept.lost.push(lost_change());
+                                    kept.holder = None;
+                                    break;
+                                }
+                            }
+                        }
+                        _ => continue,
+                    };
+                    kept.state = Some(state);
+                    kept.holder = worker.pid();
                 }
                 Ok(Reply::Done(_)) => return,
                 Ok(Reply::Timeout) | Err(_) => break,
@@ -251,31 +277,101 @@ impl source::Read for InWorker<'_> {
         }
         worker.stop();
         let _ = worker.prestart();
+        if let Some(kept) = self.kept.as_mut() {
+            restore_early(worker, kept);
+        }
+    }
+}
+
+/// Sends a worker that just took over (a warm spare, after a timeout, a crash or answers
+/// dropped early) the state of the one before, in the background: the caller goes on, and the
+/// next query reads the reply first (`QueryWorker::restore`), so that a query that comes
+/// later does not wait for the replay. Only when the worker is ready (a start is not waited
+/// for here: [`READY_LOOK`]) and does not hold the state already; otherwise the next query
+/// gives it.
+pub(super) fn restore_early(worker: &mut Worker, kept: &mut Kept) {
+    let Some(state) = kept.state.as_deref() else {
+        return;
+    };
+    let pid = worker.pid();
+    if worker.awaiting_reply() || pid.is_none() || pid == kept.holder {
+        return;
+    }
+    // (a warm spare said it is ready already; a worker still starting is not waited for)
+    if !matches!(worker.start_within(Instant::now() + READY_LOOK), Ok(true)) {
+        return;
+    }
+    let line = match serde_json::to_string(&super::restore_query(state)) {
+        Ok(line) => line,
+        Err(_) => return,
+    };
+    if let Ok(true) = worker.send(&line, None) {
+        kept.restoring = pid;
     }
 }
 
 impl InWorker<'_> {
+    /// The worker's spare takes over (the running one was stopped), and is given the state
+    /// in the background ([`restore_early`]); this query has nothing more to read.
+    fn take_over(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.prestart();
+            if let Some(kept) = self.kept.as_mut() {
+                restore_early(worker, kept);
+            }
+        }
+    }
+
+    /// The end whose state the worker sent as what changed since the state before
+    /// ([`Item::EndChanged`]), with the state whole: made of the state the parent holds. A
+    /// change the parent cannot make (it does not hold the state it was made from: a reply
+    /// it could not read, a worker that lies) is never guessed at: the worker is replaced,
+    /// and given the state the parent holds, which is said to be not the last
+    /// ([`Lost::State`]).
+    fn whole(&mut self, end: End, delta: &super::StateDelta) -> Item {
+        let pid = self.worker.as_ref().and_then(|w| w.pid());
+        let made = self.kept.as_ref().and_then(|k| made_of(k, pid, delta));
+        self.number = delta.number;
+        if made.is_none() {
+            if let Some(kept) = self.kept.as_mut() {
+                kept.lost.push(lost_change());
+                kept.holder = None;
+            }
+            if let Some(worker) = self.worker.as_mut() {
+                worker.stop();
+            }
+            self.take_over();
+        }
+        Item::End(end, made)
+    }
+
     fn next_item(&mut self, got: &mut Got) -> Option<Result<Item, QueryError>> {
         let worker = self.worker.as_mut()?;
         let reply = match worker.next(self.deadline) {
             Ok(r) => r,
             Err(e @ WorkerError::Died { .. }) => {
                 // the process died (a crash, not a Prolog error): a fresh one starts at once,
-                // and gets the state back at the next query
-                let _ = worker.prestart();
+                // and gets the state back
+                self.take_over();
                 return Some(Ok(Item::End(End::Crashed(died_text(&e)), None)));
             }
             Err(e) => return Some(Err(e.into())),
         };
         Some(match reply {
-            Reply::Part(line) => serde_json::from_str::<Part>(&line)
-                .with_context(|| format!("reading the worker's answer {}", excerpt(&line)))
-                .map_err(|e| PrologError::from(e).into())
-                .map(|(item, i, printed)| {
-                    got.inferences = i.or(got.inferences);
-                    got.printed.push(&printed.0, printed.1);
-                    item
-                }),
+            Reply::Part(line) => {
+                let part = serde_json::from_str::<Part>(&line)
+                    .with_context(|| format!("reading the worker's answer {}", excerpt(&line)))
+                    .map_err(|e| PrologError::from(e).into())
+                    .map(|(item, i, printed)| {
+                        got.inferences = i.or(got.inferences);
+                        got.printed.push(&printed.0, printed.1);
+                        item
+                    });
+                match part {
+                    Ok(Item::EndChanged(end, delta)) => Ok(self.whole(end, &delta)),
+                    other => other,
+                }
+            }
             Reply::Done(line) => {
                 let got = serde_json::from_str::<Result<(), String>>(&line)
                     .with_context(|| format!("reading the worker's reply {}", excerpt(&line)))
@@ -288,13 +384,37 @@ impl InWorker<'_> {
                 Err(e.into())
             }
             Reply::Timeout => {
-                // a fresh worker starts at once, while the caller goes on
-                let _ = worker.prestart();
+                // a fresh worker starts at once (or the spare takes over, and gets the state
+                // back), while the caller goes on
+                self.take_over();
                 Ok(Item::End(End::Stopped(Limit::Time), None))
             }
         })
     }
 }
+
+/// The state `delta` makes of the one `kept` holds, when that is the one it was made from: sent
+/// by this worker (`pid`), with the number `delta` names.
+fn made_of(kept: &Kept, pid: Option<u32>, delta: &super::StateDelta) -> Option<String> {
+    if pid.is_none() || kept.holder != pid || kept.number != delta.base {
+        return None;
+    }
+    delta.apply(kept.state.as_deref()?)
+}
+
+/// What is told when the parent could not make a worker's state from what changed
+/// ([`super::StateDelta`]): the worker is replaced, and given the state the parent holds.
+fn lost_change() -> Lost {
+    Lost::State(
+        "the state after a query could not be made from what the worker sent (the worker was \
+         replaced, and given the state before that query)"
+            .into(),
+    )
+}
+
+/// How long [`restore_early`] looks for a worker that took over to say it is ready (a warm
+/// spare has said it already).
+const READY_LOOK: Duration = Duration::from_millis(20);
 
 /// How long answers dropped before their end wait for the rest of a worker's reply before
 /// the worker is replaced ([`InWorker`]'s `abandon`).
@@ -324,5 +444,37 @@ pub(super) fn died_text(e: &WorkerError) -> String {
             }
         }
         e => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prolog::query::StateDelta;
+
+    #[test]
+    fn a_change_is_made_only_of_the_state_this_worker_sent_with_its_number() {
+        let base = format!("kk_restore([{}])", "f(1),".repeat(100));
+        let new = format!("kk_restore([{}g(2)])", "f(1),".repeat(100));
+        let delta = StateDelta::between(&base, &new, 3).unwrap();
+        let kept = |holder, number| Kept {
+            state: Some(base.clone()),
+            holder,
+            number,
+            ..Kept::default()
+        };
+        assert_eq!(
+            made_of(&kept(Some(7), 2), Some(7), &delta),
+            Some(new.clone())
+        );
+        // another worker's state, another number, no worker, no state: refused
+        assert_eq!(made_of(&kept(Some(8), 2), Some(7), &delta), None);
+        assert_eq!(made_of(&kept(Some(7), 1), Some(7), &delta), None);
+        assert_eq!(made_of(&kept(Some(7), 2), None, &delta), None);
+        let none = Kept {
+            state: None,
+            ..kept(Some(7), 2)
+        };
+        assert_eq!(made_of(&none, Some(7), &delta), None);
     }
 }

@@ -20,9 +20,11 @@ use crate::Limit;
 ///
 /// A worker replaced (after a timeout, a crash, answers dropped before their end, a protocol
 /// error) gets back the state the one before had after the last query that ended: the files
-/// consulted, the clauses asserted, the flags, operators, modules and `bb_put/2` values. The
-/// first query after the replacement gives it back (within that query's timeout), and its
-/// [`Answers::lost`] names what could not be ([`Lost`]).
+/// consulted, the clauses asserted, the flags, operators, modules and `bb_put/2` values. A warm
+/// spare that takes over is sent it at once, in the background, so that a query that comes
+/// after the replay waits for nothing; else the first query after the replacement gives it
+/// back (within that query's timeout). That query reads the replay's reply first, and its
+/// [`Answers::lost`] names what could not be given back ([`Lost`]).
 pub struct QueryWorker {
     /// (in a mutex, only so that a `QueryWorker` is `Sync`: every use has `&mut self`)
     worker: std::sync::Mutex<Worker>,
@@ -163,8 +165,9 @@ impl QueryWorker {
 
     /// Gives a worker that replaced another the state the other had (`Some` with what could
     /// not be given back; nothing to give: `Some` of nothing); `None` when `deadline` passed
-    /// first (the state is given at the next query). A state that breaks the worker is given
-    /// up, and said so.
+    /// first (the state is given at the next query). When it was sent already, in the
+    /// background (`restore_early` in `sources.rs`), its reply is read. A state that breaks
+    /// the worker is given up, and said so.
     fn restore(&mut self, deadline: Option<Instant>) -> Result<Option<Vec<Lost>>, QueryError> {
         let Some(state) = self.kept.state.clone() else {
             return Ok(Some(Vec::new()));
@@ -173,11 +176,20 @@ impl QueryWorker {
         if pid.is_some() && pid == self.kept.holder {
             return Ok(Some(Vec::new()));
         }
-        let mut query = restore_query(&state);
-        query.timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        let got = self
-            .send(&query, deadline, Vec::new())
-            .and_then(Answers::collect_all);
+        let early = self.kept.restoring.take();
+        let got = if early.is_some() && early == pid && self.worker().awaiting_reply() {
+            // (sent in the background when this worker took over: its reply is read now)
+            let QueryWorker { worker, kept } = self;
+            let worker = worker
+                .get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            Answers::worker(worker, deadline, kept, Vec::new()).and_then(Answers::collect_all)
+        } else {
+            let mut query = restore_query(&state);
+            query.timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            self.send(&query, deadline, Vec::new())
+                .and_then(Answers::collect_all)
+        };
         let lost = match got {
             Ok((_, End::Stopped(Limit::Time))) => return Ok(None),
             Ok((answers, End::Complete)) => restored(&answers),

@@ -16,7 +16,7 @@ mod quoted;
 mod scryer;
 
 pub(crate) use scryer::{
-    chars_of, chars_of_owned, drop_scryer, quoted_text, term_text, term_to_grid,
+    chain_text, chars_of, chars_of_owned, drop_scryer, quoted_text, term_text, term_to_grid,
 };
 
 use std::fmt;

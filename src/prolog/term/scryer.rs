@@ -254,6 +254,31 @@ pub(crate) fn chars_of_owned(t: ScryerTerm) -> Option<String> {
     }
 }
 
+/// The text of a chain of pieces (`'$kk'(l, Chars, Pieces)` ending in `[]`), joined
+/// (the state of `kk_state_pieces/1` in `prolog/host/state.pl`); `None` when it is not one.
+pub(crate) fn chain_text(chain: ScryerTerm) -> Option<String> {
+    let mut out = String::new();
+    let mut cur = chain;
+    loop {
+        match cur {
+            ScryerTerm::Atom(a) if a == "[]" => return Some(out),
+            ScryerTerm::List(v) if v.is_empty() => return Some(out),
+            ScryerTerm::Compound(f, v) if f == "$kk" && v.len() == 3 => {
+                let [tag, piece, rest]: [ScryerTerm; 3] = v.try_into().ok()?;
+                if !matches!(&tag, ScryerTerm::Atom(l) if l == "l") {
+                    return None;
+                }
+                out.push_str(&chars_of_owned(piece)?);
+                cur = rest;
+            }
+            other => {
+                drop_scryer(other);
+                return None;
+            }
+        }
+    }
+}
+
 /// Drops a term Scryer answered with, however deep, without recursion (its own `Drop`
 /// recurses: a deep answer would overflow the stack).
 pub(crate) fn drop_scryer(t: ScryerTerm) {

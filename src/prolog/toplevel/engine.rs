@@ -343,11 +343,12 @@ impl Toplevel {
         Ok(text.split_whitespace().map(str::to_string).collect())
     }
 
-    /// The session's state as a goal that restores it in a fresh engine.
+    /// The session's state as a goal that restores it in a fresh engine (`kk_state_pieces/1`:
+    /// each predicate's text written anew only when its clauses changed).
     pub fn state(&mut self) -> Result<String, PrologError> {
-        let t = self.one("kk_state(S).", "S")?;
-        crate::prolog::chars_of(&t)
-            .ok_or_else(|| PrologError::Protocol(crate::prolog::term_text(&t)))
+        let t = self.one("kk_state_pieces(S).", "S")?;
+        crate::prolog::chain_text(t)
+            .ok_or_else(|| PrologError::Protocol("the state is not a chain of texts".into()))
     }
 
     /// Runs a state goal made by [`Toplevel::state`] (quietly, but for what the restart lost:
