@@ -30,11 +30,25 @@ CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
 phase tests
 # (CI installs optional systems meanwhile and waits for them here)
 if [ -n "${KENKEN_BEFORE_TESTS:-}" ]; then bash -c "$KENKEN_BEFORE_TESTS"; fi
+cargo test --no-run
 # Three test threads on two cores: with two, tests/cli left the cores idle a fifth of the time
 # (644 CPU-seconds in 411 s; its tests wait on their children: a Prolog worker's start, a
-# deadline, a browser). RUST_TEST_THREADS chooses another number.
+# deadline, a browser). RUST_TEST_THREADS chooses another number. tests/engines waits more
+# than it computes (deadlines, timeouts, killed workers: 149 CPU-seconds in 119 s on three
+# threads), so it runs beside the rest, on two threads of its own, its output shown after.
 # (--no-fail-fast: every test crate runs, so that one run shows every failure)
-RUST_TEST_THREADS="${RUST_TEST_THREADS:-3}" cargo test --no-fail-fast
+cargo test --no-fail-fast --test engines -- --test-threads 2 >target/test-engines.log 2>&1 &
+engines=$!
+failed=0
+RUST_TEST_THREADS="${RUST_TEST_THREADS:-3}" cargo test --no-fail-fast --lib --bins --test cli \
+  --test library || failed=1
+cargo test --doc || failed=1
+wait "$engines" || failed=1
+cat target/test-engines.log
+if [ "$failed" != 0 ]; then
+  echo "test.sh: tests failed (tests/engines' output is above, after the rest)" >&2
+  exit 1
+fi
 
 # Every example runs (each prints what a reader checks by eye; its doc comment says what), bare
 # but for the measurements whose bare run is long: answer_text up to answers of 10^5 (not 10^6:
