@@ -2,7 +2,8 @@
 //! a `QueryWorker` (issue #45: at 20,000 asserted facts, a query that may change the state
 //! took 31 ms more, and the first query after a timeout 389 ms).
 //!
-//! `cargo run --example replay_cost [FACTS]` (default 20000): asserts FACTS facts,
+//! `cargo run --example replay_cost [FACTS] [ROUNDS]` (defaults 20000 and 3; the times after
+//! a timeout are the best of ROUNDS): asserts FACTS facts,
 //! then times, side by side in one run, a query that changes nothing (`X = 1`), one that may
 //! change the state (`assertz/1`: the state is taken after it), and, in the worker, `X = 1`
 //! asked at once after a timeout (it waits for the state given back to the warm spare that
@@ -34,6 +35,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|a| a.parse())
         .transpose()?
         .unwrap_or(20_000);
+    let rounds: u32 = std::env::args()
+        .nth(2)
+        .map(|a| a.parse())
+        .transpose()?
+        .unwrap_or(3)
+        .max(1);
     let fill = format!("forall(between(1, {facts}, X), assertz(fact(X)))");
     let count = "findall(x, fact(_), L), length(L, N)";
 
@@ -72,7 +79,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // does not
     for (wait, when) in [(0, "at once"), (2000, "2 s later")] {
         let mut after_timeout = Vec::new();
-        for _ in 0..3 {
+        for _ in 0..rounds {
             let q = Query::new("repeat, fail").timeout(Duration::from_millis(200));
             worker.query(&q)?.collect_all()?;
             std::thread::sleep(Duration::from_millis(wait));
@@ -85,7 +92,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let best = after_timeout.iter().copied().fold(f64::MAX, f64::min);
         println!(
-            "  worker: X = 1 asked {when} after a timeout: {best:.0} ms (best of 3; x{:.0} \
+            "  worker: X = 1 asked {when} after a timeout: {best:.0} ms (best of {rounds}; x{:.0} \
              the same query otherwise)",
             best / there_still
         );

@@ -206,11 +206,18 @@ fn honest_files_with_awkward_names_pass() {
             }
             let file = dir.path().join(format!("{system} {name}"));
             std::fs::copy(fixture(source), &file).unwrap();
+            // (the name is what is judged here: one case with several answers shows the file
+            // loaded and answering)
             let j = judge(
                 file.to_str().unwrap(),
-                &[SPEC_KENKEN, &["--prolog", system]].concat(),
+                &[
+                    SPEC_KENKEN,
+                    &["--prolog", system, "--only", "spec 4x4 example"],
+                ]
+                .concat(),
             );
             assert_eq!(j.code, 0, "{system} {name:?}: {:?}", j.details);
+            assert_eq!(j.details.len(), 1, "{system} {name:?}: {:?}", j.details);
         }
     }
 }
