@@ -1,6 +1,6 @@
 //! The `judge()` driver: loads a file in its backends, plans its cases and runs them.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -9,7 +9,7 @@ use super::error::cut_error;
 use super::system::{Open, SystemBackend};
 use super::{
     cut, detect, form, fresh_seed, jail, suite, verdict, Case, CaseReport, Config, Dialect, Jail,
-    JudgeError, Judgement, Run, Suite, System, Verdict,
+    JudgeError, Judgement, Order, Run, Suite, System, Verdict,
 };
 use crate::error::Context;
 use crate::process::Limits;
@@ -24,6 +24,15 @@ const SKIP_AFTER_ANSWERS: usize = 100;
 /// most 12 answers, which any correct solver gives at once.
 pub(crate) const HANG_MAX_SIZE: usize = 3;
 
+/// The time limit of a predicate's cases once it has shown it may not end (when the case
+/// limit is longer): once it hung on a small grid (a failure already), each of its later
+/// cases; once it timed out on a larger grid (which skips its cases of larger grids), each of
+/// its other cases of that side. A file that loops on every grid then costs one case limit per
+/// predicate and this for each other case, until a timeout on a larger grid skips the rest
+/// (any timeout after a hang: no enumeration of many answers is slow then); a plain_kenken/3
+/// too slow for 4x4 costs one case limit, not one per 4x4 case.
+const AFTER_SLOW: Duration = Duration::from_secs(5);
+
 /// A file that loaded: what it printed to `user_error` meanwhile (warnings).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Loaded {
@@ -37,6 +46,10 @@ pub(crate) trait Backend: Send {
     fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError>;
     /// Runs one case, asking for at most `max` answers, within `timeout`.
     fn run(&mut self, case: &Case, max: usize, timeout: Duration) -> Run;
+    /// Says which predicate's case this backend runs after the one it is given next (`None`:
+    /// none), a hint: a system started for the next case ahead of time (a warm spare) is then
+    /// started only when it will be used.
+    fn next_is(&mut self, _next: Option<Predicate>) {}
 }
 
 /// Judges `file` as `config` says, calling `on_case` as each case is judged (in the order they
@@ -82,11 +95,19 @@ fn judge_file(
     stop: &Stop,
 ) -> Result<Judgement, JudgeError> {
     let start = Instant::now();
+    let bounds = Bounds {
+        timeout: config.timeout,
+        budget: config.budget,
+        deadline: config.budget.map(|b| start + b),
+        order: config.order,
+    };
     let text =
         std::fs::read(file).with_context(|| format!("{}: cannot be read", file.display()))?;
+    // (as the systems read it: UTF-8, else Latin-1)
+    let (source, encoding) = crate::source::decode(&text);
     let (dialect, dialect_detected) = match config.dialect {
         Some(d) => (d, false),
-        None => (detect(&String::from_utf8_lossy(&text)), true),
+        None => (detect(&source), true),
     };
     let system = match config.system {
         Some(System::Gprolog) if !Gprolog::available() => return Err(JudgeError::NoGprolog),
@@ -113,7 +134,8 @@ fn judge_file(
     let form = config
         .predicates
         .contains(&Predicate::Plain)
-        .then(|| form::check(&String::from_utf8_lossy(&text)));
+        .then(|| form::check(&source));
+    notes.extend(encoding.note());
     // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
     // every case, and this bounds whatever the wall clock does not see.
     let budget = config.timeout * (cases.len() as u32 + 1);
@@ -191,7 +213,7 @@ fn judge_file(
     // (the first engine loads the file: its warnings, or why it cannot be loaded)
     let mut first = open()?;
     let loaded = first
-        .load(config.timeout)
+        .load(bounds.load_limit())
         .map_err(|e| read_hint(e, config.confine))
         .map_err(|e| match (system, dialect) {
             (System::Swipl, Dialect::Gnu) => gnu_hint(e),
@@ -201,16 +223,17 @@ fn judge_file(
     for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {
         backends.push(open()?);
     }
-    let reports = run_cases(&cases, backends, config.timeout, &mut on_case, stop);
+    let reports = run_cases(&cases, backends, &bounds, &mut on_case, stop);
     let skipped = reports
         .iter()
-        .filter(|r| r.verdict == Verdict::Skipped)
+        .filter(|r| r.verdict == Verdict::Skipped && !bounds.cut_short(r))
         .count();
     if skipped > 0 {
         notes.push(format!(
             "{skipped} cases skipped: their predicate timed out on a smaller grid"
         ));
     }
+    notes.extend(bounds.note(&reports));
     Ok(Judgement {
         file: file.display().to_string(),
         system,
@@ -228,11 +251,12 @@ fn judge_file(
         form,
         notes,
         elapsed_s: start.elapsed().as_secs_f64(),
+        order: config.order,
     })
 }
 
 /// The largest grid run under `system` when [`Config::max_size`] does not say.
-fn default_max_size(system: System) -> usize {
+pub(super) fn default_max_size(system: System) -> usize {
     match system {
         System::Scryer | System::Swipl => 7,
         System::Gprolog => 9,
@@ -282,7 +306,7 @@ const NAMES_SHOWN: usize = 8;
 
 /// The cases named as [`Config::only`] says (every one when it is empty), and how many were
 /// left out; fails when none is left, with a few of the suite's case names.
-fn only(
+pub(super) fn only(
     cases: Vec<Case>,
     config: &Config,
     max_size: usize,
@@ -390,7 +414,12 @@ fn gnu_hint(e: JudgeError) -> JudgeError {
 /// The cases to judge: the suite's puzzles up to `max_size` (the standard suite's random ones
 /// made from `seed`), each with the predicates that are run on it, and a note for each kind of
 /// puzzle or predicate left out.
-fn plan(config: &Config, max_size: usize, seed: u64, notes: &mut Vec<String>) -> Vec<Case> {
+pub(super) fn plan(
+    config: &Config,
+    max_size: usize,
+    seed: u64,
+    notes: &mut Vec<String>,
+) -> Vec<Case> {
     let items = match &config.suite {
         Suite::Spec => suite::spec_items(),
         Suite::Standard => {
@@ -455,7 +484,7 @@ fn plan(config: &Config, max_size: usize, seed: u64, notes: &mut Vec<String>) ->
 fn run_cases(
     cases: &[Case],
     backends: Vec<Box<dyn Backend>>,
-    timeout: Duration,
+    bounds: &Bounds,
     on_case: &mut (dyn FnMut(&CaseReport) + Send),
     stop: &Stop,
 ) -> Vec<CaseReport> {
@@ -463,12 +492,15 @@ fn run_cases(
         queue: VecDeque<usize>,
         /// Per predicate, the smallest size that timed out.
         timed_out: HashMap<Predicate, usize>,
+        /// The predicates that hung on a small grid.
+        hung: HashSet<Predicate>,
         reports: Vec<Option<CaseReport>>,
         on_case: &'a mut (dyn FnMut(&CaseReport) + Send),
     }
     let shared = Mutex::new(Shared {
         queue: (0..cases.len()).collect(),
         timed_out: HashMap::new(),
+        hung: HashSet::new(),
         reports: vec![None; cases.len()],
         on_case,
     });
@@ -476,27 +508,60 @@ fn run_cases(
         for mut backend in backends {
             let shared = &shared;
             scope.spawn(move || loop {
-                let (i, skip) = {
+                let (i, skip, slow) = {
                     let Ok(mut s) = shared.lock() else { return };
                     let Some(i) = s.queue.pop_front() else { return };
                     let c = &cases[i];
-                    let skip = s
-                        .timed_out
-                        .get(&c.predicate)
-                        .filter(|&&n| c.size > n)
-                        .map(|&n| format!("{}/3 timed out on a {n}x{n} grid", c.predicate.name()));
-                    (i, skip)
+                    let timed_out = s.timed_out.get(&c.predicate).copied();
+                    let skip = timed_out
+                        .filter(|&n| c.size > n)
+                        .map(|n| format!("{}/3 timed out on a {n}x{n} grid", c.predicate.name()));
+                    backend.next_is(s.queue.front().map(|&j| cases[j].predicate));
+                    // (a predicate that hung, or timed out on a grid of this side, has shown
+                    // that it may not end: its other cases, of this side, get less time)
+                    let slow = if s.hung.contains(&c.predicate) {
+                        Some(format!(
+                            "{}/3 hung on a smaller grid already",
+                            c.predicate.name()
+                        ))
+                    } else {
+                        timed_out.filter(|&n| c.size == n).map(|n| {
+                            format!(
+                                "{}/3 timed out on a {n}x{n} grid already",
+                                c.predicate.name()
+                            )
+                        })
+                    };
+                    (i, skip, slow)
                 };
                 let c = &cases[i];
-                let report = match skip {
-                    Some(why) => CaseReport::skipped(c, why),
-                    None => {
-                        let run = backend.run(c, verdict::answers_wanted(c), timeout);
-                        let mut report = verdict::judge(c, &run);
-                        if report.verdict == Verdict::Timeout
+                let after_hang = slow.is_some();
+                let cap = match after_hang {
+                    true => bounds.timeout.min(AFTER_SLOW),
+                    false => bounds.timeout,
+                };
+                let report = match (skip, bounds.case_limit()) {
+                    (Some(why), _) => CaseReport::skipped(c, why),
+                    (None, None) => CaseReport::skipped(c, bounds.not_reached()),
+                    (None, Some(left)) => {
+                        let limit = left.min(cap);
+                        let run = backend.run(c, verdict::answers_wanted(c), limit);
+                        let mut report = verdict::judge(c, &run, bounds.order);
+                        if report.verdict == Verdict::Timeout && left < cap {
+                            // (its limit was cut to the budget's end: it says nothing)
+                            report = CaseReport::skipped(c, bounds.stopped(limit));
+                        } else if report.verdict == Verdict::Timeout
                             && (1..=HANG_MAX_SIZE).contains(&c.size)
                         {
                             verdict::hang(&mut report);
+                        }
+                        if let (Verdict::Hang | Verdict::Timeout, Some(why)) =
+                            (report.verdict, &slow)
+                        {
+                            report.detail.push_str(&format!(
+                                " (it was given {} s: {why})",
+                                cap.as_secs_f64()
+                            ));
                         }
                         report
                     }
@@ -507,12 +572,16 @@ fn run_cases(
                 // a slow enumeration of many answers (kenken(4, [], T)'s 576) say anything of
                 // puzzles with few; and a hang on a small grid is a failure of its own, which
                 // must not hide what the file answers on larger ones
+                // (once it hung, a timeout is no slow enumeration)
                 if report.verdict == Verdict::Timeout
                     && c.size > HANG_MAX_SIZE
-                    && c.expected.len() <= SKIP_AFTER_ANSWERS
+                    && (c.expected.len() <= SKIP_AFTER_ANSWERS || after_hang)
                 {
                     let n = s.timed_out.entry(c.predicate).or_insert(c.size);
                     *n = (*n).min(c.size);
+                }
+                if report.verdict == Verdict::Hang {
+                    s.hung.insert(c.predicate);
                 }
                 (s.on_case)(&report);
                 if stop(&report) {
@@ -530,10 +599,96 @@ fn run_cases(
         .collect()
 }
 
+/// How the cases of a judgement are bounded and judged: each case's time limit, the time
+/// budget of the whole judgement and when it ends, and the order answers must come in.
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    timeout: Duration,
+    budget: Option<Duration>,
+    deadline: Option<Instant>,
+    order: Order,
+}
+
+/// No case starts once less than this is left of the budget (a fresh engine's start and the
+/// file's load alone take about half of it under Scryer).
+const LEAST_CASE: Duration = Duration::from_secs(1);
+
+/// What the report of a case not reached, or stopped, by the budget starts with.
+const NOT_REACHED: &str = "not reached: ";
+const STOPPED: &str = "stopped: ";
+
+impl Bounds {
+    /// What is left of the budget (`None`: no budget).
+    fn left(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// The limit of loading the file: the case limit, or what is left of the budget.
+    fn load_limit(&self) -> Duration {
+        self.left().map_or(self.timeout, |l| self.timeout.min(l))
+    }
+
+    /// The limit of the next case, `None` when it is not started (the budget is spent): the
+    /// case limit, or half of what is left of the budget (a case may load the file in a fresh
+    /// engine first, within the same limit again).
+    fn case_limit(&self) -> Option<Duration> {
+        match self.left() {
+            None => Some(self.timeout),
+            Some(left) if left < LEAST_CASE => None,
+            Some(left) => Some(self.timeout.min(left / 2).max(LEAST_CASE / 2)),
+        }
+    }
+
+    /// Why a case is not run: the budget ran out before it.
+    fn not_reached(&self) -> String {
+        format!("{NOT_REACHED}the judgement's time budget ran out before it")
+    }
+
+    /// Why a case whose limit the budget cut (to `limit`) says nothing.
+    fn stopped(&self, limit: Duration) -> String {
+        format!(
+            "{STOPPED}the judgement's time budget ran out during this case (it was given \
+             {:.1} s, not the case limit)",
+            limit.as_secs_f64()
+        )
+    }
+
+    /// Whether `report` is a case the budget did not reach or stopped.
+    fn cut_short(&self, report: &CaseReport) -> bool {
+        report.verdict == Verdict::Skipped
+            && (report.detail.starts_with(NOT_REACHED) || report.detail.starts_with(STOPPED))
+    }
+
+    /// The note on the cases the budget did not reach or stopped, if any.
+    fn note(&self, reports: &[CaseReport]) -> Option<String> {
+        let cut = reports.iter().filter(|r| self.cut_short(r)).count();
+        (cut > 0).then(|| {
+            format!(
+                "{} not run to the end: the judgement's time budget of {} s ran out (they \
+                 earn nothing; the cases run before are judged as usual)",
+                verdict::plural(cut, "case"),
+                self.budget.unwrap_or_default().as_secs_f64()
+            )
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::judge::{FormCheck, JudgedAnswer, RunEnd};
+
+    /// The bounds of a run with a case limit of `secs` seconds, no budget, answers in the
+    /// spec's order.
+    fn limit(secs: u64) -> Bounds {
+        Bounds {
+            timeout: Duration::from_secs(secs),
+            budget: None,
+            deadline: None,
+            order: Order::Strict,
+        }
+    }
 
     #[test]
     fn a_load_refused_a_file_it_loads_says_how_to_allow_it() {
@@ -590,7 +745,7 @@ mod tests {
         run_cases(
             &cases,
             vec![Box::new(Fake(slow))],
-            Duration::from_secs(1),
+            &limit(1),
             &mut |_| {},
             &|_| false,
         )
@@ -622,7 +777,7 @@ mod tests {
         let reports = run_cases(
             &suite::cases(&suite::spec_items(), &[Predicate::Fd]),
             vec![Box::new(Fake(vec!["spec: kenken(2, [], T)"]))],
-            Duration::from_secs(1),
+            &limit(1),
             &mut |_| {},
             &|_| false,
         );
@@ -687,13 +842,13 @@ mod tests {
         let JudgeError::NoCaseNamed { names, count, .. } = &e else {
             panic!("{e}")
         };
-        assert_eq!(*count, 21);
+        assert_eq!(*count, 25);
         assert!(names.len() <= NAMES_SHOWN && names.len() >= 4, "{names:?}");
         assert!(names.iter().any(|n| n.starts_with("random ")), "{names:?}");
         assert!(
             e.to_string().starts_with(
                 "--only \"Random\": no case of the standard suite up to 4x4 has a name \
-                 containing it (case-sensitive); its 21 case names include \"N = 0\", "
+                 containing it (case-sensitive); its 25 case names include \"N = 0\", "
             ),
             "{e}"
         );
@@ -736,6 +891,7 @@ mod tests {
             form,
             notes: Vec::new(),
             elapsed_s: 0.0,
+            order: Order::Strict,
         }
     }
 
@@ -749,7 +905,7 @@ mod tests {
             let reports = run_cases(
                 &cases,
                 vec![Box::new(LoopsThenWrong(loops_up_to))],
-                Duration::from_secs(1),
+                &limit(1),
                 &mut |_| {},
                 &|_| false,
             );
@@ -764,7 +920,7 @@ mod tests {
         let reports = run_cases(
             &cases,
             vec![Box::new(Fake(vec!["random 5x5 #1"]))],
-            Duration::from_secs(1),
+            &limit(1),
             &mut |_| {},
             &|_| false,
         );
@@ -781,6 +937,168 @@ mod tests {
         assert_eq!(passes.exit_code(), 0);
     }
 
+    /// Never ends a case (every one times out), and keeps the limit each case was given.
+    struct Never(Arc<Mutex<Vec<(String, Duration)>>>);
+
+    impl Backend for Never {
+        fn load(&mut self, _: Duration) -> Result<Loaded, JudgeError> {
+            Fake(Vec::new()).load(Duration::ZERO)
+        }
+        fn run(&mut self, case: &Case, _: usize, timeout: Duration) -> Run {
+            if let Ok(mut given) = self.0.lock() {
+                given.push((case.name.clone(), timeout));
+            }
+            Run {
+                answers: Vec::new(),
+                end: RunEnd::Timeout,
+                elapsed: timeout,
+            }
+        }
+    }
+
+    #[test]
+    fn a_predicate_that_hung_gets_less_time_and_its_next_timeout_skips_the_rest() {
+        let cases = suite::cases(&suite::spec_items(), &[Predicate::Fd]);
+        let given = Arc::new(Mutex::new(Vec::new()));
+        let reports = run_cases(
+            &cases,
+            vec![Box::new(Never(given.clone()))],
+            &limit(30),
+            &mut |_| {},
+            &|_| false,
+        );
+        let given = given.lock().unwrap().clone();
+        let names: Vec<&str> = given.iter().map(|(n, _)| n.as_str()).collect();
+        // 1x1 hangs with the whole limit; the rest 5 s each, up to the 4x4 grids, where a
+        // timeout (kenken(4, [], T)'s 576 answers too, after a hang) skips the larger ones
+        assert_eq!(
+            names,
+            [
+                "spec: kenken(1, [], T)",
+                "spec: kenken(2, [], T)",
+                "spec: kenken(3, [], T)",
+                "spec: kenken(4, [], T)",
+                "spec 4x4 example (six answers)",
+                "spec 4x4, T partly given",
+                "spec 4x4 made unsatisfiable"
+            ]
+        );
+        assert_eq!(given[0].1, Duration::from_secs(30));
+        assert!(given[1..].iter().all(|(_, t)| *t == AFTER_SLOW));
+        let verdicts: Vec<Verdict> = reports.iter().map(|r| r.verdict).collect();
+        assert_eq!(
+            &verdicts[..4],
+            [
+                Verdict::Hang,
+                Verdict::Hang,
+                Verdict::Hang,
+                Verdict::Timeout
+            ]
+        );
+        assert_eq!(reports[7].case, "spec 6x6 testcase");
+        assert_eq!(reports[7].verdict, Verdict::Skipped);
+        assert!(reports[1]
+            .detail
+            .ends_with("(it was given 5 s: kenken/3 hung on a smaller grid already)"));
+        // (a timeout on a larger grid, after a hang, says why it was short too)
+        assert!(reports[3]
+            .detail
+            .ends_with("(it was given 5 s: kenken/3 hung on a smaller grid already)"));
+        assert!(!reports[0].detail.contains("it was given"));
+    }
+
+    #[test]
+    fn a_timeout_on_a_larger_grid_gives_the_other_cases_of_its_side_less_time() {
+        // times out on the spec's 4x4 example, answers the rest; the limits given are kept
+        type Given = Arc<Mutex<Vec<(String, Duration)>>>;
+        struct SlowOn(Fake, Given);
+        impl Backend for SlowOn {
+            fn load(&mut self, t: Duration) -> Result<Loaded, JudgeError> {
+                self.0.load(t)
+            }
+            fn run(&mut self, case: &Case, max: usize, timeout: Duration) -> Run {
+                self.1.lock().unwrap().push((case.name.clone(), timeout));
+                self.0.run(case, max, timeout)
+            }
+        }
+        let cases = suite::cases(&suite::spec_items(), &[Predicate::Fd]);
+        let given = Given::default();
+        let slow = SlowOn(Fake(vec!["spec 4x4 example (six answers)"]), given.clone());
+        let reports = run_cases(
+            &cases,
+            vec![Box::new(slow)],
+            &limit(30),
+            &mut |_| {},
+            &|_| false,
+        );
+        let given = given.lock().unwrap().clone();
+        let limit_of = |name: &str| given.iter().find(|(n, _)| n == name).unwrap().1;
+        assert_eq!(
+            limit_of("spec 4x4 example (six answers)"),
+            Duration::from_secs(30)
+        );
+        // the 4x4 cases after it: 5 s each (and they pass); the 6x6 skipped
+        assert_eq!(limit_of("spec 4x4, T partly given"), AFTER_SLOW);
+        assert_eq!(limit_of("spec 4x4 made unsatisfiable"), AFTER_SLOW);
+        assert_eq!(limit_of("spec: kenken(4, [], T)"), Duration::from_secs(30));
+        assert!(reports
+            .iter()
+            .filter(|r| r.size == 4 && r.case != "spec 4x4 example (six answers)")
+            .all(|r| r.verdict == Verdict::Pass));
+        assert_eq!(reports.last().unwrap().verdict, Verdict::Skipped);
+    }
+
+    #[test]
+    fn a_budget_ends_a_run_in_time_the_cases_not_reached_said_so() {
+        // a backend that takes its whole limit (as a file that never answers does)
+        struct Sleeps;
+        impl Backend for Sleeps {
+            fn load(&mut self, _: Duration) -> Result<Loaded, JudgeError> {
+                Fake(Vec::new()).load(Duration::ZERO)
+            }
+            fn run(&mut self, _: &Case, _: usize, timeout: Duration) -> Run {
+                std::thread::sleep(timeout);
+                Run {
+                    answers: Vec::new(),
+                    end: RunEnd::Timeout,
+                    elapsed: timeout,
+                }
+            }
+        }
+        let cases = suite::cases(&suite::spec_items(), &[Predicate::Fd]);
+        let start = Instant::now();
+        let bounds = Bounds {
+            budget: Some(Duration::from_secs(2)),
+            deadline: Some(start + Duration::from_secs(2)),
+            ..limit(30)
+        };
+        let reports = run_cases(
+            &cases,
+            vec![Box::new(Sleeps)],
+            &bounds,
+            &mut |_| {},
+            &|_| false,
+        );
+        assert!(
+            start.elapsed() < Duration::from_millis(2500),
+            "{:?}",
+            start.elapsed()
+        );
+        assert_eq!(reports.len(), cases.len());
+        // the first case was given half of the budget, and stopped; none after it ran
+        assert!(reports[0].detail.starts_with(
+            "stopped: the judgement's time budget ran out during this case (it was given 1.0 s"
+        ));
+        assert!(reports[1..].iter().all(|r| r.verdict == Verdict::Skipped
+            && r.detail == "not reached: the judgement's time budget ran out before it"));
+        assert_eq!(
+            bounds.note(&reports).unwrap(),
+            "8 cases not run to the end: the judgement's time budget of 2 s ran out (they earn \
+             nothing; the cases run before are judged as usual)"
+        );
+        assert!(bounds.note(&reports[..0]).is_none());
+    }
+
     #[test]
     fn a_run_told_to_stop_at_a_report_runs_no_case_after_it() {
         let cases = suite::cases(&suite::spec_items(), &[Predicate::Fd]);
@@ -791,7 +1109,7 @@ mod tests {
         let reports = run_cases(
             &cases,
             vec![Box::new(Fake(vec![slow]))],
-            Duration::from_secs(1),
+            &limit(1),
             &mut |r| seen.push(r.case.clone()),
             &|r| r.verdict == Verdict::Hang,
         );
