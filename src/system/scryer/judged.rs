@@ -37,6 +37,14 @@ const GNU_PL: &str = concat!(
 /// library(clpz) as an engine without FD solver has it: every constraint throws.
 const NO_FD_PL: &str = include_str!("../../../prolog/judge_no_fd.pl");
 
+/// The top-level module of a judged file's engine: Scryer's own (`src/toplevel.pl`) loads nine
+/// libraries for its REPL that a judged engine never runs, about 0.15 s of CPU of every
+/// engine's start (0.26 s with it, 0.11 s without). Neither imports anything into `user`, so
+/// a judged file sees the same `user` module; the libraries it loads (or clpz loads) load
+/// then. `started/0` is the REPL's flag the loader asks about.
+const TOPLEVEL: &str = ":- module('$toplevel', []).\n:- dynamic(started/0).\n\
+                        :- dynamic(disabled_init_file/0).\n";
+
 /// At most this much of what the judged file writes while loading is kept.
 const MAX_WARNINGS: usize = 4096;
 
@@ -132,7 +140,10 @@ pub(super) fn engine(dialect: Dialect, fd: bool) -> Judged {
     let streams = StreamConfig::in_memory()
         .with_user_output(sink(warnings.clone(), MAX_WARNINGS))
         .with_user_error(sink(warnings.clone(), MAX_WARNINGS));
-    let mut machine = Builder::new(Purpose::Bare).streams(streams).build();
+    let mut machine = Builder::new(Purpose::Bare)
+        .streams(streams)
+        .toplevel(TOPLEVEL)
+        .build();
     let (clpz, stub, mut broken) = match clpz_directive(fd) {
         Ok((d, stub)) => (d, stub, None),
         Err(why) => (String::new(), None, Some(why)),
