@@ -94,6 +94,10 @@ pub struct Record {
     pub time_ms: Option<f64>,
     /// Every repeat's time in milliseconds.
     pub times_ms: Vec<f64>,
+    /// Median over the repeats of the CPU time in milliseconds the engine itself spent on
+    /// the goal (`Stats::cpu_us`), where it says; `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<f64>,
     /// What was wrong, or the error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -171,6 +175,7 @@ fn record(entry: &BenchEntry, engine: EngineKind) -> Record {
         complete: false,
         time_ms: None,
         times_ms: Vec::new(),
+        cpu_ms: None,
         message: None,
         stats: Stats::default(),
         grids: Vec::new(),
@@ -184,6 +189,7 @@ fn run_one(entry: &BenchEntry, engine: &mut dyn Engine, config: &Config) -> Reco
         .with_threads(config.threads);
     let mut record = record(entry, engine.kind());
     let mut first: Option<Report> = None;
+    let mut cpus_ms = Vec::new();
     for _ in 0..config.repeat.max(1) {
         // (a spare worker starting after a timeout would slow the solve timed next)
         engine.settle();
@@ -205,6 +211,7 @@ fn run_one(entry: &BenchEntry, engine: &mut dyn Engine, config: &Config) -> Reco
             _ => {}
         }
         record.times_ms.push(report.elapsed_ms());
+        cpus_ms.extend(report.stats.cpu_us.map(|us| us as f64 / 1000.0));
         // Every run's answers are checked, not only the first's.
         if let Some(f) = &first {
             if f.solutions != report.solutions || f.complete != report.complete {
@@ -221,6 +228,7 @@ fn run_one(entry: &BenchEntry, engine: &mut dyn Engine, config: &Config) -> Reco
     }
     let Some(a) = first else { return record };
     record.time_ms = Some(median(&record.times_ms));
+    record.cpu_ms = (cpus_ms.len() == record.times_ms.len()).then(|| median(&cpus_ms));
     record.solutions = a.solutions.len();
     record.complete = a.complete;
     record.stats = a.stats;
@@ -387,6 +395,7 @@ mod tests {
             complete,
             time_ms: Some(1.0),
             times_ms: vec![1.0],
+            cpu_ms: None,
             message: None,
             stats: Stats::default(),
             grids,

@@ -215,6 +215,7 @@ pub(super) fn read_run(
             end,
             elapsed,
             inferences: None,
+            cpu: None,
         },
         loaded,
         printed_before_loading: printed,

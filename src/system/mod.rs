@@ -201,6 +201,10 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// Inferences of the whole run, where the system counts them.
     pub inferences: Option<u64>,
+    /// The CPU time the engine spent on the goal, as `time/1` in it would say (Scryer: the
+    /// engine's thread, from the query's start to its end, our wrapper included), where the
+    /// system measures it; never more than [`Outcome::elapsed`].
+    pub cpu: Option<Duration>,
 }
 
 /// What a load said.

@@ -325,6 +325,7 @@ impl Judged {
         Reply::Ended {
             end,
             inferences: None,
+            cpu_us: None,
         }
     }
 }

@@ -142,6 +142,9 @@ enum Reply {
     Ended {
         end: WireEnd,
         inferences: Option<u64>,
+        /// The CPU time of the engine's thread on the goal, in microseconds.
+        #[serde(default)]
+        cpu_us: Option<u64>,
     },
     /// The request could not be served.
     Failed(String),
@@ -157,6 +160,7 @@ fn run_homework(
     inferences: Option<u64>,
     found: &mut dyn FnMut(Found),
 ) -> Reply {
+    let cpu = thread_cpu();
     let got = session.solve_goal_each(
         goal,
         size,
@@ -176,7 +180,33 @@ fn run_homework(
         Err(PrologError::Exception(ball)) => (WireEnd::Exception(ball), None),
         Err(e) => (WireEnd::Failed(e.to_string()), None),
     };
-    Reply::Ended { end, inferences }
+    let cpu_us = cpu
+        .zip(thread_cpu())
+        .and_then(|(before, after)| u64::try_from(after.saturating_sub(before).as_micros()).ok());
+    Reply::Ended {
+        end,
+        inferences,
+        cpu_us,
+    }
+}
+
+/// The CPU time this thread has used (`None` where it cannot be read).
+fn thread_cpu() -> Option<std::time::Duration> {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let usage = getrusage(UsageWho::RUSAGE_THREAD).ok()?;
+    let micros = |t: nix::sys::time::TimeVal| -> Option<u64> {
+        Some(u64::try_from(t.tv_sec()).ok()? * 1_000_000 + u64::try_from(t.tv_usec()).ok()?)
+    };
+    Some(std::time::Duration::from_micros(
+        micros(usage.user_time())? + micros(usage.system_time())?,
+    ))
+}
+
+/// The CPU time a reply says, if the parent's clock allows it (a thread's CPU time within a
+/// span is at most the span).
+fn checked_cpu(cpu_us: Option<u64>, elapsed: std::time::Duration) -> Option<std::time::Duration> {
+    let cpu = std::time::Duration::from_micros(cpu_us?);
+    (cpu <= elapsed).then_some(cpu)
 }
 
 /// The engine a worker serves with.

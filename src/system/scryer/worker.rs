@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{FileEngine, Found, Reply, Request, NAME, PROGRAM_VAR, ROLE};
+use super::{checked_cpu, FileEngine, Found, Reply, Request, NAME, PROGRAM_VAR, ROLE};
 use crate::error::Context;
 use crate::process::{Confinement, Reply as Frame, Worker, WorkerError};
 use crate::prolog::excerpt;
@@ -307,11 +307,13 @@ impl ScryerWorker {
             end,
             elapsed: clock.until(Instant::now()),
             inferences: None,
+            cpu: None,
         };
         let timed_out = |clock: &Clock| Outcome {
             end: End::Stopped(Bound::Time),
             elapsed: span.unwrap_or_else(|| clock.until(Instant::now())),
             inferences: None,
+            cpu: None,
         };
         // (a fresh worker that died meanwhile is started again, as any other)
         let reuse = fresh && worker.is_running() && !worker.running_has_ended();
@@ -387,20 +389,27 @@ impl ScryerWorker {
         let mut last = None;
         let request = Request::solve(goal);
         let got = exchange(worker, &request, goal.deadline, true, answer, &mut last);
-        let (end, inferences) = match got {
-            Ok(Some(Reply::Ended { end, inferences })) => (end.end(), inferences.or(last)),
+        let (end, inferences, cpu_us) = match got {
+            Ok(Some(Reply::Ended {
+                end,
+                inferences,
+                cpu_us,
+            })) => (end.end(), inferences.or(last), cpu_us),
             Ok(Some(_)) => (
                 End::Untrusted("the Scryer worker answered out of turn".into()),
                 None,
+                None,
             ),
-            Ok(None) => (End::Stopped(Bound::Time), last),
-            Err(WorkerError::BadFrame(why)) => (End::Untrusted(why), None),
+            Ok(None) => (End::Stopped(Bound::Time), last, None),
+            Err(WorkerError::BadFrame(why)) => (End::Untrusted(why), None, None),
             Err(e) => return Err(e.into()),
         };
+        let elapsed = clock.until(Instant::now());
         Ok(Outcome {
             end,
-            elapsed: clock.until(Instant::now()),
+            elapsed,
             inferences,
+            cpu: checked_cpu(cpu_us, elapsed),
         })
     }
 }
