@@ -377,6 +377,29 @@ pub fn layer(records: &[Record]) -> Vec<Layer> {
         .collect()
 }
 
+/// One line: each engine's start ([`Record::start_ms`]), left out of every time above.
+pub fn starts_text(records: &[Record]) -> String {
+    let mut starts: Vec<String> = Vec::new();
+    let mut seen: Vec<EngineKind> = Vec::new();
+    for r in records {
+        if let (Some(ms), false) = (r.start_ms, seen.contains(&r.engine)) {
+            seen.push(r.engine);
+            starts.push(format!(
+                "{} {}",
+                r.engine,
+                format_ms(Some(ms), f64::INFINITY)
+            ));
+        }
+    }
+    if starts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "engines' start (once per run, in none of the times above): {}\n",
+        starts.join(", ")
+    )
+}
+
 /// One line: each engine's [`Layer`] ratio.
 pub fn layer_text(layers: &[Layer]) -> String {
     if layers.is_empty() {
@@ -452,6 +475,7 @@ mod tests {
             time_ms: Some(time_ms),
             times_ms: vec![time_ms],
             cpu_ms,
+            start_ms: None,
             message: None,
             stats: Default::default(),
             grids: Vec::new(),
@@ -491,5 +515,15 @@ mod tests {
              fd ×1.20 (3 puzzles), plain ×1.00 (1 puzzle)\n"
         );
         assert_eq!(layer_text(&layer(&records[..1])), "");
+        let mut started = records.clone();
+        started[1].start_ms = Some(471.0);
+        started[2].start_ms = Some(471.0);
+        started[5].start_ms = Some(12.5);
+        assert_eq!(
+            starts_text(&started),
+            "engines' start (once per run, in none of the times above): fd 471 ms, \
+             plain 12.50 ms\n"
+        );
+        assert_eq!(starts_text(&records), "");
     }
 }

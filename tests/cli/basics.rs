@@ -232,6 +232,14 @@ fn bench_reports_every_engine_and_no_solution() {
         assert!(layer.contains(engine), "{layer}");
     }
     assert!(!layer.contains("native"), "{layer}");
+    let starts = printed
+        .lines()
+        .find(|l| l.starts_with("engines' start"))
+        .unwrap_or_else(|| panic!("no line on the engines' start: {printed}"));
+    assert!(
+        starts.contains("fd ") && starts.contains("plain "),
+        "{starts}"
+    );
     for engine in ["native", "fd", "plain"] {
         let mine: Vec<_> = records.iter().filter(|r| r["engine"] == engine).collect();
         assert_eq!(mine.len(), 3, "{engine}");
