@@ -134,11 +134,39 @@ fn exception_text(ball: &str) -> String {
     }
     match ball
         .strip_prefix("error(existence_error(procedure,")
-        .and_then(|rest| rest.split_once(')'))
+        .and_then(balanced)
     {
-        Some((pi, _)) => format!("existence_error(procedure,{pi}): {pi} is not defined"),
+        Some(pi) => format!("existence_error(procedure,{pi}): {pi} is not defined"),
         None => ball.to_string(),
     }
+}
+
+/// The constraint library (of `solvers`, the ones hidden from the engine) that the exception
+/// `ball` says could not be read, if it says so.
+fn solver_read(ball: &str, solvers: &[PathBuf]) -> Option<String> {
+    let path = super::jail::quoted_path(ball)?;
+    solvers
+        .iter()
+        .any(|s| Path::new(&path).starts_with(s))
+        .then_some(path)
+}
+
+/// The text of `rest` up to the `)` that closes a bracket open before it (`clpfd:(ins)/2`
+/// of `clpfd:(ins)/2),foo)`), brackets inside it balanced; quoted atoms are not looked into.
+fn balanced(rest: &str) -> Option<&str> {
+    let mut depth = 0usize;
+    let mut quoted = false;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '\'' => quoted = !quoted,
+            _ if quoted => {}
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return Some(&rest[..i]),
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 impl Backend for SystemBackend {
@@ -214,9 +242,13 @@ impl Backend for SystemBackend {
             End::Stopped(Bound::Answers) => RunEnd::Limit,
             // (no system of the judge counts inferences: a bound of time, as it were)
             End::Stopped(Bound::Time | Bound::Inferences) => RunEnd::Timeout,
-            End::Exception(ball) => {
-                exception_end(jail.as_ref(), exception_text(&ball), scratch, read)
-            }
+            End::Exception(ball) => match solver_read(&ball, &system.hidden_solvers()) {
+                Some(library) => RunEnd::Blocked(format!(
+                    "plain_kenken/3 tried to read the constraint library {library}, which the \
+                     spec forbids there (its engine cannot read it)"
+                )),
+                None => exception_end(jail.as_ref(), exception_text(&ball), scratch, read),
+            },
             End::Unsupported(pi) => RunEnd::Unsupported(pi),
             End::Halted(code) => RunEnd::Halted(code),
             End::Crashed(c) => {
@@ -258,5 +290,9 @@ mod tests {
              engine has none)"
         );
         assert_eq!(exception_text("foo"), "foo");
+        assert_eq!(
+            exception_text("error(existence_error(procedure,clpfd:(ins)/2),clpfd:(ins)/2)"),
+            "existence_error(procedure,clpfd:(ins)/2): clpfd:(ins)/2 is not defined"
+        );
     }
 }

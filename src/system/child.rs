@@ -124,6 +124,7 @@ pub(super) fn start(
         read.extend(setup.read.iter().cloned());
         let confinement = Confinement {
             read,
+            hidden: setup.hidden.clone(),
             scratch: scratch.to_path_buf(),
             exec: vec![program.to_path_buf()],
             limits: setup.limits,

@@ -164,6 +164,7 @@ fn confinement(setup: &ChildSetup, scratch: &Path, file: Option<&PathBuf>) -> Co
     }
     Confinement {
         read,
+        hidden: setup.hidden.clone(),
         scratch: scratch.to_path_buf(),
         exec: Vec::new(),
         limits: setup.limits,
