@@ -147,6 +147,16 @@ enum Output {
 /// Exit code: the file cannot be loaded.
 const EXIT_LOAD: i32 = EXIT_BAD_INPUT;
 
+/// What marks a verdict that proves less than it says (a `plain_kenken/3` case run where the
+/// FD solver stays reachable); a note says why under the table.
+const CAVEAT_MARK: &str = " *";
+
+/// The line under a class's table that says what [`CAVEAT_MARK`] means (a file's table has it
+/// among its notes).
+fn caveat_line(caveat: &str) -> String {
+    format!("* every plain_kenken/3 case marked so: {caveat}")
+}
+
 /// The form check's row in a table: what it checks.
 const FORM_ROW: &str = "form check: no FD solver in plain_kenken/3";
 
@@ -437,6 +447,9 @@ fn write_table(
         if !c.detail.is_empty() {
             verdict = format!("{verdict}: {}", c.detail);
         }
+        if c.caveat.is_some() {
+            verdict.push_str(CAVEAT_MARK);
+        }
         t.add_row(vec![
             shown(&c.case),
             format!("{}/3", c.predicate),
@@ -701,7 +714,10 @@ fn class_table(
     t.set_header(header);
     for r in rows {
         let mut cells = vec![shown(&r.file)];
-        cells.extend(r.passed.iter().map(|(_, p, n)| format!("{p}/{n}")));
+        cells.extend(r.passed.iter().map(|(pred, p, n)| {
+            let marked = pred == Predicate::Plain.name() && r.plain_caveat.is_some();
+            format!("{p}/{n}{}", if marked { CAVEAT_MARK } else { "" })
+        }));
         let mut failure = shown(r.first_failure.as_deref().unwrap_or("-"));
         if failure.chars().count() > 70 {
             failure = failure.chars().take(69).collect::<String>() + "…";
@@ -731,6 +747,9 @@ fn class_table(
                 shown(&c.goal)
             )?;
         }
+    }
+    if let Some(k) = rows.iter().find_map(|r| r.plain_caveat.as_deref()) {
+        writeln!(out, "{}", shown(&caveat_line(k)))?;
     }
     let passed = rows.iter().filter(|r| r.ok).count();
     writeln!(out, "{passed} of {} files passed every case", rows.len())?;

@@ -184,6 +184,10 @@ pub struct Row {
     pub ok: bool,
     /// The file's own exit code (0 passed, 1 failed, 2 not loaded, 3 only timeouts).
     pub exit_code: i32,
+    /// Why its `plain_kenken/3` verdicts prove less than they say, when they do (the FD
+    /// solver stays reachable where they ran: see [`CaseReport::caveat`](super::CaseReport::caveat)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plain_caveat: Option<String>,
 }
 
 impl Row {
@@ -203,6 +207,7 @@ impl Row {
                 plain_over_fd: None,
                 ok: false,
                 exit_code: 2,
+                plain_caveat: None,
             },
             Ok(j) => {
                 let passed = config
@@ -240,6 +245,7 @@ impl Row {
                     plain_over_fd: j.plain_over_fd(),
                     ok: j.exit_code() == 0,
                     exit_code: j.exit_code(),
+                    plain_caveat: j.cases.iter().find_map(|c| c.caveat.clone()),
                 }
             }
         }

@@ -146,17 +146,6 @@ fn judge_file(
         }),
         false => None,
     };
-    if system == System::Gprolog
-        && config.predicates.contains(&Predicate::Plain)
-        && !Gprolog::without_fd_available()
-    {
-        notes.push(
-            "plain_kenken/3 ran in gprolog, FD solver included: gplc (GNU Prolog's compiler, \
-             with a C compiler), which builds a GNU Prolog without it, is not installed; only \
-             the form check looks for the FD solver there"
-                .into(),
-        );
-    }
     if system == System::Swipl && dialect == Dialect::Gnu {
         notes.push(
             "the file looks written for GNU Prolog: SWI-Prolog runs it as it is, but has none \
@@ -201,7 +190,20 @@ fn judge_file(
     for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {
         backends.push(open()?);
     }
-    let reports = run_cases(&cases, backends, config.timeout, &mut on_case, stop);
+    let mut reports = run_cases(&cases, backends, config.timeout, &mut on_case, stop);
+    if let Some(caveat) = super::system::plain_caveat(system, config.confine) {
+        let mut marked = false;
+        for r in reports
+            .iter_mut()
+            .filter(|r| r.predicate == Predicate::Plain.name() && r.verdict != Verdict::Skipped)
+        {
+            r.caveat = Some(caveat.clone());
+            marked = true;
+        }
+        if marked {
+            notes.push(format!("* every plain_kenken/3 case marked so: {caveat}"));
+        }
+    }
     let skipped = reports
         .iter()
         .filter(|r| r.verdict == Verdict::Skipped)

@@ -94,6 +94,28 @@ impl SystemBackend {
     }
 }
 
+/// Why a `plain_kenken/3` case judged under `system` (confined or not, GNU Prolog's FD-free
+/// build at hand or not) proves less than it says: where the FD solver stays reachable from
+/// it, said on every such case; `None` where it does not (SWI-Prolog confined, GNU Prolog
+/// with `gplc`).
+pub(crate) fn plain_caveat(system: super::System, confined: bool) -> Option<String> {
+    use super::System;
+    match system {
+        System::Scryer => Some(crate::system::SCRYER_OPEN_ROUTE.to_string()),
+        System::Gprolog if !crate::system::Gprolog::without_fd_available() => Some(
+            "plain_kenken/3 ran in gprolog with its FD solver: gplc (GNU Prolog's compiler, \
+             with a C compiler), which builds a GNU Prolog without it, is not installed"
+                .into(),
+        ),
+        System::Swipl if !confined => Some(
+            "not confined (--no-confine): plain_kenken/3 could read and load SWI-Prolog's \
+             constraint libraries"
+                .into(),
+        ),
+        System::Gprolog | System::Swipl => None,
+    }
+}
+
 /// The judge's error for the seam's, on loading `file` (confined by `jail`).
 fn judge_error(file: &str, jail: Option<&Jail>, e: SystemError) -> JudgeError {
     let file = file.to_string();

@@ -63,7 +63,7 @@ use crate::process::{Limits, WorkerError};
 use crate::puzzle::Grid;
 
 pub use gprolog::Gprolog;
-pub(crate) use scryer::scryer_worker;
+pub(crate) use scryer::{scryer_worker, OPEN_ROUTE as SCRYER_OPEN_ROUTE};
 pub use scryer::{ScryerThread, ScryerWorker};
 pub use swipl::Swipl;
 

@@ -115,7 +115,11 @@ impl Swipl {
             let mut files: Vec<(&str, &str)> = vec![("clpz", CLPZ_PL), ("lists", LISTS_PL)];
             if let Some(t) = clpfd {
                 // (the real libraries' own paths give the stub too: their files cannot be read)
-                files.extend([("clpfd", t), ("clp/clpfd", CLP_ALIAS_PL), ("clp/bounds", CLP_ALIAS_PL)]);
+                files.extend([
+                    ("clpfd", t),
+                    ("clp/clpfd", CLP_ALIAS_PL),
+                    ("clp/bounds", CLP_ALIAS_PL),
+                ]);
             }
             let empty: Vec<String> = BUILT_IN
                 .iter()
