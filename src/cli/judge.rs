@@ -14,13 +14,13 @@ use super::args::{at_least_one, dialect, predicate, seconds, system};
 use super::input::{read_input, Input};
 use super::untrusted::{csv_cell, shown, shown_lines};
 use super::{bad_input, exit_code, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_LIMIT};
-use kenken::judge::class::{class_of, judge_class, Class, Row};
+use kenken::judge::class::{class_of, judge_submissions, Class, Row};
 use kenken::judge::report::gradescope::{self, Tests, Weights};
 use kenken::judge::report::{html, junit, Judged};
 use kenken::judge::shrink::{shrink, shrink_class, Counterexample};
 use kenken::judge::{
-    check_only, judge, left_out, only_text, size_text, CaseReport, Config, Dialect, JudgeError,
-    Judgement, Suite, System,
+    check_only, judge, left_out, only_text, path_text, size_text, CaseReport, Config, Dialect,
+    JudgeError, Judgement, Suite, System,
 };
 use kenken::prolog::Predicate;
 
@@ -210,7 +210,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => Weights::default(),
     };
     let class = class_of(&args.files).map_err(|e| bad_input(shown(&e.to_string())))?;
-    let single = class.files.len() == 1 && !args.files[0].is_dir();
+    // one file (and its helpers): judged case by case; a folder, or any path not judged, a
+    // class of rows
+    let single = class.files.len() == 1
+        && class.not_judged.is_empty()
+        && (args.files.len() > 1 || !args.files[0].is_dir());
     if args.output == Output::Gradescope && !single {
         return Err(bad_input(
             "--output gradescope grades one submission: give one file".to_string(),
@@ -220,6 +224,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return run_class(&class, &config, &args);
     }
     let file = &class.files[0];
+    // (its helper files, given beside it, it may read)
+    let mut config = config;
+    config
+        .read
+        .extend(class.helpers.iter().map(|(h, _)| h.clone()));
+    let config = config;
     let json = args.output == Output::Json;
     let progress = args.output == Output::Table && std::io::stderr().is_terminal();
     let mut done = 0usize;
@@ -526,12 +536,12 @@ fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
     let files = &class.files;
     let progress = args.output == Output::Table && std::io::stderr().is_terminal();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let results = judge_class(files, config, args.jobs, |file, result| {
+    let results = judge_submissions(class, config, args.jobs, |file, result| {
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         if progress {
             let what = match result {
                 Ok(j) => j.summary(),
-                Err(e) => format!("{}: not judged: {e}", file.display()),
+                Err(e) => format!("{}: not judged: {e}", path_text(file)),
             };
             eprint!("\r\x1b[K[{n}/{}] {}", files.len(), shown(&what));
         }
@@ -549,6 +559,12 @@ fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
         .zip(&results)
         .map(|(f, r)| {
             let mut row = Row::of(f, r, config);
+            row.helpers = class
+                .helpers
+                .iter()
+                .filter(|(_, main)| main == f)
+                .map(|(h, _)| path_text(h))
+                .collect();
             // every case passed, and the form check failed: that is the first failure
             if let Ok(j) = r {
                 if let Some(form) = j.form.as_ref().filter(|f| !f.passed) {
@@ -750,6 +766,14 @@ fn class_table(
     }
     if let Some(k) = rows.iter().find_map(|r| r.plain_caveat.as_deref()) {
         writeln!(out, "{}", shown(&caveat_line(k)))?;
+    }
+    for r in rows.iter().filter(|r| !r.helpers.is_empty()) {
+        writeln!(
+            out,
+            "{}: its helper files, read by it and not judged alone: {}",
+            shown(&r.file),
+            shown(&r.helpers.join(", "))
+        )?;
     }
     let passed = rows.iter().filter(|r| r.ok).count();
     writeln!(out, "{passed} of {} files passed every case", rows.len())?;

@@ -2,28 +2,11 @@
 //! made safe to print: no control character reaches the terminal, no line of it looks like a
 //! line of the report, no CSV cell of it is a spreadsheet formula.
 
-/// `text` with every character a terminal would act on written out instead: `\e` (escape),
-/// `\n`, `\r`, `\t`, `\x07` (other controls below 0x20, and 0x7f), `\u{85}` (C1 controls),
-/// `\u{202e}` (the bidirectional overrides and isolates, which reorder what follows them), and
-/// the line and paragraph separators.
+/// `text` with every character a terminal would act on, or a reader could not see, written out
+/// instead ([`kenken::judge::visible`]): `\e` (escape), `\n`, `\x07`, `\u{9b}` (C1 controls),
+/// `\u{202e}` (the bidirectional overrides), `\u{200b}` (a zero-width space)...
 pub(crate) fn shown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\x1b' => out.push_str("\\e"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\0'..='\x1f' | '\x7f' => out.push_str(&format!("\\x{:02x}", c as u32)),
-            '\u{80}'..='\u{9f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{2028}'
-            | '\u{2029}' => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
+    kenken::judge::visible(text)
 }
 
 /// The lines of `text` (blank ones left out), each [`shown`] and starting with `prefix`: no

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use super::error::cut_error;
 use super::system::{Open, SystemBackend};
 use super::{
-    cut, detect, form, fresh_seed, jail, suite, verdict, Case, CaseReport, Config, Dialect, Jail,
-    JudgeError, Judgement, Run, Suite, System, Verdict,
+    cut, detect, form, fresh_seed, jail, path_text, suite, verdict, Case, CaseReport, Config,
+    Dialect, Jail, JudgeError, Judgement, Run, Suite, System, Verdict,
 };
 use crate::error::Context;
 use crate::process::Limits;
@@ -82,12 +82,17 @@ fn judge_file(
     stop: &Stop,
 ) -> Result<Judgement, JudgeError> {
     let start = Instant::now();
-    let text =
-        std::fs::read(file).with_context(|| format!("{}: cannot be read", file.display()))?;
+    // (bounded: a regular file of at most MAX_SOURCE bytes, whatever the path is)
+    let text = super::source::read(file)?;
     let (dialect, dialect_detected) = match config.dialect {
         Some(d) => (d, false),
         None => (detect(&String::from_utf8_lossy(&text)), true),
     };
+    let form = config
+        .predicates
+        .contains(&Predicate::Plain)
+        .then(|| form::check(&String::from_utf8_lossy(&text)));
+    drop(text);
     let system = match config.system {
         Some(System::Gprolog) if !Gprolog::available() => return Err(JudgeError::NoGprolog),
         Some(System::Swipl) if !Swipl::available() => return Err(JudgeError::NoSwipl),
@@ -96,7 +101,10 @@ fn judge_file(
         None => System::Scryer,
     };
     // (links resolved: confinement grants the folder the file really is in)
-    let absolute = std::fs::canonicalize(file).with_context(|| file.display().to_string())?;
+    let absolute = std::fs::canonicalize(file).with_context(|| path_text(file))?;
+    // (a name that is no Prolog atom is loaded through a link that is one)
+    let (loaded_path, _link) = super::source::nameable(&absolute)?;
+    let name = path_text(file);
     let max_size = config.max_size.unwrap_or(default_max_size(system));
     let mut notes = Vec::new();
     let seed =
@@ -110,10 +118,6 @@ fn judge_file(
             cases.len() + left_out
         ));
     }
-    let form = config
-        .predicates
-        .contains(&Predicate::Plain)
-        .then(|| form::check(&String::from_utf8_lossy(&text)));
     // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
     // every case, and this bounds whatever the wall clock does not see.
     let budget = config.timeout * (cases.len() as u32 + 1);
@@ -140,7 +144,7 @@ fn judge_file(
                 .iter()
                 .map(|p| {
                     std::fs::canonicalize(p)
-                        .with_context(|| format!("{}: cannot be read (--read)", p.display()))
+                        .with_context(|| format!("{}: cannot be read (--read)", path_text(p)))
                 })
                 .collect::<Result<_, _>>()?,
         }),
@@ -171,7 +175,7 @@ fn judge_file(
     let open = || -> Result<Box<dyn Backend>, JudgeError> {
         Ok(Box::new(SystemBackend::new(
             open_system.clone(),
-            &absolute,
+            (&loaded_path, &name),
             dialect,
             jail.clone(),
             first,
@@ -214,7 +218,7 @@ fn judge_file(
         ));
     }
     Ok(Judgement {
-        file: file.display().to_string(),
+        file: path_text(file),
         system,
         dialect,
         dialect_detected,

@@ -27,6 +27,8 @@ pub(crate) type Open = dyn Fn() -> Result<Box<dyn PrologSystem>, SystemError> + 
 pub(crate) struct SystemBackend {
     open: Arc<Open>,
     file: PathBuf,
+    /// The file's name in reports ([`super::path_text`] of the path it was given by).
+    name: String,
     dialect: Dialect,
     jail: Option<Jail>,
     /// The predicate whose system [`Backend::load`] loads.
@@ -37,11 +39,12 @@ pub(crate) struct SystemBackend {
 }
 
 impl SystemBackend {
-    /// The backend for `file` (written in `dialect`), whose systems `open` gives; `first` is
+    /// The backend for `file` (written in `dialect`; `name` in reports), whose systems `open`
+    /// gives; `first` is
     /// the predicate whose system loads first (its load's warnings are the judgement's).
     pub(crate) fn new(
         open: Arc<Open>,
-        file: &Path,
+        (file, name): (&Path, &str),
         dialect: Dialect,
         jail: Option<Jail>,
         first: Predicate,
@@ -49,6 +52,7 @@ impl SystemBackend {
         SystemBackend {
             open,
             file: file.to_path_buf(),
+            name: name.to_string(),
             dialect,
             jail,
             first,
@@ -68,7 +72,7 @@ impl SystemBackend {
             dialect: self.dialect,
             fd: predicate == Predicate::Fd,
         };
-        let file = self.file.display().to_string();
+        let file = self.name.clone();
         let slot = match predicate {
             Predicate::Fd => &mut self.fd,
             Predicate::Plain => &mut self.plain,

@@ -52,9 +52,11 @@ pub fn again(j: &Judgement) -> String {
     }
 }
 
-/// Text as XML (and HTML) character data or attribute value: `& < > " '` escaped, and the
+/// Text as XML (and HTML) character data or attribute value: `& < > " '` escaped, the
 /// characters XML 1.0 cannot hold (control characters but tab and newline, lone surrogates
-/// cannot occur in a `str`) written as `\xNN`.
+/// cannot occur in a `str`) written as `\xNN`, and the C1 controls and the characters a reader
+/// cannot see ([`invisible`](crate::judge::invisible): a zero-width space, a right-to-left
+/// mark...) as `\u{200b}`.
 pub fn xml_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -65,8 +67,10 @@ pub fn xml_text(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '\t' | '\n' => out.push(c),
-            '\0'..='\x1f' | '\x7f' | '\u{fffe}' | '\u{ffff}' => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
+            '\0'..='\x1f' | '\x7f' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            // (what a reader cannot see, or that reorders what follows, is written out)
+            c if ('\u{80}'..='\u{9f}').contains(&c) || crate::judge::invisible(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
             }
             c => out.push(c),
         }
@@ -86,6 +90,10 @@ mod tests {
         );
         assert_eq!(xml_text("]]>\x1b[31m\0"), "]]&gt;\\x1b[31m\\x00");
         assert_eq!(xml_text("two\nlines\tok"), "two\nlines\tok");
+        assert_eq!(
+            xml_text("ann\u{200b}\u{200f}\u{85}"),
+            "ann\\u{200b}\\u{200f}\\u{85}"
+        );
     }
 
     #[test]
