@@ -144,6 +144,9 @@ enum Output {
     Html,
 }
 
+/// Exit code: stopped by a signal (Ctrl-C, `SIGTERM`), as shells give for `SIGINT`.
+const EXIT_INTERRUPTED: i32 = 130;
+
 /// Exit code: the file cannot be loaded.
 const EXIT_LOAD: i32 = EXIT_BAD_INPUT;
 
@@ -164,6 +167,12 @@ const FORM_ROW: &str = "form check: no FD solver in plain_kenken/3";
 /// judgement's (0 pass, 1 a case or the form check fails, 2 the file cannot be loaded, 3 only
 /// timeouts on grids larger than 3x3).
 pub fn run(args: Args) -> Result<ExitCode> {
+    // (stopped by Ctrl-C or SIGTERM, the judge leaves none of its temporary folders; its
+    // children die with it)
+    let _ = ctrlc::set_handler(|| {
+        kenken::process::remove_temporary_folders();
+        std::process::exit(EXIT_INTERRUPTED);
+    });
     let suite = match args.suite.as_str() {
         "spec" => Suite::Spec,
         "standard" => Suite::Standard,

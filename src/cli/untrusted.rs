@@ -17,15 +17,39 @@ pub(crate) fn shown_lines<'a>(text: &'a str, prefix: &'a str) -> impl Iterator<I
         .map(move |l| format!("{prefix}{}", shown(l.trim_end())))
 }
 
-/// A CSV cell: [`shown`] (no line break or other control inside), a `'` before a first `=`,
-/// `+`, `-` or `@` (which a spreadsheet would take for a formula), and quoted when it holds a
-/// comma or a quote.
+/// Whether a spreadsheet may read a cell that starts with `c` as a formula (OWASP's list, and
+/// the full-width forms some read as the same).
+fn formula_start(c: char) -> bool {
+    matches!(
+        c,
+        '=' | '+' | '-' | '@' | '\u{ff1d}' | '\u{ff0b}' | '\u{ff0d}' | '\u{ff20}'
+    )
+}
+
+/// A CSV cell, as OWASP advises for CSV that a spreadsheet may open: [`shown`] (no line break,
+/// tab or other control inside), a `'` before a first character (past spaces) that would make
+/// it a formula (`=`, `+`, `-`, `@`, or their full-width forms), and before such a character
+/// after a `;` (a spreadsheet whose locale splits cells on `;` starts a cell there, whatever
+/// the quotes of a comma-separated file say); quoted when it holds a comma, a semicolon or a
+/// quote.
 pub(crate) fn csv_cell(text: &str) -> String {
-    let mut cell = shown(text);
-    if cell.starts_with(['=', '+', '-', '@']) {
-        cell.insert(0, '\'');
+    let shown = shown(text);
+    let mut cell = String::with_capacity(shown.len() + 2);
+    // (at the cell's start, or after a separator, past spaces: where a formula would start)
+    let mut at_start = true;
+    for c in shown.chars() {
+        if at_start && formula_start(c) {
+            cell.push('\'');
+        }
+        if !c.is_whitespace() {
+            at_start = false;
+        }
+        if c == ';' {
+            at_start = true;
+        }
+        cell.push(c);
     }
-    if cell.contains([',', '"']) {
+    if cell.contains([',', ';', '"']) {
         format!("\"{}\"", cell.replace('"', "\"\""))
     } else {
         cell
@@ -63,6 +87,14 @@ mod tests {
         assert_eq!(csv_cell("+1"), "'+1");
         assert_eq!(csv_cell("-1"), "'-1");
         assert_eq!(csv_cell("@SUM(A1)"), "'@SUM(A1)");
-        assert_eq!(csv_cell("\x1b]0;x\x07"), "\\e]0;x\\x07");
+        assert_eq!(csv_cell("\x1b]0;x\x07"), "\"\\e]0;x\\x07\"");
+        // past spaces, after a separator a spreadsheet may split on, in full width
+        assert_eq!(csv_cell("  =1+1"), "  '=1+1");
+        assert_eq!(csv_cell("a;=cmd()"), "\"a;'=cmd()\"");
+        assert_eq!(csv_cell("a; @SUM(A1)"), "\"a; '@SUM(A1)\"");
+        assert_eq!(csv_cell("T = [[1,-2]]"), "\"T = [[1,-2]]\"");
+        assert_eq!(csv_cell("\u{ff1d}1+1"), "'\u{ff1d}1+1");
+        assert_eq!(csv_cell("a-b"), "a-b");
+        assert_eq!(csv_cell("\t=1"), "\\t=1");
     }
 }

@@ -363,13 +363,15 @@ pub(crate) fn shrink_with<'a>(
             Some(ms) if failure != Failure::Hang => {
                 Duration::from_secs_f64((ms / 100.0).clamp(1.0, timeout.as_secs_f64().max(1.0)))
             }
-            _ => try_limit(timeout, left),
+            // (a hang runs to its limit: three times, then twice more in the end)
+            _ => try_limit(timeout, left / 2),
         };
         if case
             .elapsed_ms
             .is_some_and(|ms| 3.0 * ms / 1000.0 > left.as_secs_f64())
+            || run_time(3, limit) + run_time(CHECK_RUNS, limit) > left
         {
-            // (too slow to run three times in the time left)
+            // (too slow to run three times, and then check, in the time left)
             continue;
         }
         let repeats = vec![puzzle.clone(); 3];
@@ -405,20 +407,25 @@ pub(crate) fn shrink_with<'a>(
             found.elapsed_s = start.elapsed().as_secs_f64();
             return Some(found);
         }
+        let puzzle_as_it_was = puzzle.clone();
         let mut current = puzzle;
         let mut complete = false;
         'shrinking: loop {
             let mut pending = candidates(&current);
             while !pending.is_empty() {
-                let left = budget.saturating_sub(start.elapsed());
+                // (the time the last check needs is kept for it)
+                let left = budget
+                    .saturating_sub(start.elapsed())
+                    .saturating_sub(run_time(CHECK_RUNS, limit));
                 let per_try = try_limit(limit, left);
-                if left < per_try {
+                if !fits(1, per_try, left) {
                     break 'shrinking;
                 }
-                // as many as fit in the time left if every one ran to its limit
-                let most = (left.as_secs_f64() / per_try.as_secs_f64())
-                    .floor()
-                    .max(1.0) as usize;
+                // as many as fit in the time left if every one, and the file's load before
+                // them, ran to its limit
+                let most = ((left.as_secs_f64() / per_try.as_secs_f64()).floor() as usize)
+                    .saturating_sub(1)
+                    .max(1);
                 let rest = pending.split_off(most.min(pending.len()));
                 let batch = std::mem::replace(&mut pending, rest);
                 let Some(reports) = run(&batch, per_try, Some(failure)) else {
@@ -438,17 +445,23 @@ pub(crate) fn shrink_with<'a>(
             complete = true;
             break;
         }
-        // the puzzle found, twice more in a fresh engine: the same failure each time
-        tries += 2;
-        let again = run(
-            &[current.clone(), current.clone()],
-            try_limit(limit, limit * 4),
-            None,
-        );
+        // the puzzle found, twice more as cases of a suite in a fresh engine: the same failure
+        // each time; and no case of the judgement with the same goal passed (a file that
+        // fails a puzzle only while it is shrunk has its failing case reported as it was)
+        tries += CHECK_RUNS;
+        let again = run(&vec![current.clone(); CHECK_RUNS], limit, None);
         let again: Vec<CaseReport> = again.into_iter().flatten().flatten().collect();
-        let reproducible = again.len() == 2
+        let passed_in_suite = judgement
+            .cases
+            .iter()
+            .any(|c| c.verdict == Verdict::Pass && c.goal == found.goal);
+        let reproducible = again.len() == CHECK_RUNS
             && again.iter().all(|r| Failure::of(r) == Some(failure))
-            && same_outcome(&again[0], &again[1]);
+            && again.windows(2).all(|w| same_outcome(&w[0], &w[1]))
+            && !passed_in_suite;
+        if !reproducible {
+            found = Counterexample::of(&puzzle_as_it_was, predicate, failure, case, case);
+        }
         found.reproducible = reproducible;
         found.complete = complete && reproducible;
         found.tries = tries;
@@ -456,6 +469,20 @@ pub(crate) fn shrink_with<'a>(
         return Some(found);
     }
     None
+}
+
+/// How many times the puzzle found runs again, at the end, before it is reported.
+const CHECK_RUNS: usize = 2;
+
+/// The longest a batch of `runs` tries of `per_try` each takes: the file's load, then each
+/// try (each try's limit covers its load in a fresh engine too).
+fn run_time(runs: usize, per_try: Duration) -> Duration {
+    per_try * (runs as u32 + 1)
+}
+
+/// Whether a batch of `runs` tries of `per_try` each ends within `left` ([`run_time`]).
+fn fits(runs: usize, per_try: Duration, left: Duration) -> bool {
+    run_time(runs, per_try) <= left
 }
 
 /// The time limit of one try: the case limit, or less when little of the budget is left (at

@@ -61,13 +61,13 @@ fn too_large(bytes: u64) -> String {
 /// itself when it is UTF-8 text (a Prolog atom), else a link to it named `kenken.pl` in a
 /// folder of its own (kept while the returned folder lives). A file loaded through such a link
 /// finds the files it loads by relative paths in the link's folder, not its own.
-pub(crate) fn nameable(real: &Path) -> Result<(PathBuf, Option<tempfile::TempDir>), JudgeError> {
+pub(crate) fn nameable(
+    real: &Path,
+) -> Result<(PathBuf, Option<crate::process::TempFolder>), JudgeError> {
     if real.to_str().is_some() {
         return Ok((real.to_path_buf(), None));
     }
-    let dir = tempfile::Builder::new()
-        .prefix("kenken-judge-name-")
-        .tempdir()
+    let dir = crate::process::TempFolder::new("kenken-judge-name-")
         .map_err(|e| JudgeError::Failed(format!("making a folder for a link: {e}")))?;
     let link = dir.path().join("kenken.pl");
     std::os::unix::fs::symlink(real, &link)

@@ -205,6 +205,9 @@ impl Backend for SystemBackend {
 
     fn run(&mut self, case: &Case, max: usize, timeout: Duration) -> Run {
         let start = Instant::now();
+        // (one deadline for the case: loading the file again, when its system must, and the
+        // goal share the timeout, so that C cases end within (C + 1) timeouts)
+        let deadline = start + timeout;
         let failed = |end: RunEnd| Run {
             answers: Vec::new(),
             end,
@@ -220,6 +223,13 @@ impl Backend for SystemBackend {
             other.keep_spare(false);
         }
         let system = match self.system(case.predicate, timeout) {
+            Ok(_) if Instant::now() >= deadline => {
+                return Run {
+                    answers: Vec::new(),
+                    end: RunEnd::Timeout,
+                    elapsed: timeout,
+                }
+            }
             Ok((system, _)) => system,
             Err(_) if start.elapsed() >= timeout => {
                 return Run {
@@ -239,7 +249,7 @@ impl Backend for SystemBackend {
         // the case's time starts once its system is loaded
         let goal = Goal {
             max_answers: Some(max + 1),
-            deadline: Some(Instant::now() + timeout),
+            deadline: Some(deadline),
             ..Goal::new(&case.goal, case.size)
         };
         let mut answers = Vec::new();

@@ -74,9 +74,9 @@ struct Install {
 pub struct Swipl {
     install: Install,
     setup: ChildSetup,
-    scratch: tempfile::TempDir,
+    scratch: crate::process::TempFolder,
     /// The libraries of a judged file: `fd/` with the FD solver, `plain/` without.
-    libraries: tempfile::TempDir,
+    libraries: crate::process::TempFolder,
     /// The driver's module and names start with this (`kk_drv_` and a random part).
     prefix: String,
     /// The program loaded and the folder of libraries it loads with, as the driver is told.
@@ -103,9 +103,7 @@ impl Swipl {
                       swipl is on the PATH",
         })?;
         let folder = |prefix: &str| {
-            tempfile::Builder::new()
-                .prefix(prefix)
-                .tempdir()
+            crate::process::TempFolder::new(prefix)
                 .map_err(|e| SystemError::Io(format!("making a scratch folder for swipl: {e}")))
         };
         let scratch = folder("kenken-swipl-")?;

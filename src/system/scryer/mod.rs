@@ -196,6 +196,8 @@ pub(crate) fn scryer_worker(role: &str) -> Option<Handler> {
         return None;
     }
     let program = std::env::var(PROGRAM_VAR).ok();
+    // (read once: the judged file, which runs in this process, reads no setting of the judge)
+    std::env::remove_var(PROGRAM_VAR);
     let mut engine = match program.map(|p| serde_json::from_str::<FileEngine>(&p)) {
         None => Ok(Engine::Homework(Box::new(Session::for_solving()))),
         Some(Ok(e)) => Ok(Engine::File(Box::new(judged::engine(e.dialect, e.fd)))),
