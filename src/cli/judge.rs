@@ -16,6 +16,7 @@ use super::untrusted::{csv_cell, shown, shown_lines};
 use super::{bad_input, exit_code, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_LIMIT};
 use kenken::judge::class::{class_of, judge_submissions, Class, Row};
 use kenken::judge::report::gradescope::{self, Tests, Weights};
+use kenken::judge::report::rerun::rerun_command;
 use kenken::judge::report::{html, junit, Judged};
 use kenken::judge::shrink::{shrink, shrink_class, Counterexample};
 use kenken::judge::{
@@ -256,14 +257,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         args.output,
         Output::Gradescope | Output::Junit | Output::Html
     );
-    let judgement = match result {
+    let mut judgement = match result {
         Ok(j) => j,
         // (--only names no case of the grids this file's Prolog runs)
         Err(e @ JudgeError::NoCaseNamed { .. }) => return Err(bad_input(shown(&e.to_string()))),
         // (an autograder gets its report, score 0, whatever kept the file from being judged)
         Err(e) if course => {
             eprintln!("kenken judge: {}", shown(&e.to_string()));
-            let name = file.display().to_string();
+            let name = path_text(file);
             let result = Err(e);
             let judged = Judged {
                 file: &name,
@@ -280,7 +281,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             if json {
                 // (a run always ends with its summary)
                 let summary = serde_json::json!({"summary": {
-                    "file": file.display().to_string(), "error": e.to_string(),
+                    "file": path_text(file), "error": e.to_string(),
                     "cases": 0, "exit_code": EXIT_LOAD}});
                 println!("{summary}");
             }
@@ -288,6 +289,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
+    judgement.rerun = Some(rerun_command(file, &config, &args.suite, judgement.system));
     let counterexample = shrunk(file, &config, &judgement, &args);
     let mut out = std::io::stdout().lock();
     match args.output {
@@ -309,7 +311,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             counterexample.as_ref(),
         )?,
         Output::Gradescope | Output::Junit | Output::Html => {
-            let name = file.display().to_string();
+            let name = path_text(file);
             let result = Ok(judgement);
             let row = Row::of(file, &result, &config);
             let judged = Judged {
@@ -424,6 +426,7 @@ fn summary_json(j: &Judgement) -> serde_json::Value {
             "notes": j.notes,
             "elapsed_s": j.elapsed_s,
             "exit_code": j.exit_code(),
+            "rerun": j.rerun,
         }
     })
 }
@@ -563,6 +566,20 @@ fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
         Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
     let mut results = results;
+    for (f, r) in files.iter().zip(results.iter_mut()) {
+        if let Ok(j) = r {
+            // (its helpers it read: the command alone reads them with --read)
+            let mut one = config.clone();
+            one.read.extend(
+                class
+                    .helpers
+                    .iter()
+                    .filter(|(_, main)| main == f)
+                    .map(|(h, _)| h.clone()),
+            );
+            j.rerun = Some(rerun_command(f, &one, &args.suite, j.system));
+        }
+    }
     let mut rows: Vec<Row> = files
         .iter()
         .zip(&results)

@@ -26,9 +26,9 @@ pub struct Class {
     pub files: Vec<PathBuf>,
     /// Paths given or found in a folder and not judged, and why.
     pub not_judged: Vec<(PathBuf, String)>,
-    /// Helper files, each with the `kenken.pl` it helps: a `.pl` file given or found in a
-    /// folder that holds a `kenken.pl` of the class is that file's (a submission folder's
-    /// `kenken.pl` loads it), read by it when it is judged, and judged not alone.
+    /// Helper files, each with the `kenken.pl` it helps: a `.pl` file found in a student's
+    /// folder (below the class folder) that holds a `kenken.pl` is that file's (a submission
+    /// folder's `kenken.pl` loads it), read by it when it is judged, and not judged alone.
     pub helpers: Vec<(PathBuf, PathBuf)>,
 }
 
@@ -78,9 +78,10 @@ pub fn not_a_file(path: &Path) -> Option<String> {
 /// that folder is not followed but reported, and a file reached by two paths (two links, or a
 /// link and the file) is judged once, by its own path when one is found, the others reported
 /// as the same file. A path that is no file to judge (missing, a broken link, a named pipe, a
-/// device, a folder with no `.pl` file), given or found, is reported with why; and in a folder
-/// that holds a `kenken.pl`, the other `.pl` files are its helpers ([`Class::helpers`]). Fails
-/// only when one path alone is given and it holds nothing to judge.
+/// device, a folder with no `.pl` file), given or found, is reported with why; and in a
+/// student's folder below a class folder that holds a `kenken.pl`, the other `.pl` files are
+/// its helpers ([`Class::helpers`]). Fails only when one path alone is given and it holds
+/// nothing to judge.
 pub fn class_of(paths: &[PathBuf]) -> Result<Class, JudgeError> {
     let mut class = Class::default();
     let alone = paths.len() == 1;
@@ -112,74 +113,64 @@ pub fn class_of(paths: &[PathBuf]) -> Result<Class, JudgeError> {
             if found.is_empty() && class.not_judged.len() == before {
                 not_judged(&mut class, p, NO_PROLOG.into())?;
             }
+            let (files, reported) = (class.files.len(), class.not_judged.len());
             once_each(found, &mut class);
+            helpers_apart(&mut class, p, files, reported);
         } else {
             class.files.push(p.clone());
         }
     }
-    helpers_apart(&mut class);
     Ok(class)
 }
 
-/// Moves the helper files of the class's `kenken.pl` files from [`Class::files`] to
-/// [`Class::helpers`]: every other file in a folder (links resolved) where a `kenken.pl` is
-/// judged or reported.
-fn helpers_apart(class: &mut Class) {
-    let folder = |p: &Path| {
-        let parent = p.parent().unwrap_or(Path::new("."));
-        let parent = if parent.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            parent
-        };
-        std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf())
-    };
-    let mains: Vec<(PathBuf, PathBuf)> = class
-        .files
+/// Moves the helper files found in the class folder `root` (the files of [`Class::files`] from
+/// `files` on, and the paths reported from `reported` on, are what it holds) from
+/// [`Class::files`] to [`Class::helpers`]: in a folder below `root` (a student's submission
+/// folder) that holds a `kenken.pl`, the other files are its helpers. Not in `root` itself,
+/// nor among files named one by one: those are each a student's, whatever their names.
+fn helpers_apart(class: &mut Class, root: &Path, files: usize, reported: usize) {
+    let mains: Vec<PathBuf> = class.files[files..]
         .iter()
-        .chain(class.not_judged.iter().map(|(p, _)| p))
+        .chain(class.not_judged[reported..].iter().map(|(p, _)| p))
         .filter(|p| p.file_name().is_some_and(|n| n == MAIN_FILE))
-        .map(|p| (folder(p), p.clone()))
+        .filter(|p| p.parent().is_some_and(|d| d != root))
+        .cloned()
         .collect();
-    let files = std::mem::take(&mut class.files);
-    for f in files {
-        let main = mains
-            .iter()
-            .find(|(dir, main)| *main != f && *dir == folder(&f));
+    let found = class.files.split_off(files);
+    for f in found {
+        let main = mains.iter().find(|m| **m != f && m.parent() == f.parent());
         match main {
-            Some((_, main)) if f.file_name().is_some_and(|n| n != MAIN_FILE) => {
-                class.helpers.push((f, main.clone()))
-            }
-            _ => class.files.push(f),
+            Some(main) => class.helpers.push((f, main.clone())),
+            None => class.files.push(f),
         }
     }
 }
 
-/// A `.pl` file found in a folder: the path it was found by, the file it is, and whether that
-/// path goes through a link.
+/// A `.pl` file found in a folder: the path it was found by, the file it is (device and inode:
+/// a hard link is the file too), and whether that path goes through a link.
 struct Found {
     path: PathBuf,
-    real: PathBuf,
+    id: (u64, u64),
     linked: bool,
 }
 
-/// The files found in a folder, each real file judged once: by a path with no link when there
-/// is one, else by the first; the other paths reported as the same file.
+/// The files found in a folder, each file judged once: by a path with no link when there
+/// is one, else by the first; the other paths (links, hard links) reported as the same file.
 fn once_each(found: Vec<Found>, class: &mut Class) {
-    let mut judged_by: Vec<(&Path, &Path)> = Vec::new();
+    let mut judged_by: Vec<((u64, u64), &Path)> = Vec::new();
     for f in &found {
-        if judged_by.iter().any(|(real, _)| *real == f.real) {
+        if judged_by.iter().any(|(id, _)| *id == f.id) {
             continue;
         }
         let by = found
             .iter()
-            .filter(|g| g.real == f.real)
+            .filter(|g| g.id == f.id)
             .find(|g| !g.linked)
             .unwrap_or(f);
-        judged_by.push((&f.real, &by.path));
+        judged_by.push((f.id, &by.path));
     }
     for f in &found {
-        let Some((_, by)) = judged_by.iter().find(|(real, _)| *real == f.real) else {
+        let Some((_, by)) = judged_by.iter().find(|(id, _)| *id == f.id) else {
             continue;
         };
         if *by == f.path {
@@ -244,9 +235,13 @@ impl Walk<'_> {
                     self.not_judged.push((p, NO_PROLOG.into()));
                 }
             } else if prolog && real.is_file() {
+                use std::os::unix::fs::MetadataExt;
+                let Ok(meta) = std::fs::metadata(&real) else {
+                    continue;
+                };
                 self.found.push(Found {
                     path: p,
-                    real,
+                    id: (meta.dev(), meta.ino()),
                     linked,
                 });
             } else if prolog {

@@ -234,6 +234,7 @@ fn judge_file(
         form,
         notes,
         elapsed_s: start.elapsed().as_secs_f64(),
+        rerun: None,
     })
 }
 
@@ -742,6 +743,7 @@ mod tests {
             form,
             notes: Vec::new(),
             elapsed_s: 0.0,
+            rerun: None,
         }
     }
 

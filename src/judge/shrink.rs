@@ -816,6 +816,7 @@ mod tests {
             form: None,
             notes: Vec::new(),
             elapsed_s: 0.0,
+            rerun: None,
         }
     }
 

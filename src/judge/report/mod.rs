@@ -5,6 +5,7 @@
 pub mod gradescope;
 pub mod html;
 pub mod junit;
+pub mod rerun;
 
 use super::shrink::Counterexample;
 use super::{JudgeError, Judgement};
@@ -40,15 +41,30 @@ pub const KINDS: [&str; 4] = ["spec examples", "edge cases", "random puzzles", "
 /// The name of the form check's test.
 pub const FORM_CHECK: &str = "plain_kenken/3 form check";
 
-/// How a run is made again: the command, with the seed of its random puzzles.
+/// How a run is made again: the command ([`Judgement::rerun`], every option that chose the
+/// cases kept and the path quoted for a POSIX shell; else one made of what the judgement
+/// holds), with the seed of its random puzzles.
 pub fn again(j: &Judgement) -> String {
+    let command = j.rerun.clone().unwrap_or_else(|| {
+        let mut words = vec![
+            "kenken".to_string(),
+            "judge".into(),
+            rerun::shell_word(std::ffi::OsStr::new(&j.file)),
+            "--prolog".into(),
+            j.system.name().into(),
+        ];
+        if let Some(seed) = j.seed {
+            words.extend(["--seed".into(), seed.to_string()]);
+        } else {
+            words.extend(["--suite".into(), rerun::shell_word(j.suite.as_ref())]);
+        }
+        words.join(" ")
+    });
     match j.seed {
-        Some(seed) => format!(
-            "random puzzles of seed {seed}: `kenken judge {} --seed {seed}` makes the same cases \
-             again",
-            j.file
-        ),
-        None => format!("suite: {}", j.suite),
+        Some(seed) => {
+            format!("random puzzles of seed {seed}: `{command}` makes the same cases again")
+        }
+        None => format!("suite: {}; `{command}` makes the same cases again", j.suite),
     }
 }
 
