@@ -331,4 +331,67 @@ mod tests {
             "existence_error(procedure,clpfd:(ins)/2): clpfd:(ins)/2 is not defined"
         );
     }
+
+    /// A system whose load takes `load`, and whose goals run to their deadline, noted.
+    struct SlowLoad {
+        load: Duration,
+        deadline: Arc<std::sync::Mutex<Option<Instant>>>,
+    }
+
+    impl PrologSystem for SlowLoad {
+        fn name(&self) -> &'static str {
+            "slow"
+        }
+        fn load(&mut self, _: &Program, _: Duration) -> Result<crate::system::Loaded, SystemError> {
+            std::thread::sleep(self.load);
+            Ok(crate::system::Loaded::default())
+        }
+        fn run(
+            &mut self,
+            goal: &Goal,
+            _: &mut dyn FnMut(crate::system::Answer),
+        ) -> Result<crate::system::Outcome, SystemError> {
+            if let Ok(mut d) = self.deadline.lock() {
+                *d = goal.deadline;
+            }
+            Ok(crate::system::Outcome {
+                end: End::Stopped(Bound::Time),
+                elapsed: Duration::ZERO,
+                inferences: None,
+            })
+        }
+    }
+
+    #[test]
+    fn a_case_that_loads_its_system_first_ends_within_its_timeout() {
+        let deadline = Arc::new(std::sync::Mutex::new(None));
+        let noted = deadline.clone();
+        let open: Arc<Open> = Arc::new(move || {
+            Ok(Box::new(SlowLoad {
+                load: Duration::from_millis(300),
+                deadline: noted.clone(),
+            }) as Box<dyn PrologSystem>)
+        });
+        // (the plain system loads on its first case: the load and the goal share the timeout)
+        let mut backend = SystemBackend::new(
+            open,
+            (Path::new("/x/k.pl"), "k.pl"),
+            Dialect::Scryer,
+            None,
+            Predicate::Fd,
+        );
+        let case =
+            &super::super::suite::cases(&super::super::suite::spec_items(), &[Predicate::Plain])[0];
+        let timeout = Duration::from_secs(5);
+        let start = Instant::now();
+        let run = backend.run(case, 2, timeout);
+        assert_eq!(run.end, RunEnd::Timeout);
+        let given = deadline.lock().unwrap().expect("a deadline");
+        // (the load took 300 ms of it: a goal's own full timeout after it would end later)
+        assert!(
+            given < start + timeout + Duration::from_millis(100),
+            "the goal got a timeout of its own after the load"
+        );
+        assert!(given >= start + timeout);
+    }
 }

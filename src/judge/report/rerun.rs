@@ -47,10 +47,10 @@ pub fn shell_word(arg: &OsStr) -> String {
 }
 
 /// The arguments of `kenken judge` that judge `file` again as `config` did, under `system`
-/// (the one it ran under): the suite (`suite`, as given: `spec`, `standard` or a puzzle
-/// file), its seed, `--max-size`, `--predicates` and `--only` (the cases), `--prolog` and
-/// `--dialect` (how it ran), `--timeout`, `--memory`, `--scratch` (its limits, when not the
-/// default), `--read` and `--no-confine` (what it could reach).
+/// (the one it ran under): `--prolog` and `--dialect` (how it ran), the suite (`suite`, as
+/// given: `spec`, `standard` or a puzzle file), `--max-size`, `--predicates` and `--only` (the
+/// cases), `--timeout`, `--memory`, `--scratch` (its limits, when not the default), `--read`
+/// (what it could read), the seed of the random puzzles, last, and `--no-confine`.
 pub fn rerun_args(file: &Path, config: &Config, suite: &str, system: System) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec!["kenken".into(), "judge".into()];
     // (a relative path that starts with '-' would read as an option)
@@ -69,9 +69,6 @@ pub fn rerun_args(file: &Path, config: &Config, suite: &str, system: System) -> 
     }
     if suite != "standard" {
         option("--suite", suite.into());
-    }
-    if let (Suite::Standard, Some(seed)) = (&config.suite, config.seed) {
-        option("--seed", seed.to_string().into());
     }
     if let Some(n) = config.max_size {
         option("--max-size", n.to_string().into());
@@ -98,6 +95,9 @@ pub fn rerun_args(file: &Path, config: &Config, suite: &str, system: System) -> 
     }
     for p in &config.read {
         option("--read", p.as_os_str().to_os_string());
+    }
+    if let (Suite::Standard, Some(seed)) = (&config.suite, config.seed) {
+        option("--seed", seed.to_string().into());
     }
     if !config.confine {
         args.push("--no-confine".into());
@@ -190,8 +190,8 @@ mod tests {
         };
         assert_eq!(
             rerun_command(Path::new("-x.pl"), &config, "standard", System::Swipl),
-            "kenken judge ./-x.pl --prolog swipl --seed 42 --max-size 5 --predicates \
-             plain_kenken --only random --only 'N = 0' --timeout 10"
+            "kenken judge ./-x.pl --prolog swipl --max-size 5 --predicates plain_kenken --only \
+             random --only 'N = 0' --timeout 10 --seed 42"
         );
         let spec = Config {
             suite: Suite::Spec,
