@@ -12,6 +12,7 @@ use crate::common::{gprolog, kenken};
 mod cheats;
 mod contain;
 mod hostile;
+mod solvers;
 mod swipl;
 mod trust;
 
