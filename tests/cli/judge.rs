@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::common::{gprolog, kenken};
 
+mod bounds;
 mod cheats;
 mod contain;
 mod hostile;
