@@ -13,6 +13,7 @@ mod bounds;
 mod cheats;
 mod contain;
 mod hostile;
+mod names;
 mod solvers;
 mod swipl;
 mod trust;
