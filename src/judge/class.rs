@@ -49,13 +49,14 @@ pub fn files_of(paths: &[PathBuf]) -> Result<Vec<PathBuf>, JudgeError> {
 }
 
 /// What a path that is no file to judge is, in words (`None`: a regular file, or a folder):
-/// `a named pipe`, `a device`, `a socket`, `a link to nothing`, `no such file or folder`.
+/// `not a regular file (a named pipe)`, `(a device)`, `(a socket)`, `a link to nothing (a broken
+/// link)`, `cannot be read (no such file or folder)`.
 pub fn not_a_file(path: &Path) -> Option<String> {
     use std::os::unix::fs::FileTypeExt;
     let kind = match std::fs::metadata(path) {
         Err(_) if std::fs::symlink_metadata(path).is_ok() => return Some(BROKEN_LINK.into()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Some("no such file or folder".into())
+            return Some("cannot be read (no such file or folder)".into())
         }
         Err(e) => return Some(format!("cannot be read ({e})")),
         Ok(m) if m.is_file() || m.is_dir() => return None,

@@ -357,12 +357,14 @@ pub(crate) fn shrink_with<'a>(
     for (case, failure, puzzle, predicate) in failing.into_iter().take(3) {
         let mut run = runner_for(predicate);
         let left = budget.saturating_sub(start.elapsed());
-        // a try's limit: ten times the failing case's time (at least a second, at most the
-        // case limit); for a hang, the case limit, or less when little time is left
+        // a try's limit: ten times the failing case's time and what loading the file again
+        // took in the suite (at least a second, at most the case limit); for a hang, the case
+        // limit, or less when little time is left
         let limit = match case.elapsed_ms {
-            Some(ms) if failure != Failure::Hang => {
-                Duration::from_secs_f64((ms / 100.0).clamp(1.0, timeout.as_secs_f64().max(1.0)))
-            }
+            Some(ms) if failure != Failure::Hang => Duration::from_secs_f64(
+                (ms / 100.0 + load_time(judgement).as_secs_f64())
+                    .clamp(1.0, timeout.as_secs_f64().max(1.0)),
+            ),
             // (a hang runs to its limit: three times, then twice more in the end)
             _ => try_limit(timeout, left / 2),
         };
@@ -469,6 +471,15 @@ pub(crate) fn shrink_with<'a>(
         return Some(found);
     }
     None
+}
+
+/// About what loading the file took in `judgement`, per load (its engine's start included):
+/// the judgement's time less its goals', shared by its cases and its first load. A try loads
+/// the file again in a fresh process, within its limit.
+fn load_time(judgement: &Judgement) -> Duration {
+    let goals: f64 = judgement.cases.iter().filter_map(|c| c.elapsed_ms).sum();
+    let loads = judgement.cases.len() as f64 + 1.0;
+    Duration::from_secs_f64(((judgement.elapsed_s * 1000.0 - goals) / loads / 1000.0).max(0.0))
 }
 
 /// How many times the puzzle found runs again, at the end, before it is reported.

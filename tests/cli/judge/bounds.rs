@@ -259,3 +259,37 @@ fn a_judged_process_reads_no_setting_of_the_judge() {
         assert_eq!(j.code, 0, "{system}: {:?}", j.details);
     }
 }
+
+#[test]
+fn a_case_that_loads_the_file_again_shares_its_timeout_with_the_goal() {
+    // a load of 1 s and a goal of 1 s: within a timeout of 1.5 s each, not together
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sleeper.pl");
+    std::fs::write(
+        &file,
+        ":- use_module(library(time)).\n:- initialization(sleep(1)).\n\
+         kenken(_, _, [[1]]) :- sleep(1).\n",
+    )
+    .unwrap();
+    let j = judge(
+        file.to_str().unwrap(),
+        &[
+            "--suite",
+            "spec",
+            "--only",
+            "kenken(1,",
+            "--only",
+            "kenken(2,",
+            "--predicates",
+            "kenken",
+            "--prolog",
+            "scryer",
+            "--timeout",
+            "1.5",
+        ],
+    );
+    // the first case runs in the engine that loaded the file (a load with its own timeout);
+    // the second loads it again in a fresh one, and the goal has what is left
+    assert_eq!(j.verdict("spec: kenken(1, [], T)", "kenken"), "pass");
+    assert_eq!(j.verdict("spec: kenken(2, [], T)", "kenken"), "hang");
+}
