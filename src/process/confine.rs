@@ -75,7 +75,8 @@ impl Default for Limits {
 
 /// What a confined child may do.
 ///
-/// Paths travel to the child as bytes (a name need not be UTF-8): see [`os_paths`].
+/// Paths travel to the child as bytes (a name need not be UTF-8): UTF-8 text with `%XX` for
+/// the bytes that are not.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Confinement {
     /// Folders and files it may read (and list).
@@ -83,7 +84,7 @@ pub struct Confinement {
     pub read: Vec<PathBuf>,
     /// Files and folders it may never read, whatever [`Confinement::read`] and the system's
     /// folders hold (links resolved): each folder granted that holds one is granted as what
-    /// it holds less that one ([`narrow`]). A judged `plain_kenken/3`'s SWI-Prolog, say, reads
+    /// it holds less that one. A judged `plain_kenken/3`'s SWI-Prolog, say, reads
     /// its home but the constraint libraries.
     #[serde(default, with = "os_paths")]
     pub hidden: Vec<PathBuf>,
@@ -550,6 +551,32 @@ impl Confinement {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_travel_as_their_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        for bytes in [
+            &b"/a/b.pl"[..],
+            b"/x/ann\xff%41%.pl",
+            "/é/\u{200b}".as_bytes(),
+            b"%",
+        ] {
+            let path = Path::new(std::ffi::OsStr::from_bytes(bytes));
+            let text = path_to_text(path);
+            assert_eq!(path_of_text(&text), path, "{text}");
+        }
+        assert_eq!(path_to_text(Path::new("/a%b")), "/a%25b");
+        let c = Confinement {
+            read: vec![PathBuf::from(std::ffi::OsStr::from_bytes(b"/k\xfe.pl"))],
+            hidden: Vec::new(),
+            scratch: PathBuf::from("/tmp/s"),
+            exec: Vec::new(),
+            limits: Limits::default(),
+            scratch_size: None,
+        };
+        let json = serde_json::to_string(&c).unwrap();
+        assert_eq!(serde_json::from_str::<Confinement>(&json).unwrap(), c);
+    }
 
     #[test]
     fn the_loader_of_this_program_is_found() {
