@@ -118,9 +118,13 @@ fn judge_file(
             cases.len() + left_out
         ));
     }
-    // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
-    // every case, and this bounds whatever the wall clock does not see.
-    let budget = config.timeout * (cases.len() as u32 + 1);
+    // Each engine process (one per case) gets CPU seconds beyond any case's wall clock: the
+    // wall clock bounds every case, this what it does not see. The same in every run (a
+    // judged file can read its limits: under swipl, library(rlimit)), so that nothing tells a
+    // case of the suite from a try of the smallest failing puzzle's search.
+    let cpu_seconds = Limits::default()
+        .cpu_seconds
+        .max(config.timeout.as_secs().saturating_add(60));
     // what judged code may never read: the judge itself and the class's other files
     let mut hidden = jail::own_programs();
     hidden.extend(
@@ -135,7 +139,7 @@ fn judge_file(
             limits: Limits {
                 memory: config.memory,
                 scratch: config.scratch,
-                cpu_seconds: budget.as_secs().max(1),
+                cpu_seconds,
                 ..Limits::default()
             },
             // (not confined, everything is readable)
