@@ -7,8 +7,10 @@
 //!   worker's side of it ([`scryer_worker`]), which serves either program;
 //! - `thread.rs`: [`ScryerThread`];
 //! - `worker.rs`: [`ScryerWorker`], the parent's side of the worker;
-//! - `judged.rs`: a judged file's engine (`prolog/judge.pl`, the GNU layer `prolog/gnu/`, the
-//!   stub `library(clpz)` of `prolog/judge_no_fd.pl`), its load and its goals.
+//! - `judged.rs`: a judged file's engine (`prolog/judge.pl`, the GNU layer `prolog/gnu/`), its
+//!   load and its goals;
+//! - `no_fd.rs`: the stub constraint libraries of an engine without FD solver
+//!   (`prolog/judge_no_fd.pl` for `library(clpz)`, `library(clpb)`, `library(simplex)`).
 //!
 //! A worker builds its engine before it says it is ready (so that a load's time is the
 //! file's): the homework's [`Session`], or, when [`PROGRAM_VAR`] names one, a judged file's
@@ -17,6 +19,7 @@
 //! ([`Found`]) as soon as it is found, and the request's end as its reply ([`Reply`]).
 
 mod judged;
+mod no_fd;
 mod thread;
 mod worker;
 
@@ -28,6 +31,7 @@ use crate::process::Handler;
 use crate::prolog::{PrologError, Session, DEFAULT_INFERENCE_LIMIT};
 use crate::puzzle::Grid;
 
+pub(crate) use no_fd::OPEN_ROUTE;
 pub use thread::ScryerThread;
 pub use worker::ScryerWorker;
 
@@ -222,6 +226,8 @@ pub(crate) fn scryer_worker(role: &str) -> Option<Handler> {
         return None;
     }
     let program = std::env::var(PROGRAM_VAR).ok();
+    // (read once: the judged file, which runs in this process, reads no setting of the judge)
+    std::env::remove_var(PROGRAM_VAR);
     let mut engine = match program.map(|p| serde_json::from_str::<FileEngine>(&p)) {
         None => Ok(Engine::Homework(Box::new(Session::for_solving()))),
         Some(Ok(e)) => Ok(Engine::File(Box::new(judged::engine(e.dialect, e.fd)))),
