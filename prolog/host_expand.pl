@@ -12,6 +12,21 @@
     fails once there is nothing left to rewrite.)
 */
 
+% A clause of a consulted file that would replace one of the host's own predicates (kk_...,
+% noted when the engine started: kk_note_host_predicates/0) is left out, and the load ends
+% with the error Scryer gives for a clause of a builtin: permission_error(modify,
+% static_procedure, PI) (thrown by an initialization/1 goal, once the rest of the file is
+% loaded: Scryer's loader writes an error thrown here and loads the clause as it is). The
+% host's Prolog lives in user, where a consulted file's clauses replace those of the same
+% name: its goals would run the user's code instead.
+term_expansion(T, (:- initialization(throw(E)))) :-
+    iso_ext:bb_get(kk_loading, true),
+    nonvar(T),
+    prolog_load_context(module, user),
+    kk_defined(T, PI),
+    iso_ext:bb_get(kk_host_predicates, PIs),
+    lists:memberchk(PI, PIs),
+    E = error(permission_error(modify, static_procedure, PI), load/1).
 % A directive halt/0,1 of a consulted file (Scryer 0.10 refuses it: domain_error(directive,
 % halt/1)) becomes an initialization/1 goal, which ends the load as halt/0,1 does (kk_halt_/1)
 % once the file's clauses are loaded: the top level ends the session with its code, a query's
@@ -19,12 +34,24 @@
 term_expansion((:- G), (:- initialization(H))) :-
     nonvar(G),
     (   G == halt -> H = throw(kk_halt(0)) ; G = halt(C), H = user:kk_halt_(C) ),
-    bb_get(kk_loading, true).
+    iso_ext:bb_get(kk_loading, true).
 % (no cut: a term this leaves is for the other clauses, library(atts)'s for :- attribute ...)
 term_expansion(T0, T) :-
-    bb_get(kk_loading, true),
+    iso_ext:bb_get(kk_loading, true),
     nonvar(T0),
     (   T0 = (_ :- _) -> true ; T0 = (:- _) ),
     prolog_load_context(module, M),
     kk_clause_rewrite(M, T0, T),
     T \== T0.
+
+% kk_defined(+T, -PI): the predicate the clause or grammar rule T of user defines.
+kk_defined(T, N/A) :-
+    (   T = (H0 :- _) -> Extra = 0
+    ;   T = (H0 --> _) -> Extra = 2
+    ;   T = (:- _) -> fail
+    ;   H0 = T, Extra = 0
+    ),
+    (   nonvar(H0), H0 = user:H -> true ; H = H0 ),
+    callable(H),
+    functor(H, N, A0),
+    A is A0 + Extra.

@@ -69,7 +69,7 @@ kk_host_stream(Chars, PChars, Limit, Max, Cap, Mode, Item) :-
             ),
             (   nonvar(Unknown) -> Item = param_error(Unknown)
             ;   (   kk_may_change(Goal1) -> Changes = true ; Changes = false ),
-                bb_put(kk_query_changes, Changes),
+                iso_ext:bb_put(kk_query_changes, Changes),
                 kk_halts(Goal1, Goal),
                 kk_stream(kk_qualified(Goal), VNs, Limit, Max, Cap, Mode, Item)
             )
@@ -81,22 +81,22 @@ kk_host_stream(Chars, PChars, Limit, Max, Cap, Mode, Item) :-
 % (PVNs); VNs is VNs0 without the variables bound so (the answers do not show them). Unknown
 % is the first name of Params that names no variable of the goal (unbound when there is none).
 kk_bind_params(Params, PVNs, VNs0, VNs, Unknown) :-
-    (   member(N=_, Params), \+ memberchk(N=_, VNs0)
+    (   lists:member(N=_, Params), \+ lists:memberchk(N=_, VNs0)
     ->  Unknown = N, VNs = VNs0
-    ;   maplist(kk_param_var(VNs0), PVNs),
-        maplist(kk_bind_param(VNs0), Params),
-        findall(N-V, ( member(N=V, VNs0), \+ memberchk(N=_, Params) ), Kept),
+    ;   lists:maplist(user:kk_param_var(VNs0), PVNs),
+        lists:maplist(user:kk_bind_param(VNs0), Params),
+        findall(N-V, ( lists:member(N=V, VNs0), \+ lists:memberchk(N=_, Params) ), Kept),
         kk_pairs_vns(Kept, VNs0, VNs)
     ).
 
-kk_param_var(VNs, N=V) :- ( memberchk(N=G, VNs) -> V = G ; true ).
+kk_param_var(VNs, N=V) :- ( lists:memberchk(N=G, VNs) -> V = G ; true ).
 
-kk_bind_param(VNs, N=V) :- memberchk(N=G, VNs), G = V.
+kk_bind_param(VNs, N=V) :- lists:memberchk(N=G, VNs), G = V.
 
 % (the variables themselves, not findall/3's copies)
 kk_pairs_vns([], _, []).
 kk_pairs_vns([N-_ | Ks], VNs0, [N=V | VNs]) :-
-    memberchk(N=V, VNs0),
+    lists:memberchk(N=V, VNs0),
     kk_pairs_vns(Ks, VNs0, VNs).
 
 % kk_qualified(+Goal): calls Goal; a module qualification M:G whose M is bound but not an atom
@@ -112,9 +112,9 @@ kk_qualified(Goal) :-
 % (it survives the backtracking into the last branch).
 kk_stream(Goal, VNs, Limit, Max, Cap, Mode, Item) :-
     Max1 is Max + 1,
-    bb_put(kk_stream_end, complete),
+    iso_ext:bb_put(kk_stream_end, complete),
     (   kk_answers(Goal, VNs, Limit, Max1, Cap, Mode, Item)
-    ;   bb_get(kk_stream_end, Status),
+    ;   iso_ext:bb_get(kk_stream_end, Status),
         kk_end_state(State),
         Item = end(Status, State)
     ).
@@ -130,7 +130,7 @@ kk_answers(Goal, VNs, Limit, Max1, Cap, Mode, Item) :-
     (   Item = Item0
     ;   kk_stop_asked,
         !,
-        bb_put(kk_stream_end, answer_limit),
+        iso_ext:bb_put(kk_stream_end, answer_limit),
         fail
     ).
 
@@ -147,21 +147,21 @@ kk_stop_char('\x18\').
 
 kk_item(answer, A, answer(A)).
 kk_item(answer_limit, _, _) :-
-    bb_put(kk_stream_end, answer_limit),
+    iso_ext:bb_put(kk_stream_end, answer_limit),
     fail.
 kk_item(inference_limit_exceeded, _, _) :-
-    bb_put(kk_stream_end, inference_limit),
+    iso_ext:bb_put(kk_stream_end, inference_limit),
     fail.
 kk_item(answer_too_large(Cap), _, _) :-
-    bb_put(kk_stream_end, answer_too_large(Cap)),
+    iso_ext:bb_put(kk_stream_end, answer_too_large(Cap)),
     fail.
 kk_item(exception(kk_halt(Code)), _, _) :-
     !,
-    bb_put(kk_stream_end, halted(Code)),
+    iso_ext:bb_put(kk_stream_end, halted(Code)),
     fail.
 kk_item(exception(E), _, _) :-
     kk_exception_text(E, T, Enc),
-    bb_put(kk_stream_end, exception(T, Enc)),
+    iso_ext:bb_put(kk_stream_end, exception(T, Enc)),
     fail.
 
 % kk_exception_text(+E, -Text, -Enc): the exception E as writeq/1 writes it (chars), its
@@ -174,11 +174,11 @@ kk_exception_text(E, T, Enc) :-
     (   catch(kk_enc(E, Enc0, 0, _, 1000000), kk_answer_too_large, fail)
     ->  term_variables(E, Vs),
         kk_printable(E, PE, [], PVNs),
-        copy_term(PE-PVNs-Vs, CE-CVNs-CVs, _),
+        iso_ext:copy_term(PE-PVNs-Vs, CE-CVNs-CVs, _),
         kk_numbered_offset(Off),
         kk_number_fresh(CVs, Off),
         kk_text_numbered(CE, CVNs, T),
-        copy_term(Enc0-Vs, Enc1-Vs1, _),
+        iso_ext:copy_term(Enc0-Vs, Enc1-Vs1, _),
         kk_number_vars(Vs1, 0),
         Enc = term(Enc1)
     ;   kk_text(E, [], T),
@@ -189,7 +189,7 @@ kk_exception_text(E, T, Enc) :-
 % A the answer for each of the first Max1 - 1; the Max1-th is R = answer_limit. An exception,
 % the inference limit or an answer of more than Cap nodes is the last solution (R says which).
 kk_nth(Goal, VNs, Limit, Max1, Cap, Mode, A, R) :-
-    call_nth(call_with_inference_limit(catch(Goal, E, true), Limit, R0), K),
+    iso_ext:call_nth(iso_ext:call_with_inference_limit(user:catch(Goal, E, true), Limit, R0), K),
     (   nonvar(E) -> R = exception(E), A = none, !
     ;   R0 == inference_limit_exceeded -> R = R0, A = none, !
     ;   K >= Max1 -> R = answer_limit, A = none, !
@@ -214,10 +214,10 @@ kk_answer(Mode, VNs, Cap, a(Bindings, Text)) :-
 % top level writes it, and Bindings, the encoded Bindings1 with their variables named as there.
 kk_written(VNs, Bindings0, Bindings1, Bindings, Text) :-
     term_variables(VNs, Vs),
-    copy_term(Vs, Vs, Gs),          % residual goals, over the query's own variables
+    iso_ext:copy_term(Vs, Vs, Gs),  % residual goals, over the query's own variables
     term_variables(Bindings0-Gs, All),
-    reverse(VNs, RVNs),             % X = Y is shown as X = Y: a variable takes its last name
-    (   \+ ( member(N=_, VNs), kk_numbered_name(N) )
+    lists:reverse(VNs, RVNs),     % X = Y is shown as X = Y: a variable takes its last name
+    (   \+ ( lists:member(N=_, VNs), kk_numbered_name(N) )
     ->  % the variables without a name are numbered: naming each with an atom of its own
         % took quadratic time (Scryer 0.10 copies its table of atoms to add one: 127 s for
         % 400,000 new ones)
@@ -226,21 +226,21 @@ kk_written(VNs, Bindings0, Bindings1, Bindings, Text) :-
     ;   % (a name of the query's looks like a numbered one: each variable gets an atom)
         kk_fresh_names(All, VNs, 0, Names),
         Fresh = [],
-        append(RVNs, Names, AllVNs)
+        lists:append(RVNs, Names, AllVNs)
     ),
     kk_answer_text(Bindings0, Gs, AllVNs, Fresh, Text),
     % the encoded values' variables named as in Text (attributes dropped; the copy is of the
     % encoded values, which hold no partial string for Scryer 0.10 to garble): by their names,
     % or by their numbers, which the host turns into names as it turns those of Text
     kk_var_vns(AllVNs, VarVNs),
-    copy_term(Bindings1-VarVNs-Fresh, Bindings-VarVNs1-Fresh1, _),
+    iso_ext:copy_term(Bindings1-VarVNs-Fresh, Bindings-VarVNs1-Fresh1, _),
     kk_name_vars(VarVNs1),
     kk_number_vars(Fresh1, 0).
 
 % kk_fresh_vars(+Vars, +VNs, -Fresh): the variables of Vars without a name in VNs, in order.
 kk_fresh_vars([], _, []).
 kk_fresh_vars([V | Vs], VNs, Fresh) :-
-    (   member(_=W, VNs), W == V -> Fresh = Fresh1 ; Fresh = [V | Fresh1] ),
+    (   lists:member(_=W, VNs), W == V -> Fresh = Fresh1 ; Fresh = [V | Fresh1] ),
     kk_fresh_vars(Vs, VNs, Fresh1).
 
 kk_number_vars([], _).
@@ -334,14 +334,14 @@ kk_enc_args(I, Ar, Off, T, E, N0, N, Cap, D) :-
 % compound terms (whose conversion is linear).
 kk_answer_text(Bindings, Gs, VNs, Fresh, text(Pieces, Numbered)) :-
     % (not findall/3: it would copy the variables and lose their names)
-    maplist(kk_binding_item, Bindings, BindingItems),
-    maplist(kk_goal_item, Gs, GoalItems),
-    append(BindingItems, GoalItems, Items),
+    lists:maplist(user:kk_binding_item, Bindings, BindingItems),
+    lists:maplist(user:kk_goal_item, Gs, GoalItems),
+    lists:append(BindingItems, GoalItems, Items),
     kk_var_vns(VNs, VarVNs),        % (the names of bound variables are not written)
     kk_printable(Items, PItems, VarVNs, PVNs),
     % (a copy without attributes, whose fresh variables can be bound to their numbers; the
     % printable items hold no partial string for copy_term/3 to garble)
-    copy_term(PItems-PVNs-Fresh, CItems-CVNs-CFresh, _),
+    iso_ext:copy_term(PItems-PVNs-Fresh, CItems-CVNs-CFresh, _),
     kk_numbered_offset(Off),
     kk_number_fresh(CFresh, Off),
     (   Fresh == [] -> Numbered = false ; Numbered = true ),
@@ -383,7 +383,7 @@ kk_printable(T, P, VNs, PVNs) :-
     kk_pr(T, P, Pairs, []),
     keysort(Pairs, Sorted),
     kk_char_names(Sorted, CharVNs),
-    append(VNs, CharVNs, PVNs).
+    lists:append(VNs, CharVNs, PVNs).
 
 kk_pr(T, P, Ps0, Ps) :-
     (   var(T) -> P = T, Ps0 = Ps
@@ -429,7 +429,7 @@ kk_char_names([C-V | Ps], [Name=V | VNs]) :-
     (   C = n(N) -> number_chars(N, Cs)
     ;   kk_text([C], [], Written),
         Written = [_ | Cs0],
-        append(Cs, [_], Cs0)
+        lists:append(Cs, [_], Cs0)
     ),
     atom_chars(Name, Cs),
     kk_same_char(Ps, C, V, Rest),
@@ -446,26 +446,27 @@ kk_same_char([C1-V1 | Ps], C, V, Rest) :-
     taken after a goal that may have changed it.
 */
 
-% kk_query_start: what an engine that answers the host's queries does once loaded: its flags
-% and operators noted, so that kk_state/1 keeps those the user changed (as kk_top_start/1
-% does for the top level).
+% kk_query_start: what an engine that answers the host's queries does once loaded: the host's
+% own predicates noted (kk_note_host_predicates/0), and its flags and operators, so that
+% kk_state/1 keeps those the user changed (as kk_top_start/1 does for the top level).
 kk_query_start :-
+    kk_note_host_predicates,
     findall(F-V, current_prolog_flag(F, V), Flags),
-    bb_put(kk_flags0, Flags),
+    iso_ext:bb_put(kk_flags0, Flags),
     findall(op(P, T, N), current_op(P, T, N), Ops),
-    bb_put(kk_ops0, Ops).
+    iso_ext:bb_put(kk_ops0, Ops).
 
 % kk_end_state(-State): state(Pieces) (kk_state_pieces/1) after a goal that may have changed
 % the state, none after any other. The names of the user's own predicates are noted then
 % (kk_may_change/1).
 kk_end_state(State) :-
-    (   bb_get(kk_query_changes, true),
+    (   iso_ext:bb_get(kk_query_changes, true),
         catch(kk_state_pieces(Pieces), _, fail)
     ->  State = state(Pieces),
         kk_note_code_names
     ;   State = none
     ),
-    bb_put(kk_query_changes, false).
+    iso_ext:bb_put(kk_query_changes, false).
 
 % kk_may_change(+Goal): Goal may change what kk_state/1 records. It does when it consults (a
 % list as a goal), or names anywhere in it (as a goal, or as data: maplist(assertz, Cs)) a
@@ -474,7 +475,7 @@ kk_end_state(State) :-
 % (kk_note_code_names/0), which may do any of these. Linear in the size of Goal, never
 % recursive on its depth.
 kk_may_change(G) :-
-    (   bb_get(kk_code_names, Ns) -> true ; Ns = [] ),
+    (   iso_ext:bb_get(kk_code_names, Ns) -> true ; Ns = [] ),
     (   kk_consults(G) -> true
     ;   kk_names_change([G], Ns)
     ).
@@ -482,7 +483,7 @@ kk_may_change(G) :-
 kk_consults(G) :-
     nonvar(G),
     (   G = [_ | _] -> true
-    ;   kk_control(G, As), member(A, As), kk_consults(A)
+    ;   kk_control(G, As), lists:member(A, As), kk_consults(A)
     ).
 
 kk_names_change([T | Ts], Ns) :-
@@ -491,7 +492,7 @@ kk_names_change([T | Ts], Ns) :-
     ->  functor(T, N, _),
         (   kk_changing(N, Ns) -> true
         ;   T =.. [_ | As],
-            append(As, Ts, Ts1),
+            lists:append(As, Ts, Ts1),
             kk_names_change(Ts1, Ns)
         )
     ;   atom(T), kk_changing(T, Ns) -> true
@@ -499,10 +500,10 @@ kk_names_change([T | Ts], Ns) :-
     ).
 
 kk_changing(N, Ns) :-
-    (   kk_changing_name(N) -> true ; memberchk(N, Ns) ).
+    (   kk_changing_name(N) -> true ; lists:memberchk(N, Ns) ).
 
 kk_changing_name(N) :-
-    memberchk(N, [assert, asserta, assertz, retract, retractall, abolish, consult, load_files,
+    lists:memberchk(N, [assert, asserta, assertz, retract, retractall, abolish, consult, load_files,
                   ensure_loaded, use_module, op, set_prolog_flag, char_conversion, bb_put,
                   dynamic, discontiguous, multifile, make, kk_query_consult, kk_query_restore,
                   % (a goal made or fetched at run time)
@@ -514,7 +515,7 @@ kk_changing_name(N) :-
 % kept for kk_may_change/1: once a file is consulted, every predicate of user (the file may
 % define any); before, the dynamic ones (asserted).
 kk_note_code_names :-
-    (   bb_get(kk_files, [_ | _])
+    (   iso_ext:bb_get(kk_files, [_ | _])
     ->  findall(N, current_predicate(user:N/_), Ns0)
     ;   findall(N, ( current_predicate(user:N/A),
                      functor(H, N, A),
@@ -522,7 +523,7 @@ kk_note_code_names :-
                 Ns0)
     ),
     sort(Ns0, Ns),
-    bb_put(kk_code_names, Ns).
+    iso_ext:bb_put(kk_code_names, Ns).
 
 % kk_query_restore(+Text, -Lost): gives this (fresh) engine the state Text that kk_state/1
 % took in the engine before it, with kk_restore/8; its files are consulted one by one
@@ -536,13 +537,13 @@ kk_query_restore(Text, Lost) :-
     kk_restore(Setup, Ops, [], [], [], [], [], Broken),
     kk_restore_files(FileFlags, LostFiles),
     kk_restore(Setup, [], [], Dyn, Flags, Globals, [], Broken),
-    findall(global(K, Why), member(K-Why, Lost0), LostGlobals),
-    append(LostGlobals, LostFiles, Lost),
+    findall(global(K, Why), lists:member(K-Why, Lost0), LostGlobals),
+    lists:append(LostGlobals, LostFiles, Lost),
     kk_note_code_names.
 
 kk_restore_files([], []).
 kk_restore_files([F-Flags | FFs], Lost) :-
-    maplist(kk_restore_flag, Flags),
+    lists:maplist(user:kk_restore_flag, Flags),
     kk_query_consult(F, R),
     (   R == true -> Lost = Lost1 ; Lost = [file(F, R) | Lost1] ),
     kk_restore_files(FFs, Lost1).

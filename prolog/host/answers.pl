@@ -8,15 +8,15 @@
 % Running the goal, answer by answer
 
 kk_top_run(Goal, VNs, Mode, Result) :-
-    bb_put(kk_top_count, 0),
-    bb_put(kk_top_all, false),
-    bb_put(kk_top_until, 0),
+    iso_ext:bb_put(kk_top_count, 0),
+    iso_ext:bb_put(kk_top_all, false),
+    iso_ext:bb_put(kk_top_until, 0),
     kk_top_callable(Goal, Call),
     kk_reader_start,
-    (   setup_call_cleanup(true, Call, Det = true),
-        bb_get(kk_top_count, N0),
+    (   iso_ext:setup_call_cleanup(true, user:Call, Det = true),
+        iso_ext:bb_get(kk_top_count, N0),
         N is N0 + 1,
-        bb_put(kk_top_count, N),
+        iso_ext:bb_put(kk_top_count, N),
         catch(flush_output(user_error), _, true),
         kk_fresh_line,
         kk_top_show(VNs, []),
@@ -27,7 +27,7 @@ kk_top_run(Goal, VNs, Mode, Result) :-
     ;   kk_fresh_line,
         write('false.'), nl,
         % (no more answers after some: the goal answered)
-        (   bb_get(kk_top_count, 0) -> Result = false ; Result = true )
+        (   iso_ext:bb_get(kk_top_count, 0) -> Result = false ; Result = true )
     ),
     flush_output.
 
@@ -52,7 +52,7 @@ kk_control_count(G, N0, N) :-
     ;   var(G) -> N = N0
     ;   kk_control(G, As)
     ->  N1 is N0 + 1,
-        foldl(kk_control_count, As, N1, N)
+        lists:foldl(user:kk_control_count, As, N1, N)
     ;   N = N0
     ).
 
@@ -74,8 +74,8 @@ kk_top_next(batch(Limit), _, N, R) :-
     ;   write(' ;'), nl, fail
     ).
 kk_top_next(ask, VNs, N, R) :-
-    (   (   bb_get(kk_top_all, true)
-        ;   bb_get(kk_top_until, U), N < U
+    (   (   iso_ext:bb_get(kk_top_all, true)
+        ;   iso_ext:bb_get(kk_top_until, U), N < U
         )
     ->  write(' ;'), nl, fail
     ;   write(' '), kk_show,
@@ -86,9 +86,9 @@ kk_top_next(ask, VNs, N, R) :-
         (   Key == next
         ->  write(';'), nl, kk_reader_start, fail
         ;   Key == all
-        ->  write(';'), nl, bb_put(kk_top_all, true), kk_reader_start, fail
+        ->  write(';'), nl, iso_ext:bb_put(kk_top_all, true), kk_reader_start, fail
         ;   Key == five
-        ->  write(';'), nl, U is N + 5 - N mod 5, bb_put(kk_top_until, U), kk_reader_start,
+        ->  write(';'), nl, U is N + 5 - N mod 5, iso_ext:bb_put(kk_top_until, U), kk_reader_start,
             fail
         ;   Key == whole
         ->  nl, kk_top_show(VNs, [max_depth(0)]), kk_top_next(ask, VNs, N, R)
@@ -101,7 +101,7 @@ kk_top_next(ask, VNs, N, R) :-
     ).
 
 kk_key_help :-
-    maplist(kk_help_line, [
+    lists:maplist(user:kk_help_line, [
         "% ; n r space tab: the next answer    a: all the other answers",
         "% f: the next answers, up to the next multiple of 5",
         "% w: the whole answer (no ...)        p: the answer as first written",
@@ -118,15 +118,15 @@ kk_key_help :-
 kk_top_show(VNs, Extra) :-
     kk_visible(VNs, Vis),
     term_variables(Vis, Vs),
-    copy_term(Vs, Vs, Gs),
+    iso_ext:copy_term(Vs, Vs, Gs),
     kk_bindings(Vis, Bindings),
     kk_shown_variables(Bindings, Gs, Extra, All),
     kk_fresh_names(All, VNs, 0, Names),
-    reverse(VNs, RVNs),
-    append(RVNs, Names, AllVNs),
-    maplist(kk_binding_item, Bindings, BindingItems),
-    maplist(kk_goal_item, Gs, GoalItems),
-    append(BindingItems, GoalItems, Items),
+    lists:reverse(VNs, RVNs),
+    lists:append(RVNs, Names, AllVNs),
+    lists:maplist(user:kk_binding_item, Bindings, BindingItems),
+    lists:maplist(user:kk_goal_item, Gs, GoalItems),
+    lists:append(BindingItems, GoalItems, Items),
     (   Items == [] -> write(true)
     ;   kk_top_items(Items, AllVNs, Extra)
     ).
@@ -138,10 +138,10 @@ kk_shown_variables(Bindings, Gs, Extra, All) :-
     kk_answer_options([], Extra, Os),
     (   kk_last_depth(Os, D), D > 0
     ->  D1 is D + 2,
-        maplist(kk_binding_value, Bindings, Vs0),
-        append(Vs0, Gs, Ts),
-        maplist(kk_vars_within(D1), Ts, Vss),
-        append(Vss, Vs),
+        lists:maplist(user:kk_binding_value, Bindings, Vs0),
+        lists:append(Vs0, Gs, Ts),
+        lists:maplist(user:kk_vars_within(D1), Ts, Vss),
+        lists:append(Vss, Vs),
         term_variables(Vs, All)
     ;   term_variables(Bindings-Gs, All)
     ).
@@ -151,8 +151,8 @@ kk_binding_value(_ = V, V).
 kk_vars_within(D, T, Vs) :- '$toplevel':term_variables_under_max_depth(T, D, Vs).
 
 kk_last_depth(Os, D) :-
-    reverse(Os, ROs),
-    memberchk(max_depth(D), ROs),
+    lists:reverse(Os, ROs),
+    lists:memberchk(max_depth(D), ROs),
     integer(D).
 
 kk_top_items([I], VNs, Extra) :- !, kk_top_item(I, VNs, Extra, last).
@@ -179,7 +179,7 @@ kk_top_item(goal(G), VNs, Extra, _) :-
 kk_answer_options(VNs, Extra, [quoted(true), variable_names(VNs), max_depth(20), double_quotes(DQ) | Os]) :-
     (   current_prolog_flag(double_quotes, chars) -> DQ = true ; DQ = false ),
     (   catch(current_prolog_flag(answer_write_options, Os0), _, fail) -> true ; Os0 = [] ),
-    append(Os0, Extra, Os).
+    lists:append(Os0, Extra, Os).
 
 kk_needs_bracketing(Value, Op) :-
     nonvar(Value),
@@ -190,7 +190,7 @@ kk_needs_bracketing(Value, Op) :-
     kk_arity_specifier(Arity, FSpec),
     (   Arity =:= 0
     ;   EqPrec < FPrec
-    ;   EqPrec =:= FPrec, memberchk(EqSpec, [fx, xfx, yfx])
+    ;   EqPrec =:= FPrec, lists:memberchk(EqSpec, [fx, xfx, yfx])
     ),
     !.
 
@@ -202,8 +202,8 @@ kk_trailing_period_is_ambiguous(Value) :-
     atom(Value),
     atom_chars(Value, Cs),
     Cs \== ['.'],
-    append(_, [C], Cs),
-    memberchk(C, [#, $, &, *, +, -, ., /, :, <, =, >, ?, @, ^, ~, \]).
+    lists:append(_, [C], Cs),
+    lists:memberchk(C, [#, $, &, *, +, -, ., /, :, <, =, >, ?, @, ^, ~, \]).
 
 % ---------------------------------------------------------------------------
 % Reading to the end of the input
@@ -218,7 +218,7 @@ kk_read(T) :- current_input(S), kk_read_term(S, T, []).
 kk_read(S, T) :- kk_read_term(S, T, []).
 kk_read_term(T, Os) :- current_input(S), kk_read_term(S, T, Os).
 kk_read_term(S, T, Os) :-
-    catch(must_be(list, Os), error(E, _), throw(error(E, read_term/3))),
+    catch(error:must_be(list, Os), error(E, _), throw(error(E, read_term/3))),
     read_term(S, T0, [variables(Vs) | Os]),
     (   var(T0), Vs == [], kk_at_end(S) -> T = end_of_file ; T = T0 ).
 
@@ -232,5 +232,5 @@ kk_at_end(S) :- catch(peek_char(S, C), _, C = end_of_file), C == end_of_file.
 kk_input_goal(G) :-
     callable(G),
     functor(G, N, _),
-    memberchk(N, [read, read_term, get_char, get_code, get_byte, peek_char, peek_code,
+    lists:memberchk(N, [read, read_term, get_char, get_code, get_byte, peek_char, peek_code,
                   peek_byte, get_single_char, get_line_to_chars, get_n_chars]).

@@ -9,10 +9,10 @@
 %% make: consults again every file consulted in this session that changed since it was
 %  loaded (or did not load), saying which; or says that none did.
 make :-
-    (   bb_get(kk_files, Files) -> true ; Files = [] ),
+    (   iso_ext:bb_get(kk_files, Files) -> true ; Files = [] ),
     (   Files == []
     ->  write('% make: no file was consulted in this session'), nl
-    ;   foldl(kk_make_one, Files, 0, N),
+    ;   lists:foldl(user:kk_make_one, Files, 0, N),
         (   N =:= 0
         ->  write('% make: nothing changed since the files were loaded'), nl
         ;   true
@@ -31,25 +31,26 @@ kk_make_one(F, N0, N) :-
 
 % kk_unchanged(+F): F loaded, and its text is the one it had then.
 kk_unchanged(F) :-
-    \+ ( bb_get(kk_broken_files, Bs), memberchk(F, Bs) ),
-    bb_get(kk_file_texts, Ts),
-    memberchk(F-Cs0, Ts),
+    \+ ( iso_ext:bb_get(kk_broken_files, Bs), lists:memberchk(F, Bs) ),
+    iso_ext:bb_get(kk_file_texts, Ts),
+    lists:memberchk(F-Cs0, Ts),
     kk_file_text(F, Cs),
     Cs == Cs0.
 
 % kk_note(+Key, +F, +V): the list of File-Value pairs that bb_get(Key, _) gives holds F-V.
 kk_note(Key, F, V) :-
-    (   bb_get(Key, Ps0) -> true ; Ps0 = [] ),
-    (   select(F-_, Ps0, Ps1) -> true ; Ps1 = Ps0 ),
-    bb_put(Key, [F-V | Ps1]).
+    (   iso_ext:bb_get(Key, Ps0) -> true ; Ps0 = [] ),
+    (   lists:select(F-_, Ps0, Ps1) -> true ; Ps1 = Ps0 ),
+    iso_ext:bb_put(Key, [F-V | Ps1]).
 
 % kk_file_clauses(+F, -PITs): the clauses and grammar rules of the file F names, as read, each
 % N/A-Term (a term that does not read is left out).
 kk_file_clauses(F, PITs) :-
     kk_source_name(F, Name),
-    (   catch(setup_call_cleanup(open(Name, read, S), kk_read_items(S, skip, Items), close(S)),
+    (   catch(iso_ext:setup_call_cleanup(open(Name, read, S),
+                                       user:kk_read_items(S, skip, Items), close(S)),
               _, fail)
-    ->  findall(PI-T, member(clause(PI, T), Items), PITs)
+    ->  findall(PI-T, lists:member(clause(PI, T), Items), PITs)
     ;   PITs = []
     ).
 
@@ -65,7 +66,7 @@ kk_listing(Spec) :-
     kk_need_library(format),
     kk_listing_pis(Spec, PIs),
     (   PIs == [] -> throw(error(existence_error(procedure, Spec), listing/1)) ; true ),
-    maplist(kk_list_pi, PIs).
+    lists:maplist(user:kk_list_pi, PIs).
 
 kk_listing_pis(Spec, PIs) :-
     (   var(Spec) -> throw(error(instantiation_error, listing/1))
@@ -81,23 +82,23 @@ kk_listing_pis(Spec, PIs) :-
 kk_listable(PI) :-
     (   current_predicate(user:PI), PI = N/A, functor(H, N, A), \+ kk_hidden(PI),
         predicate_property(user:H, dynamic)
-    ;   bb_get(kk_file_clauses, FPs), member(_-PITs, FPs), member(PI-_, PITs),
+    ;   iso_ext:bb_get(kk_file_clauses, FPs), lists:member(_-PITs, FPs), lists:member(PI-_, PITs),
         current_predicate(user:PI)
     ).
 
-kk_hidden(PI) :- memberchk(PI, ['$kk_goal'/1, time/1, statistics/2, listing/1]).
+kk_hidden(PI) :- lists:memberchk(PI, ['$kk_goal'/1, time/1, statistics/2, listing/1]).
 
 kk_list_pi(N/A) :-
     functor(H, N, A),
     (   \+ kk_hidden(N/A), catch(predicate_property(user:H, dynamic), _, fail)
     ->  write(':- dynamic('), writeq(N/A), write(').'), nl, nl,
-        forall(clause(H, B), kk_portray((H :- B))),
+        iso_ext:forall(user:clause(H, B), user:kk_portray((H :- B))),
         nl
-    ;   (   bb_get(kk_file_clauses, FPs) -> true ; FPs = [] ),
-        findall(T, ( member(_-PITs, FPs), member(N/A-T, PITs) ), Ts),
+    ;   (   iso_ext:bb_get(kk_file_clauses, FPs) -> true ; FPs = [] ),
+        findall(T, ( lists:member(_-PITs, FPs), lists:member(N/A-T, PITs) ), Ts),
         Ts \== [],
         current_predicate(user:N/A)
-    ->  maplist(kk_portray, Ts),
+    ->  lists:maplist(user:kk_portray, Ts),
         nl
     ;   current_predicate(user:N/A)
     ->  write('% '), writeq(N/A), write(': not from a file consulted in this session, its clauses are not kept'), nl
@@ -109,12 +110,13 @@ kk_portray(T0) :-
     ;   T0 = (_ --> _), catch(dcgs:dcg_rule(T0, T1), _, fail) -> T = T1
     ;   T = T0
     ),
-    portray_clause(T).
+    format:portray_clause(T).
 
 % kk_file_text(+F, -Cs): the text of the file F names (kk_source_name/2), [] if none.
 kk_file_text(F, Cs) :-
     kk_source_name(F, Name),
-    (   catch(setup_call_cleanup(open(Name, read, S), kk_rest_chars(S, Cs0), close(S)), _, fail)
+    (   catch(iso_ext:setup_call_cleanup(open(Name, read, S), user:kk_rest_chars(S, Cs0),
+                                       close(S)), _, fail)
     ->  Cs = Cs0
     ;   Cs = []
     ).
@@ -134,23 +136,23 @@ kk_statistics2(Key, Value) :-
     !,
     Value = Value0.
 kk_statistics2(Key, _) :-
-    must_be(atom, Key),
+    error:must_be(atom, Key),
     throw(error(domain_error(statistics_key, Key), statistics/2)).
 
 kk_statistics_key(K) :-
-    member(K, [runtime, cpu_time, process_cputime, real_time, walltime, inferences]).
+    lists:member(K, [runtime, cpu_time, process_cputime, real_time, walltime, inferences]).
 
 kk_statistics(inferences, I) :-
     !,
     '$inference_count'(I0),
-    (   bb_get(kk_inference_offset, O) -> true ; O = 0 ),
+    (   iso_ext:bb_get(kk_inference_offset, O) -> true ; O = 0 ),
     I is I0 + O.
 kk_statistics(Key, [T, D]) :-
     kk_clock(Key, Clock),
     kk_clock_ms(Clock, T),
     atom_concat(kk_statistics_last_, Key, Last),
-    (   bb_get(Last, T0) -> true ; T0 = 0 ),
-    bb_put(Last, T),
+    (   iso_ext:bb_get(Last, T0) -> true ; T0 = 0 ),
+    iso_ext:bb_put(Last, T),
     D is T - T0.
 
 kk_clock(runtime, cpu).
@@ -161,7 +163,7 @@ kk_clock(walltime, wall).
 
 kk_clock_ms(cpu, T) :-
     '$cpu_now'(S),
-    (   bb_get(kk_cpu_offset, O) -> true ; O = 0 ),
+    (   iso_ext:bb_get(kk_cpu_offset, O) -> true ; O = 0 ),
     T is truncate(S * 1000) + O.
 
 kk_clock_ms(wall, T) :- kk_wall_ms(T).
@@ -172,14 +174,14 @@ kk_clock_ms(wall, T) :- kk_wall_ms(T).
 kk_clock_offsets(C, I) :-
     '$cpu_now'(S),
     O is C - truncate(S * 1000),
-    bb_put(kk_cpu_offset, O),
+    iso_ext:bb_put(kk_cpu_offset, O),
     '$inference_count'(I0),
     IO is I - I0,
-    bb_put(kk_inference_offset, IO).
+    iso_ext:bb_put(kk_inference_offset, IO).
 
 % kk_clocks(-CpuOffset, -Inferences): for the host, to start the next engine's clocks.
 kk_clocks(O, I) :-
-    (   bb_get(kk_cpu_offset, O) -> true ; O = 0 ),
+    (   iso_ext:bb_get(kk_cpu_offset, O) -> true ; O = 0 ),
     kk_statistics(inferences, I).
 
 % kk_wall_ms(-T): milliseconds since the session started (the host tells). Scryer has no wall clock with less
@@ -187,7 +189,7 @@ kk_clocks(O, I) :-
 % user_output (see kk_fresh_line) and read from user_input's channel; where no host answers,
 % the CPU time stands in.
 kk_wall_ms(T) :-
-    (   bb_get(kk_clock_stream, S)
+    (   iso_ext:bb_get(kk_clock_stream, S)
     ->  put_char('\x2\'), flush_output,
         kk_clock_digits(S, Ds),
         (   catch(number_chars(T0, Ds), _, fail), integer(T0) -> T = T0 ; kk_clock_ms(cpu, T) )
@@ -202,7 +204,7 @@ kk_clock_digits(S, Ds) :-
     ).
 
 kk_statistics0 :-
-    forall(kk_statistics_key(K), kk_statistics_line(K)).
+    iso_ext:forall(user:kk_statistics_key(K), user:kk_statistics_line(K)).
 
 kk_statistics_line(K) :-
     kk_statistics2(K, V),
@@ -220,7 +222,7 @@ kk_statistics_line(K) :-
 :- meta_predicate(kk_time(0)).
 kk_time(Goal) :-
     '$cpu_now'(T0), '$inference_count'(I0),
-    (   call_cleanup(catch(Goal, E, true), Det = true),
+    (   iso_ext:call_cleanup(user:catch(Goal, E, true), Det = true),
         kk_time_report(T0, I0),
         (   nonvar(E) -> throw(E) ; true ),
         (   Det == true -> ! ; true )
@@ -258,15 +260,15 @@ kk_user_names(Cs) :-
                  \+ atom_concat(kk_, _, N), \+ atom_concat($, _, N) ),
             Ns0),
     sort(Ns0, Ns),
-    foldl(kk_name_chars, Ns, Cs, []).
+    lists:foldl(user:kk_name_chars, Ns, Cs, []).
 
 kk_name_chars(N, Cs0, Cs) :-
     atom_chars(N, Ns),
-    append(Ns, [' ' | Cs], Cs0).
+    lists:append(Ns, [' ' | Cs], Cs0).
 
 %% help: the top level's commands.
 help :-
-    maplist(kk_help_line, [
+    lists:maplist(user:kk_help_line, [
         "Goals end with a full stop (they may span lines).",
         "After an answer: ; or space for the next one, a for all the rest, Enter or . to stop.",
         "  consult(File). or [File].  load a Prolog file (again: reload it)",

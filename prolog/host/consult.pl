@@ -13,10 +13,10 @@
 kk_consult_user :-
     write('% reading clauses; end with Ctrl-D'), nl,
     kk_read_clauses(Cs),
-    findall(N/A, ( member(C, Cs), kk_clause_head(C, H), functor(H, N, A) ), PIs0),
+    findall(N/A, ( lists:member(C, Cs), kk_clause_head(C, H), functor(H, N, A) ), PIs0),
     sort(PIs0, PIs),
-    forall(member(N/A, PIs), ( functor(H, N, A), retractall(H) )),
-    forall(member(C, Cs), kk_user_clause(C)).
+    iso_ext:forall(lists:member(N/A, PIs), user:( functor(H, N, A), retractall(H) )),
+    iso_ext:forall(lists:member(C, Cs), user:kk_user_clause(C)).
 
 kk_read_clauses(Cs) :-
     write('|: '), flush_output,
@@ -46,7 +46,7 @@ kk_user_clause(C) :- kk_assert(assertz, C).
 kk_consult(Fs) :-
     (   Fs = [_ | _] -> true ; Fs = [] -> true ; Fs1 = [Fs] ),
     (   var(Fs1) -> Fs1 = Fs ; true ),
-    foldl(kk_consult_next, Fs1, true, Ok),
+    lists:foldl(user:kk_consult_next, Fs1, true, Ok),
     Ok == true.
 
 kk_consult_next(F, Ok0, Ok) :-
@@ -59,7 +59,7 @@ kk_loader_throws :-
     (   clause('$toplevel':started, _) -> true ; assertz('$toplevel':started) ).
 
 kk_consult_one(F) :-
-    must_be(atom, F),
+    error:must_be(atom, F),
     kk_not_homework(F),
     kk_all_libraries,
     kk_loader_throws,
@@ -80,10 +80,10 @@ kk_consult_one(F) :-
 % kk_broken(+F, +Broken): whether F's last load failed (bb kk_broken_files), so that a restart
 % tells of a file that loaded before and no longer does (kk_restore_file/2).
 kk_broken(F, Broken) :-
-    (   bb_get(kk_broken_files, Fs0) -> true ; Fs0 = [] ),
-    (   select(F, Fs0, Fs1) -> true ; Fs1 = Fs0 ),
+    (   iso_ext:bb_get(kk_broken_files, Fs0) -> true ; Fs0 = [] ),
+    (   lists:select(F, Fs0, Fs1) -> true ; Fs1 = Fs0 ),
     (   Broken == true -> Fs = [F | Fs1] ; Fs = Fs1 ),
-    bb_put(kk_broken_files, Fs).
+    iso_ext:bb_put(kk_broken_files, Fs).
 
 % kk_not_loaded(+F, +R): says why F did not load (wholly), R being false (consult/1 failed) or
 % error(E).
@@ -98,14 +98,14 @@ kk_remember(F) :-
     kk_note(kk_file_texts, F, Cs),
     kk_file_clauses(F, PITs),
     kk_note(kk_file_clauses, F, PITs),
-    (   bb_get(kk_files, Files0) -> true ; Files0 = [] ),
-    (   memberchk(F, Files0) -> Files = Files0 ; append(Files0, [F], Files) ),
-    bb_put(kk_files, Files),
+    (   iso_ext:bb_get(kk_files, Files0) -> true ; Files0 = [] ),
+    (   lists:memberchk(F, Files0) -> Files = Files0 ; lists:append(Files0, [F], Files) ),
+    iso_ext:bb_put(kk_files, Files),
     % the flags the file was read with
     kk_changed_flags(Flags),
-    (   bb_get(kk_file_flags, FFs0) -> true ; FFs0 = [] ),
-    (   select(F-_, FFs0, FFs1) -> true ; FFs1 = FFs0 ),
-    bb_put(kk_file_flags, [F-Flags | FFs1]).
+    (   iso_ext:bb_get(kk_file_flags, FFs0) -> true ; FFs0 = [] ),
+    (   lists:select(F-_, FFs0, FFs1) -> true ; FFs1 = FFs0 ),
+    iso_ext:bb_put(kk_file_flags, [F-Flags | FFs1]).
 
 % ---------------------------------------------------------------------------
 % A file that replaces kenken.pl
@@ -129,16 +129,16 @@ kk_not_homework(F) :-
 % kk_homework_file(+F, -Name, -PI): kenken.pl is loaded, and the file F (Name) defines PI, one
 % of its predicates.
 kk_homework_file(F, Name, PI) :-
-    bb_get(kk_homework, PIs),
+    iso_ext:bb_get(kk_homework, PIs),
     kk_source_name(F, Name),
     catch(open(Name, read, S), _, fail),
-    call_cleanup(kk_defines_one(S, PIs, PI), close(S)).
+    iso_ext:call_cleanup(user:kk_defines_one(S, PIs, PI), close(S)).
 
 % kk_swap_first(+Goal): Goal (as kk_halts/2 gives it) consults no file named in its text that
 % defines the homework's predicates while kenken.pl is loaded; else kk_swap/3 is thrown
 % before Goal runs (kk_not_homework/1).
 kk_swap_first(Goal) :-
-    (   bb_get(kk_homework, _),
+    (   iso_ext:bb_get(kk_homework, _),
         kk_consulted(Goal, F),
         kk_homework_file(F, Name, PI)
     ->  throw(kk_swap(Name, PI, before))
@@ -173,7 +173,7 @@ kk_defines_one(S, PIs, PI) :-
     catch(read_term(S, T, []), _, fail),
     nonvar(T),
     T \== end_of_file,
-    (   kk_clause_head(T, H), functor(H, N, A), memberchk(N/A, PIs)
+    (   kk_clause_head(T, H), functor(H, N, A), lists:memberchk(N/A, PIs)
     ->  PI = N/A
     ;   kk_defines_one(S, PIs, PI)
     ).
@@ -215,26 +215,29 @@ kk_consult_error(F, E) :-
 */
 kk_syntax_report(F) :-
     kk_source_name(F, Name),
-    catch(setup_call_cleanup(open(Name, read, S), kk_read_items(S, run, Items0), close(S)), _, fail),
-    catch(setup_call_cleanup(open(Name, read, S2), kk_rest_chars(S2, Cs), close(S2)), _, fail),
+    catch(iso_ext:setup_call_cleanup(open(Name, read, S), user:kk_read_items(S, run, Items0),
+                                     close(S)),
+          _, fail),
+    catch(iso_ext:setup_call_cleanup(open(Name, read, S2), user:kk_rest_chars(S2, Cs), close(S2)),
+          _, fail),
     kk_without_trailing_comment(Cs, Items0, Items),
-    findall(L-W, ( member(error(L0, W, P), Items), kk_error_line(Cs, L0, P, L) ), Errors),
+    findall(L-W, ( lists:member(error(L0, W, P), Items), kk_error_line(Cs, L0, P, L) ), Errors),
     Errors = [L1-_ | _],
-    length(Errors, N),
+    lists:length(Errors, N),
     kk_max_reported(Max),
-    forall(( nth1(I, Errors, L-W), I =< Max ), kk_syntax_line(Name, L, W)),
+    iso_ext:forall(user:( lists:nth1(I, Errors, L-W), I =< Max ), user:kk_syntax_line(Name, L, W)),
     (   N > Max
     ->  More is N - Max,
         write('% '), write(Name), write(': '), write(More), write(' more syntax errors'), nl
     ;   true
     ),
-    once(append(Before, [error(L1, _, _) | After], Items)),
-    (   append(_, [clause(Last, _)], Before) -> Reading = [Last] ; Reading = [] ),
-    findall(PI, member(clause(PI, _), After), PIs0),
+    once(lists:append(Before, [error(L1, _, _) | After], Items)),
+    (   lists:append(_, [clause(Last, _)], Before) -> Reading = [Last] ; Reading = [] ),
+    findall(PI, lists:member(clause(PI, _), After), PIs0),
     kk_first_each(PIs0, PIs1),
-    findall(PI, ( member(PI, PIs1), \+ memberchk(PI, Reading) ), PIs),
-    findall(d, member(directive, After), Ds),
-    length(Ds, NDs),
+    findall(PI, ( lists:member(PI, PIs1), \+ lists:memberchk(PI, Reading) ), PIs),
+    findall(d, lists:member(directive, After), Ds),
+    lists:length(Ds, NDs),
     (   Reading == [], PIs == [], NDs =:= 0 -> true
     ;   write('% '), write(Name), write(': loading stopped at the first syntax error (line '),
         write(L1), write('); not loaded: '),
@@ -277,7 +280,7 @@ kk_first_each(Xs, Ys) :- kk_first_each(Xs, [], Ys).
 
 kk_first_each([], _, []).
 kk_first_each([X | Xs], Seen, Ys) :-
-    (   memberchk(X, Seen) -> Ys = Ys1 ; Ys = [X | Ys1] ),
+    (   lists:memberchk(X, Seen) -> Ys = Ys1 ; Ys = [X | Ys1] ),
     kk_first_each(Xs, [X | Seen], Ys1).
 
 % ---------------------------------------------------------------------------
@@ -329,7 +332,8 @@ kk_term_head(T, H) :-
 
 % kk_reading_directive(+D): D is run when it changes how the rest of a file reads.
 kk_reading_directive(D) :-
-    (   nonvar(D), memberchk(D, [op(_, _, _), use_module(_), use_module(_, _), ensure_loaded(_)])
+    (   nonvar(D),
+        lists:memberchk(D, [op(_, _, _), use_module(_), use_module(_, _), ensure_loaded(_)])
     ->  catch(kk_restore_goal(D), _, true)
     ;   true
     ).
@@ -338,10 +342,10 @@ kk_reading_directive(D) :-
 % last error that only a comment (or layout) follows: Scryer 0.10's reader reports one at a
 % block comment ending a file, where consult/1 loads the file.
 kk_without_trailing_comment(Cs, Items0, Items) :-
-    (   append(Items, [error(_, _, position_and_lines_read(P, _))], Items0),
+    (   lists:append(Items, [error(_, _, position_and_lines_read(P, _))], Items0),
         integer(P),
-        length(Before, P),
-        append(Before, Rest, Cs),
+        lists:length(Before, P),
+        lists:append(Before, Rest, Cs),
         kk_blank(Rest)
     ->  true
     ;   Items = Items0
@@ -353,11 +357,11 @@ kk_without_trailing_comment(Cs, Items0, Items) :-
 kk_error_line(Cs, L0, position_and_lines_read(P, Read), L) :-
     integer(L0),
     integer(P),
-    length(Before, P),
-    append(Before, _, Cs),
+    lists:length(Before, P),
+    lists:append(Before, _, Cs),
     !,
-    findall(x, member('\n', Before), Ns),
-    length(Ns, N),
+    findall(x, lists:member('\n', Before), Ns),
+    lists:length(Ns, N),
     L is L0 + N - Read.
 kk_error_line(_, L, _, L).
 
@@ -369,12 +373,12 @@ kk_rest_chars(S, Cs) :-
 % (Scryer 0.10 does not read C == '/', ...)
 kk_blank([]).
 kk_blank([C | Cs]) :-
-    memberchk(C, [' ', '\t', '\n', '\r', '\f', '\v']),
+    lists:memberchk(C, [' ', '\t', '\n', '\r', '\f', '\v']),
     kk_blank(Cs).
 kk_blank(['%' | Cs]) :-
-    (   once(append(_, ['\n' | Rest], Cs)) -> kk_blank(Rest) ; true ).
+    (   once(lists:append(_, ['\n' | Rest], Cs)) -> kk_blank(Rest) ; true ).
 kk_blank(['/', '*' | Cs]) :-
-    once(append(_, ['*', '/' | Rest], Cs)),
+    once(lists:append(_, ['*', '/' | Rest], Cs)),
     kk_blank(Rest).
 
 % ---------------------------------------------------------------------------
@@ -405,7 +409,7 @@ kk_visible([Name = V | Bs0], Bs) :-
 % kk_top_consult(+File, -R): consults File for the host, R = true, false (reported) or
 % halt(Code) (the file called halt/0,1, in a directive or initialization/1).
 kk_top_consult(F, R) :-
-    bb_put(kk_top_count, 0),
+    iso_ext:bb_put(kk_top_count, 0),
     (   catch(kk_consult_one(F), E, true)
     ->  (   var(E) -> R = true
         ;   E = kk_halt(C) -> R = halt(C)

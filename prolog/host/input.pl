@@ -6,20 +6,31 @@
 % ---------------------------------------------------------------------------
 % The engine's start
 
-% kk_top_start(+Relay): what a top level's engine does once loaded: the program that relays
-% standard input noted (kk_reader_start/0), its flags and operators noted
+% kk_top_start(+Relay): what a top level's engine does once loaded: the host's own predicates
+% noted (kk_note_host_predicates/0), the program that relays standard input noted
+% (kk_reader_start/0), its flags and operators noted
 % (what differs from them later is the user's, kept by kk_state/1), the channel of user_input
 % noted for kk_wall_ms/1, and the process's standard input made the current input.
 kk_top_start(Relay) :-
+    kk_note_host_predicates,
     atom_chars(Relay, Exe),
-    bb_put(kk_relay, Exe),
+    iso_ext:bb_put(kk_relay, Exe),
     findall(F-V, current_prolog_flag(F, V), Flags),
-    bb_put(kk_flags0, Flags),
+    iso_ext:bb_put(kk_flags0, Flags),
     findall(op(P, T, N), current_op(P, T, N), Ops),
-    bb_put(kk_ops0, Ops),
+    iso_ext:bb_put(kk_ops0, Ops),
     current_input(Clock),
-    bb_put(kk_clock_stream, Clock),
+    iso_ext:bb_put(kk_clock_stream, Clock),
     kk_top_input.
+
+% kk_note_host_predicates: the host's own predicates of user (kk_..., '$kk...'), which a
+% consulted file may not replace (host_expand.pl), noted in bb kk_host_predicates.
+kk_note_host_predicates :-
+    findall(N/A, ( current_predicate(user:N/A),
+                   ( atom_concat(kk_, _, N) ; atom_concat('$kk', _, N) ) ),
+            PIs0),
+    sort(PIs0, PIs),
+    iso_ext:bb_put(kk_host_predicates, PIs).
 
 % ---------------------------------------------------------------------------
 % Standard input
@@ -31,12 +42,12 @@ kk_top_start(Relay) :-
 % opened as a file to end after the first character get_char/1 reads: read/1 reads terms
 % well, get_char/1 the first character only; kk_reader_start/0 does better.)
 kk_top_input :-
-    (   bb_get(kk_stdin, S0),
+    (   iso_ext:bb_get(kk_stdin, S0),
         catch(stream_property(S0, end_of_stream(not)), _, fail)
     ->  S = S0
-    ;   (   bb_get(kk_stdin, S0) -> catch(close(S0), _, true) ; true ),
+    ;   (   iso_ext:bb_get(kk_stdin, S0) -> catch(close(S0), _, true) ; true ),
         catch(open('/dev/stdin', read, S1), _, fail)
-    ->  bb_put(kk_stdin, S1),
+    ->  iso_ext:bb_put(kk_stdin, S1),
         S = S1
     ;   true
     ),
@@ -56,19 +67,19 @@ kk_top_input :-
 % stops, and what the goal did not read goes back to it, to be read as goals, as a Prolog top
 % level reading its goals and the goals' input from one stream does.
 kk_reader_start :-
-    (   (   bb_get(kk_top_reads, R), R \== false
-        ;   bb_get(kk_code_reads, true)
+    (   (   iso_ext:bb_get(kk_top_reads, R), R \== false
+        ;   iso_ext:bb_get(kk_code_reads, true)
         )
-    ->  (   bb_get(kk_reader, r(_, S)) -> set_input(S)
-        ;   bb_get(kk_relay, Exe),
+    ->  (   iso_ext:bb_get(kk_reader, r(_, S)) -> set_input(S)
+        ;   iso_ext:bb_get(kk_relay, Exe),
             catch(( kk_need_library(process),
-                    (   bb_get(kk_feed, Fifo) -> atom_chars(Fifo, From) ; From = "1" ),
-                    process_create(Exe, [],
+                    (   iso_ext:bb_get(kk_feed, Fifo) -> atom_chars(Fifo, From) ; From = "1" ),
+                    process:process_create(Exe, [],
                                    [stdout(pipe(S)), process(P),
                                     environment(["KENKEN_WORKER"="toplevel",
                                                  "KENKEN_TOPLEVEL_RELAY"=From])]) ),
                   _, fail)
-        ->  bb_put(kk_reader, r(P, S)),
+        ->  iso_ext:bb_put(kk_reader, r(P, S)),
             set_input(S)
         ;   kk_top_input
         )
@@ -76,20 +87,22 @@ kk_reader_start :-
     ).
 
 kk_reader_stop :-
-    (   bb_get(kk_reader, r(P, S)), bb_get(kk_feed, _), bb_get(kk_host_asks, true)
+    (   iso_ext:bb_get(kk_reader, r(P, S)),
+        iso_ext:bb_get(kk_feed, _),
+        iso_ext:bb_get(kk_host_asks, true)
     ->  % (fed by the host, which a goal in ask mode asks: what the goal left of the input
         % goes back to it)
-        bb_put(kk_reader, none),
+        iso_ext:bb_put(kk_reader, none),
         kk_host(drain, _),
         kk_rest_chars(S, Cs),
-        catch(process_wait(P, _), _, true),
+        catch(process:process_wait(P, _), _, true),
         catch(close(S), _, true),
         kk_host_left(Cs),
         kk_top_input
-    ;   bb_get(kk_reader, r(P, S))
-    ->  bb_put(kk_reader, none),
-        catch(process_kill(P), _, true),
-        catch(process_wait(P, _), _, true),
+    ;   iso_ext:bb_get(kk_reader, r(P, S))
+    ->  iso_ext:bb_put(kk_reader, none),
+        catch(process:process_kill(P), _, true),
+        catch(process:process_wait(P, _), _, true),
         catch(close(S), _, true),
         kk_top_input
     ;   true
@@ -108,7 +121,7 @@ kk_host(Word, Answer) :-
     kk_host_answer(Answer).
 
 kk_host_answer(Answer) :-
-    (   bb_get(kk_clock_stream, S)
+    (   iso_ext:bb_get(kk_clock_stream, S)
     ->  kk_clock_digits(S, Cs),
         atom_chars(Answer, Cs)
     ;   Answer = none
@@ -118,7 +131,7 @@ kk_host_answer(Answer) :-
 % kk_feed: a piped repl), given back to the host (`left` and their codes).
 kk_host_left(Cs) :-
     put_char(user_output, '\x4\'), write(user_output, left),
-    maplist(kk_write_code(user_output), Cs),
+    lists:maplist(user:kk_write_code(user_output), Cs),
     nl(user_output),
     flush_output(user_output),
     kk_host_answer(_).

@@ -56,7 +56,15 @@ kk_rewrite(Where, G0, G) :-
     (   var(G0) -> kk_rewrite_var(Where, G0, G)
     ;   G0 = (A0, B0) -> G = (A, B), kk_rewrite(Where, A0, A), kk_rewrite(Where, B0, B)
     ;   Where == typed, kk_typed(G0, G1) -> G = G1
-    ;   G0 = M:G1 -> ( atom(M) -> kk_rewrite(Where, G1, G2), G = M:G2 ; G = G0 )
+    ;   G0 = M:G1
+    ->  (   atom(M), nonvar(G1), G1 = _:_ -> kk_rewrite(Where, G1, G)
+        ;   atom(M)
+        ->  kk_rewrite(Where, G1, G2),
+            % (a goal the host's own stands for is called as user:kk_...: M:(user:G) would
+            % be an existence error of (:)/2 in Scryer 0.10)
+            (   nonvar(G2), G2 = _:_ -> G = G2 ; G = M:G2 )
+        ;   G = G0
+        )
     ;   kk_meta_spec(G0, Spec)
     ->  functor(G0, F, N),
         functor(G, F, N),
@@ -88,6 +96,8 @@ kk_rewrite_bagof(Where, G0, G) :-
 
 % kk_typed(+G0, -G): what only the goal typed gets (kk_halts/2).
 kk_typed(M:_, throw(error(type_error(atom, M), (:)/2))) :- nonvar(M), \+ atom(M).
+% (M:assertz(C) asserts C into M)
+kk_typed(M:A, G) :- atom(M), nonvar(A), kk_typed(A, G0), kk_assert_into(M, G0, G).
 kk_typed(assertz(C), user:kk_assert(assertz, C)).
 kk_typed(asserta(C), user:kk_assert(asserta, C)).
 kk_typed(assert(C), user:kk_assert(assertz, C)).
@@ -97,6 +107,9 @@ kk_typed(consult(F), G) :- ( F == user -> G = user:kk_consult_user ; G = user:kk
 kk_typed(catch(A0, E, B0), catch(A, E, user:kk_unless_halt(E, B))) :-
     kk_halts(A0, A),
     kk_halts(B0, B).
+
+kk_assert_into(M, user:kk_assert(How, C), user:kk_assert(How, C1)) :-
+    (   nonvar(C), C = _:_ -> C1 = C ; C1 = M:C ).
 
 % kk_meta_spec(?G, -Spec): the arguments of G that are goals (0; ^: a goal behind V^).
 %?- kk_meta_spec(findall(_, _, _), S).
@@ -136,8 +149,8 @@ kk_leaf(Where, G0, G) :-
     ).
 
 kk_marks_reading(typed).
-kk_marks_reading(code(_)) :- bb_put(kk_code_reads, true).
-kk_marks_reading(directive(_)) :- bb_put(kk_code_reads, true).
+kk_marks_reading(code(_)) :- iso_ext:bb_put(kk_code_reads, true).
+kk_marks_reading(directive(_)) :- iso_ext:bb_put(kk_code_reads, true).
 
 % (halt/0,1 in the code of a consulted file, its directives and initialization/1 goals: the
 % top level ends the session with its code, as for the goal typed, and a query ends with
@@ -161,15 +174,15 @@ kk_var_goal(G) :-
 
 kk_recorded(G) :-
     call(G),
-    (   bb_get(kk_setup, Gs0) -> true ; Gs0 = [] ),
-    (   memberchk(G, Gs0) -> Gs = Gs0 ; append(Gs0, [G], Gs) ),
-    bb_put(kk_setup, Gs).
+    (   iso_ext:bb_get(kk_setup, Gs0) -> true ; Gs0 = [] ),
+    (   lists:memberchk(G, Gs0) -> Gs = Gs0 ; lists:append(Gs0, [G], Gs) ),
+    iso_ext:bb_put(kk_setup, Gs).
 
 kk_bb_put(K, V) :-
     iso_ext:bb_put(K, V),
     (   atom(K), \+ atom_concat(kk_, _, K), \+ atom_concat($, _, K)
-    ->  (   bb_get(kk_bb_keys, Ks0) -> true ; Ks0 = [] ),
-        (   memberchk(K, Ks0) -> Ks = Ks0 ; Ks = [K | Ks0] ),
+    ->  (   iso_ext:bb_get(kk_bb_keys, Ks0) -> true ; Ks0 = [] ),
+        (   lists:memberchk(K, Ks0) -> Ks = Ks0 ; Ks = [K | Ks0] ),
         iso_ext:bb_put(kk_bb_keys, Ks)
     ;   true
     ).
@@ -183,8 +196,8 @@ kk_assert(How, C0) :-
 % is noted (bb kk_modules), so that kk_state/1 keeps its dynamic predicates (kk_dynamic/2).
 kk_note_module(C) :-
     (   nonvar(C), ( C = M:_ ; C = (M:_ :- _) ), atom(M), M \== user
-    ->  (   bb_get(kk_modules, Ms0) -> true ; Ms0 = [] ),
-        (   memberchk(M, Ms0) -> true ; bb_put(kk_modules, [M | Ms0]) )
+    ->  (   iso_ext:bb_get(kk_modules, Ms0) -> true ; Ms0 = [] ),
+        (   lists:memberchk(M, Ms0) -> true ; iso_ext:bb_put(kk_modules, [M | Ms0]) )
     ;   true
     ).
 

@@ -10,17 +10,17 @@
 %?- set_prolog_flag(occurs_check, true), kk_changed_flags(Fs).
 %@ Fs = [occurs_check-true].
 kk_changed_flags(Flags) :-
-    (   bb_get(kk_flags0, Flags0) -> true ; Flags0 = [] ),
-    findall(F-V, ( current_prolog_flag(F, V), \+ ( member(F-V0, Flags0), V0 == V ) ), Flags).
+    (   iso_ext:bb_get(kk_flags0, Flags0) -> true ; Flags0 = [] ),
+    findall(F-V, ( current_prolog_flag(F, V), \+ ( lists:member(F-V0, Flags0), V0 == V ) ), Flags).
 
 % kk_changed_ops(-Ops): op/3 goals that give the operators their present definitions.
 kk_changed_ops(Ops) :-
-    (   bb_get(kk_ops0, Ops0) -> true ; Ops0 = [] ),
+    (   iso_ext:bb_get(kk_ops0, Ops0) -> true ; Ops0 = [] ),
     % (both sides ground: memberchk/2 compares, and is a builtin; member/2 with ==/2 took
     % 2.7 ms of a 4 ms snapshot)
-    findall(op(P, T, N), ( current_op(P, T, N), \+ memberchk(op(P, T, N), Ops0) ), New),
-    findall(op(0, T, N), ( member(op(_, T, N), Ops0), \+ current_op(_, T, N) ), Gone),
-    append(New, Gone, Ops).
+    findall(op(P, T, N), ( current_op(P, T, N), \+ lists:memberchk(op(P, T, N), Ops0) ), New),
+    findall(op(0, T, N), ( lists:member(op(_, T, N), Ops0), \+ current_op(_, T, N) ), Gone),
+    lists:append(New, Gone, Ops).
 
 % kk_state(-Chars): the session's state, as the goal that restores it in a fresh engine:
 % the modules imported (use_module/1,2 goals that succeeded), the operators changed, the files
@@ -32,7 +32,7 @@ kk_changed_ops(Ops) :-
 kk_state(Chars) :-
     kk_state_pieces(Pieces),
     kk_pieces_list(Pieces, Css),
-    append(Css, Chars).
+    lists:append(Css, Chars).
 
 kk_pieces_list([], []).
 kk_pieces_list('$kk'(l, Cs, Ps), [Cs | Css]) :- kk_pieces_list(Ps, Css).
@@ -47,20 +47,20 @@ kk_pieces_list('$kk'(l, Cs, Ps), [Cs | Css]) :- kk_pieces_list(Ps, Css).
 % are the same (==, or variants of the same).
 kk_state_pieces(Pieces) :-
     kk_need_library(charsio),
-    (   bb_get(kk_files, Files) -> true ; Files = [] ),
-    (   bb_get(kk_setup, Setup) -> true ; Setup = [] ),
-    (   bb_get(kk_bb_keys, Keys) -> true ; Keys = [] ),
+    (   iso_ext:bb_get(kk_files, Files) -> true ; Files = [] ),
+    (   iso_ext:bb_get(kk_setup, Setup) -> true ; Setup = [] ),
+    (   iso_ext:bb_get(kk_bb_keys, Keys) -> true ; Keys = [] ),
     kk_changed_flags(Flags),
     kk_changed_ops(Ops),
-    maplist(kk_file_flags, Files, FileFlags),
+    lists:maplist(user:kk_file_flags, Files, FileFlags),
     catch(( findall(P, kk_dynamic_key(P), Ps),
-            maplist(kk_pred_text, Ps, Texts)
+            lists:maplist(user:kk_pred_text, Ps, Texts)
           ),
           _,
           Texts = []),
     kk_globals(Keys, Globals, Lost),
-    (   bb_get(kk_broken_files, Broken) -> true ; Broken = [] ),
-    maplist(kk_part_text, [Setup, Ops, FileFlags, Flags, Globals, Lost, Broken],
+    (   iso_ext:bb_get(kk_broken_files, Broken) -> true ; Broken = [] ),
+    lists:maplist(user:kk_part_text, [Setup, Ops, FileFlags, Flags, Globals, Lost, Broken],
             [T1, T2, T3, T5, T6, T7, T8]),
     kk_commas(Texts, Dyn, ["],(", T5, "),(", T6, "),(", T7, "),(", T8, "))"]),
     kk_chain(["kk_restore((", T1, "),(", T2, "),(", T3, "),[" | Dyn], Pieces).
@@ -70,15 +70,15 @@ kk_state_pieces(Pieces) :-
 kk_pred_text(P, T) :-
     kk_raw_clauses(P, Raw),
     kk_sent_key(P, K),
-    (   catch(bb_get(K, Raw0-T0), _, fail), kk_variant(Raw0, Raw) -> T = T0
+    (   catch(iso_ext:bb_get(K, Raw0-T0), _, fail), kk_variant(Raw0, Raw) -> T = T0
     ;   kk_stored(P, Raw, Cs),
         kk_part_text(P-Cs, T),
-        bb_put(K, Raw-T)
+        iso_ext:bb_put(K, Raw-T)
     ).
 
 % kk_sent_key(+P, -K): the name of the global variable that keeps the text of P last written.
 kk_sent_key(P, K) :-
-    write_term_to_chars(P, [quoted(true)], Cs),
+    charsio:write_term_to_chars(P, [quoted(true)], Cs),
     atom_chars(K, ['$', k, k, '_', s, e, n, t, ' ' | Cs]).
 
 kk_variant(A, B) :-
@@ -105,7 +105,10 @@ kk_chain([], []).
 kk_chain([P | Ps], '$kk'(l, P, C)) :- kk_chain(Ps, C).
 
 kk_file_flags(F, F-Flags) :-
-    (   bb_get(kk_file_flags, FFs), memberchk(F-Flags0, FFs) -> Flags = Flags0 ; Flags = [] ).
+    (   iso_ext:bb_get(kk_file_flags, FFs), lists:memberchk(F-Flags0, FFs)
+    ->  Flags = Flags0
+    ;   Flags = []
+    ).
 
 % kk_globals(+Keys, -Globals, -Lost): the values of Keys that can be kept (K-V), and why the
 % others cannot (K-Why).
@@ -114,7 +117,7 @@ kk_file_flags(F, F-Flags) :-
 %@ Ls = [j-'not ground'].
 kk_globals([], [], []).
 kk_globals([K | Ks], Gs, Ls) :-
-    (   catch(bb_get(K, V), _, fail)
+    (   catch(iso_ext:bb_get(K, V), _, fail)
     ->  (   \+ kk_acyclic(V, 10000) -> Gs = Gs1, Ls = [K-'cyclic, or too big' | Ls1]
         ;   \+ ground(V) -> Gs = Gs1, Ls = [K-'not ground' | Ls1]
         ;   Gs = [K-V | Gs1], Ls = Ls1
@@ -131,8 +134,8 @@ kk_dynamic_key(N/A) :-
     functor(H, N, A),
     predicate_property(user:H, dynamic).
 kk_dynamic_key(m(M, N, A)) :-
-    bb_get(kk_modules, Ms),
-    member(M, Ms),
+    iso_ext:bb_get(kk_modules, Ms),
+    lists:member(M, Ms),
     current_predicate(M:(N/A)),
     functor(H, N, A),
     predicate_property(M:H, dynamic).
@@ -179,15 +182,15 @@ kk_top_restore(Text, R) :-
     kk_flush.
 
 kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost, Broken) :-
-    maplist(kk_restore_goal, Setup),
-    bb_put(kk_setup, Setup),
-    bb_put(kk_broken_files, Broken),
-    maplist(kk_restore_goal, Ops),
-    maplist(kk_restore_file(Broken), FileFlags),
-    maplist(kk_restore_, Dyn),
-    maplist(kk_restore_flag, Flags),
-    maplist(kk_restore_global, Globals),
-    maplist(kk_report_lost, Lost).
+    lists:maplist(user:kk_restore_goal, Setup),
+    iso_ext:bb_put(kk_setup, Setup),
+    iso_ext:bb_put(kk_broken_files, Broken),
+    lists:maplist(user:kk_restore_goal, Ops),
+    lists:maplist(user:kk_restore_file(Broken), FileFlags),
+    lists:maplist(user:kk_restore_, Dyn),
+    lists:maplist(user:kk_restore_flag, Flags),
+    lists:maplist(user:kk_restore_global, Globals),
+    lists:maplist(user:kk_report_lost, Lost).
 
 kk_restore_goal(G) :- ( catch(G, _, fail) -> true ; true ).
 
@@ -205,7 +208,7 @@ kk_report_lost(K-Why) :-
 % restart) is gone or partial, which is said.
 kk_restore_file(Broken, F-Flags) :-
     kk_all_libraries,
-    maplist(kk_restore_flag, Flags),
+    lists:maplist(user:kk_restore_flag, Flags),
     kk_remember(F),
     kk_loader_throws,
     (   catch(kk_loading(consult(F)), E, true)
@@ -214,7 +217,7 @@ kk_restore_file(Broken, F-Flags) :-
     ),
     (   R == true -> true
     ;   kk_broken(F, true),
-        (   memberchk(F, Broken) -> true
+        (   lists:memberchk(F, Broken) -> true
         ;   write('% in the restart, '), write(F),
             write(' (changed since it was loaded) did not load as before:'), nl,
             kk_not_loaded(F, R)
@@ -224,12 +227,12 @@ kk_restore_file(Broken, F-Flags) :-
 kk_restore_(N/A-Cs) :-
     functor(H, N, A),
     retractall(H),
-    maplist(kk_restore_clause, Cs).
+    lists:maplist(user:kk_restore_clause, Cs).
 kk_restore_(m(M, N, A)-Cs) :-
     functor(H, N, A),
     kk_note_module(M:H),
     retractall(M:H),
-    maplist(kk_restore_clause, Cs).
+    lists:maplist(user:kk_restore_clause, Cs).
 
 kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).
 
@@ -239,7 +242,8 @@ kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).
 % kk_loading(+G): G loads a file: term_expansion/2 (host_expand.pl) then rewrites its clauses
 % (kk_clause_rewrite/3) as they load.
 kk_loading(G) :-
-    setup_call_cleanup(bb_put(kk_loading, true), G, bb_put(kk_loading, false)).
+    iso_ext:setup_call_cleanup(iso_ext:bb_put(kk_loading, true), user:G,
+                               iso_ext:bb_put(kk_loading, false)).
 
 % kk_unless_halt(+E, :B): B, unless E ends the session or swaps its engine (kk_halt/1,
 % kk_swap/3): E is thrown on then.
@@ -247,5 +251,5 @@ kk_unless_halt(E, B) :-
     (   ( E = kk_halt(_) ; E = kk_swap(_, _, _) ) -> throw(E) ; call(B) ).
 
 kk_halt_(C) :-
-    must_be(integer, C),
+    error:must_be(integer, C),
     throw(kk_halt(C)).

@@ -21,6 +21,15 @@
     may call format/2 ...). With kenken.pl they are all imported at once, as before
     (ALL_LIBRARIES in src/prolog/mod.rs). The host's files themselves do without them (write/1
     rather than format/2, read_term_from_chars/3 from the builtin under it).
+
+    The user's code cannot change ours: a consulted file's clauses replace those of the same
+    name in user (member/2 the library gave, or one of ours), so the host's Prolog calls only
+    builtins (which a file cannot redefine: permission_error), its own kk_ predicates (which a
+    consulted file may not redefine: host_expand.pl), and the libraries' predicates qualified
+    (lists:member/2, iso_ext:bb_put/2, ...), the goal arguments of their meta-predicates
+    qualified too (lists:maplist(user:kk_..., L): a library calls an unqualified goal in its own
+    module). The patterns that match the user's goals (rewrite.pl's tables) stay unqualified.
+    tests/data/host_lint.pl checks this of every file here (tests/engines/user_code.rs).
 */
 
 % ---------------------------------------------------------------------------
@@ -33,21 +42,21 @@
 % kk_need_libraries(+Ls): the libraries Ls (of charsio, format, time, between) are loaded and
 % imported into user (once each: their predicates are then callable from the top level, and
 % format/2,3 are expanded as library(format) does in the goals and files that follow).
-kk_need_libraries(Ls) :- maplist(kk_need_library, Ls).
+kk_need_libraries(Ls) :- lists:maplist(user:kk_need_library, Ls).
 
 kk_need_library(L) :-
     atom_concat(kk_library_, L, Key),
-    (   bb_get(Key, true) -> true
+    (   iso_ext:bb_get(Key, true) -> true
     ;   L == time
     ->  % (statistics/2 and time/1 are the host's own)
         use_module(library(time), [max_sleep_time/1, sleep/1, current_time/1, format_time//2]),
-        bb_put(Key, true)
+        iso_ext:bb_put(Key, true)
     ;   L == format
     ->  % (listing/1 is the host's own)
         use_module(library(format), [format_//2, format/2, format/3, portray_clause_//1,
                                      portray_clause/1, portray_clause/2]),
-        bb_put(Key, true)
-    ;   use_module(library(L)), bb_put(Key, true)
+        iso_ext:bb_put(Key, true)
+    ;   use_module(library(L)), iso_ext:bb_put(Key, true)
     ).
 
 kk_all_libraries :- kk_need_libraries([charsio, format, time, between]).
@@ -67,7 +76,7 @@ kk_read_goal(Chars, Goal, VNs) :-
 %@ Ns = ['_A'=X].
 kk_fresh_names([], _, _, []).
 kk_fresh_names([V | Vs], VNs, K, Names) :-
-    (   member(_=W, VNs), W == V
+    (   lists:member(_=W, VNs), W == V
     ->  Names = Names1, K1 = K
     ;   kk_fresh_name(K, Name), Names = [Name=V | Names1], K1 is K + 1
     ),
@@ -84,7 +93,7 @@ kk_fresh_name(K, Name) :-
 
 kk_bindings([], []).
 kk_bindings([Name=Value | Rest], Bs) :-
-    (   var(Value), \+ ( member(N2=V2, Rest), V2 == Value, N2 \== Name )
+    (   var(Value), \+ ( lists:member(N2=V2, Rest), V2 == Value, N2 \== Name )
     ->  Bs = Bs1
     ;   Bs = [Name=Value | Bs1]
     ),
@@ -123,9 +132,9 @@ kk_goal_item(G, goal(G)).
 
 kk_top(Text, Mode, Reads, Result) :-
     kk_chars(Text, Chars),
-    bb_put(kk_top_reads, Reads),
-    (   Mode == ask -> bb_put(kk_host_asks, true) ; true ),
-    bb_put(kk_top_count, 0),
+    iso_ext:bb_put(kk_top_reads, Reads),
+    (   Mode == ask -> iso_ext:bb_put(kk_host_asks, true) ; true ),
+    iso_ext:bb_put(kk_top_count, 0),
     (   catch(kk_top_(Chars, Mode, Result0), Ball, kk_top_ball(Ball, Result0))
     ->  Result = Result0
     ;   Result = error
@@ -217,7 +226,7 @@ kk_top_ball(Ball, error) :-
 % looks like an answer (throw(true) is not true); indented by three spaces when no answer came
 % before it; a string as "text" when double_quotes is chars.
 kk_write_error(Ball) :-
-    (   bb_get(kk_top_count, N), integer(N), N > 0 -> true ; write('   ') ),
+    (   iso_ext:bb_get(kk_top_count, N), integer(N), N > 0 -> true ; write('   ') ),
     (   current_prolog_flag(double_quotes, chars) -> DQ = true ; DQ = false ),
     (   nonvar(Ball), functor(Ball, error, 2) -> T = Ball ; T = throw(Ball) ),
     write_term(T, [quoted(true), numbervars(true), double_quotes(DQ)]),

@@ -20,11 +20,12 @@ use super::{bad_input, exit_code, EXIT_BAD_INPUT};
 use course::{check_weights, scored, scored_judgement, write_course, Budget, Watchdog};
 use kenken::judge::class::{class_of, Row};
 use kenken::judge::report::points::{total, Visibility, Weights};
+use kenken::judge::report::rerun::rerun_command;
 use kenken::judge::report::Judged;
 use kenken::judge::shrink::{shrink_each, Counterexample};
 use kenken::judge::{
-    check_only, check_suite, judge, left_out, only_text, size_text, CaseReport, Config, Dialect,
-    JudgeError, Judgement, Order, Suite, System,
+    check_only, check_suite, judge, left_out, only_text, path_text, size_text, CaseReport, Config,
+    Dialect, JudgeError, Judgement, Order, Suite, System,
 };
 use kenken::prolog::Predicate;
 
@@ -168,8 +169,21 @@ enum Output {
     Html,
 }
 
+/// Exit code: stopped by a signal (Ctrl-C, `SIGTERM`), as shells give for `SIGINT`.
+const EXIT_INTERRUPTED: i32 = 130;
+
 /// Exit code: the file cannot be loaded.
 const EXIT_LOAD: i32 = EXIT_BAD_INPUT;
+
+/// What marks a verdict that proves less than it says (a `plain_kenken/3` case run where the
+/// FD solver stays reachable); a note says why under the table.
+const CAVEAT_MARK: &str = " *";
+
+/// The line under a class's table that says what [`CAVEAT_MARK`] means (a file's table has it
+/// among its notes).
+fn caveat_line(caveat: &str) -> String {
+    format!("* every plain_kenken/3 case marked so: {caveat}")
+}
 
 /// The form check's row in a table: what it checks.
 const FORM_ROW: &str = "form check: no FD solver in plain_kenken/3";
@@ -179,6 +193,12 @@ const FORM_ROW: &str = "form check: no FD solver in plain_kenken/3";
 /// timeouts on grids larger than 3x3).
 pub fn run(args: Args) -> Result<ExitCode> {
     let budget = Budget::of(&args);
+    // (stopped by Ctrl-C or SIGTERM, the judge leaves none of its temporary folders; its
+    // children die with it)
+    let _ = ctrlc::set_handler(|| {
+        kenken::process::remove_temporary_folders();
+        std::process::exit(EXIT_INTERRUPTED);
+    });
     let suite = match args.suite.as_str() {
         "spec" => Suite::Spec,
         "standard" => Suite::Standard,
@@ -232,7 +252,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => Weights::default(),
     };
     let class = class_of(&args.files).map_err(|e| bad_input(shown(&e.to_string())))?;
-    let single = class.files.len() == 1 && !args.files[0].is_dir();
+    // one file (and its helpers): judged case by case; a folder, or any path not judged, a
+    // class of rows
+    let single = class.files.len() == 1
+        && class.not_judged.is_empty()
+        && (args.files.len() > 1 || !args.files[0].is_dir());
     if args.output == Output::Gradescope && !single {
         return Err(bad_input(
             "--output gradescope grades one submission: give one file".to_string(),
@@ -242,6 +266,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return class::run_class(&class, &config, &args, &weights);
     }
     let file = &class.files[0];
+    // (its helper files, given beside it, it may read)
+    let mut config = config;
+    config
+        .read
+        .extend(class.helpers.iter().map(|(h, _)| h.clone()));
+    let config = config;
     let json = args.output == Output::Json;
     let progress = args.output == Output::Table && std::io::stderr().is_terminal();
     // (Gradescope's results.json is written by the budget's end, whatever happens)
@@ -268,7 +298,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Output::Gradescope | Output::Junit | Output::Html
     );
     let write = |result: Result<Judgement, JudgeError>, found: &[Counterexample]| -> Result<i32> {
-        let name = file.display().to_string();
+        let name = path_text(file);
         let tests = scored(file, &result, &config, &weights, &args);
         let row = Row::of(file, &result, &config);
         let judged = Judged {
@@ -287,7 +317,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         Ok(result.as_ref().map_or(EXIT_LOAD, Judgement::exit_code))
     };
-    let judgement = match result {
+    let mut judgement = match result {
         Ok(j) => j,
         // (--only names no case of the grids this file's Prolog runs)
         Err(e @ JudgeError::NoCaseNamed { .. }) => return Err(bad_input(shown(&e.to_string()))),
@@ -302,7 +332,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             if json {
                 // (a run always ends with its summary)
                 let summary = serde_json::json!({"summary": {
-                    "file": file.display().to_string(), "error": e.to_string(),
+                    "file": path_text(file), "error": e.to_string(),
                     "cases": 0, "exit_code": EXIT_LOAD}});
                 println!("{summary}");
             }
@@ -310,6 +340,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
+    judgement.rerun = Some(rerun_command(file, &config, &args.suite, judgement.system));
     let found = shrunk(file, &config, &judgement, &args, &budget);
     if course {
         return Ok(exit_code(write(Ok(judgement), &found)?));
@@ -398,6 +429,7 @@ fn summary_json(j: &Judgement) -> serde_json::Value {
             "elapsed_s": j.elapsed_s,
             "order": j.order.name(),
             "exit_code": j.exit_code(),
+            "rerun": j.rerun,
         }
     })
 }
@@ -441,6 +473,9 @@ fn write_table(
         let mut verdict = c.verdict.to_string();
         if !c.detail.is_empty() {
             verdict = format!("{verdict}: {}", c.detail);
+        }
+        if c.caveat.is_some() {
+            verdict.push_str(CAVEAT_MARK);
         }
         t.add_row(vec![
             shown(&c.case),

@@ -26,7 +26,7 @@ struct Setting {
 }
 
 fn setting(file: &Path, config: &Config) -> Setting {
-    let bytes = std::fs::read(file).unwrap_or_default();
+    let bytes = super::source::read(file).unwrap_or_default();
     let (text, _) = crate::source::decode(&bytes);
     let (dialect, detected) = match config.dialect {
         Some(d) => (d, false),
@@ -127,7 +127,7 @@ pub fn judgement_so_far(
         })
         .collect();
     Judgement {
-        file: file.display().to_string(),
+        file: super::path_text(file),
         system: s.system,
         dialect: s.dialect,
         dialect_detected: s.detected,
@@ -144,6 +144,7 @@ pub fn judgement_so_far(
         notes: vec![format!("the judgement did not end in time: {why}")],
         elapsed_s: elapsed.as_secs_f64(),
         order: config.order,
+        rerun: None,
     }
 }
 

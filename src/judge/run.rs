@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use super::error::cut_error;
 use super::system::{Open, SystemBackend};
 use super::{
-    cut, detect, form, fresh_seed, jail, suite, verdict, Case, CaseReport, Config, Dialect, Jail,
-    JudgeError, Judgement, Order, Run, Suite, System, Verdict,
+    cut, detect, form, fresh_seed, jail, path_text, suite, verdict, Case, CaseReport, Config,
+    Dialect, Jail, JudgeError, Judgement, Order, Run, Suite, System, Verdict,
 };
 use crate::error::Context;
 use crate::process::Limits;
@@ -101,14 +101,19 @@ fn judge_file(
         deadline: config.budget.map(|b| start + b),
         order: config.order,
     };
-    let text =
-        std::fs::read(file).with_context(|| format!("{}: cannot be read", file.display()))?;
+    // (bounded: a regular file of at most MAX_SOURCE bytes, whatever the path is)
+    let text = super::source::read(file)?;
     // (as the systems read it: UTF-8, else Latin-1)
     let (source, encoding) = crate::source::decode(&text);
     let (dialect, dialect_detected) = match config.dialect {
         Some(d) => (d, false),
         None => (detect(&source), true),
     };
+    let form = config
+        .predicates
+        .contains(&Predicate::Plain)
+        .then(|| form::check(&source));
+    drop(text);
     let system = match config.system {
         Some(System::Gprolog) if !Gprolog::available() => return Err(JudgeError::NoGprolog),
         Some(System::Swipl) if !Swipl::available() => return Err(JudgeError::NoSwipl),
@@ -117,7 +122,10 @@ fn judge_file(
         None => System::Scryer,
     };
     // (links resolved: confinement grants the folder the file really is in)
-    let absolute = std::fs::canonicalize(file).with_context(|| file.display().to_string())?;
+    let absolute = std::fs::canonicalize(file).with_context(|| path_text(file))?;
+    // (a name that is no Prolog atom is loaded through a link that is one)
+    let (loaded_path, _link) = super::source::nameable(&absolute)?;
+    let name = path_text(file);
     let max_size = config.max_size.unwrap_or(default_max_size(system));
     let mut notes = Vec::new();
     let seed =
@@ -131,14 +139,14 @@ fn judge_file(
             cases.len() + left_out
         ));
     }
-    let form = config
-        .predicates
-        .contains(&Predicate::Plain)
-        .then(|| form::check(&source));
     notes.extend(encoding.note());
-    // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
-    // every case, and this bounds whatever the wall clock does not see.
-    let budget = config.timeout * (cases.len() as u32 + 1);
+    // Each engine process (one per case) gets CPU seconds beyond any case's wall clock: the
+    // wall clock bounds every case, this what it does not see. The same in every run (a
+    // judged file can read its limits: under swipl, library(rlimit)), so that nothing tells a
+    // case of the suite from a try of the smallest failing puzzle's search.
+    let cpu_seconds = Limits::default()
+        .cpu_seconds
+        .max(config.timeout.as_secs().saturating_add(60));
     // what judged code may never read: the judge itself and the class's other files
     let mut hidden = jail::own_programs();
     hidden.extend(
@@ -153,7 +161,7 @@ fn judge_file(
             limits: Limits {
                 memory: config.memory,
                 scratch: config.scratch,
-                cpu_seconds: budget.as_secs().max(1),
+                cpu_seconds,
                 ..Limits::default()
             },
             // (not confined, everything is readable)
@@ -162,23 +170,12 @@ fn judge_file(
                 .iter()
                 .map(|p| {
                     std::fs::canonicalize(p)
-                        .with_context(|| format!("{}: cannot be read (--read)", p.display()))
+                        .with_context(|| format!("{}: cannot be read (--read)", path_text(p)))
                 })
                 .collect::<Result<_, _>>()?,
         }),
         false => None,
     };
-    if system == System::Gprolog
-        && config.predicates.contains(&Predicate::Plain)
-        && !Gprolog::without_fd_available()
-    {
-        notes.push(
-            "plain_kenken/3 ran in gprolog, FD solver included: gplc (GNU Prolog's compiler, \
-             with a C compiler), which builds a GNU Prolog without it, is not installed; only \
-             the form check looks for the FD solver there"
-                .into(),
-        );
-    }
     if system == System::Swipl && dialect == Dialect::Gnu {
         notes.push(
             "the file looks written for GNU Prolog: SWI-Prolog runs it as it is, but has none \
@@ -204,7 +201,7 @@ fn judge_file(
     let open = || -> Result<Box<dyn Backend>, JudgeError> {
         Ok(Box::new(SystemBackend::new(
             open_system.clone(),
-            &absolute,
+            (&loaded_path, &name),
             dialect,
             jail.clone(),
             first,
@@ -223,7 +220,20 @@ fn judge_file(
     for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {
         backends.push(open()?);
     }
-    let reports = run_cases(&cases, backends, &bounds, &mut on_case, stop);
+    let mut reports = run_cases(&cases, backends, &bounds, &mut on_case, stop);
+    if let Some(caveat) = super::system::plain_caveat(system, config.confine) {
+        let mut marked = false;
+        for r in reports
+            .iter_mut()
+            .filter(|r| r.predicate == Predicate::Plain.name() && r.verdict != Verdict::Skipped)
+        {
+            r.caveat = Some(caveat.clone());
+            marked = true;
+        }
+        if marked {
+            notes.push(format!("* every plain_kenken/3 case marked so: {caveat}"));
+        }
+    }
     let skipped = reports
         .iter()
         .filter(|r| r.verdict == Verdict::Skipped && !bounds.cut_short(r))
@@ -235,7 +245,7 @@ fn judge_file(
     }
     notes.extend(bounds.note(&reports));
     Ok(Judgement {
-        file: file.display().to_string(),
+        file: path_text(file),
         system,
         dialect,
         dialect_detected,
@@ -252,6 +262,7 @@ fn judge_file(
         notes,
         elapsed_s: start.elapsed().as_secs_f64(),
         order: config.order,
+        rerun: None,
     })
 }
 
@@ -892,6 +903,7 @@ mod tests {
             notes: Vec::new(),
             elapsed_s: 0.0,
             order: Order::Strict,
+            rerun: None,
         }
     }
 

@@ -159,6 +159,11 @@ pub struct CaseReport {
     /// Where the right answers first leave the spec's order, when they do (the verdict is
     /// [`Verdict::Order`], or a pass under [`Order::Any`]).
     pub out_of_order: Option<OutOfOrder>,
+    /// Why the verdict proves less than it says, when it does: a `plain_kenken/3` case run
+    /// where the FD solver stays reachable (under Scryer, whose loader serves its libraries'
+    /// text; GNU Prolog without `gplc`; SWI-Prolog not confined).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<String>,
 }
 
 /// Where a run's answers (each a solution, each once) first leave the spec's order.
@@ -190,6 +195,7 @@ impl CaseReport {
             elapsed_ms: None,
             time_ms: 0.0,
             out_of_order: None,
+            caveat: None,
         }
     }
 }

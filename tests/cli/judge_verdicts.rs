@@ -739,5 +739,7 @@ fn only_with_no_case_of_that_name_is_a_usage_error_naming_some() {
         .stderr(predicate::str::contains(
             "--only \"random\": no case of the spec suite has a name containing it",
         ))
-        .stderr(predicate::str::contains("\"spec 4x4 example (six answers)\""));
+        .stderr(predicate::str::contains(
+            "\"spec 4x4 example (six answers)\"",
+        ));
 }

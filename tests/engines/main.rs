@@ -12,6 +12,7 @@ mod prolog;
 mod query;
 mod scryer_file;
 mod system;
+mod user_code;
 
 use std::sync::{Mutex, MutexGuard};
 

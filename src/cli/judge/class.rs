@@ -12,15 +12,18 @@ use comfy_table::Table;
 
 use super::course::{scored, write_course};
 use super::{
-    class_seed, confinement_text, only_heading, ratio_text, seed_text, verdict_counts, Args, Output,
+    caveat_line, class_seed, confinement_text, only_heading, ratio_text, seed_text, verdict_counts,
+    Args, Output, CAVEAT_MARK,
 };
 use crate::cli::untrusted::{csv_cell, shown};
 use crate::cli::{bad_input, exit_code, EXIT_FAILED, EXIT_LIMIT};
-use kenken::judge::class::{judge_class, Class, Row};
+use kenken::judge::class::{judge_submissions, Class, Row};
 use kenken::judge::report::points::{total, Scored, Weights};
+use kenken::judge::report::rerun::rerun_command;
 use kenken::judge::report::Judged;
 use kenken::judge::shrink::{shrink_class_each, Counterexample};
-use kenken::judge::{Config, JudgeError, Judgement};
+use kenken::judge::{path_text, Config, JudgeError, Judgement};
+use kenken::prolog::Predicate;
 
 /// Judges a class: every file, `--jobs` at once, then one row per file, and one per path not
 /// judged (a link out of the class folder, a second path to a file judged).
@@ -33,12 +36,12 @@ pub(super) fn run_class(
     let files = &class.files;
     let progress = args.output == Output::Table && std::io::stderr().is_terminal();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let results = judge_class(files, config, args.jobs, |file, result| {
+    let results = judge_submissions(class, config, args.jobs, |file, result| {
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         if progress {
             let what = match result {
                 Ok(j) => j.summary(),
-                Err(e) => format!("{}: not judged: {e}", file.display()),
+                Err(e) => format!("{}: not judged: {e}", path_text(file)),
             };
             eprint!("\r\x1b[K[{n}/{}] {}", files.len(), shown(&what));
         }
@@ -51,12 +54,32 @@ pub(super) fn run_class(
         Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
     let mut results = results;
+    for (f, r) in files.iter().zip(results.iter_mut()) {
+        if let Ok(j) = r {
+            // (its helpers it read: the command alone reads them with --read)
+            let mut one = config.clone();
+            one.read.extend(
+                class
+                    .helpers
+                    .iter()
+                    .filter(|(_, main)| main == f)
+                    .map(|(h, _)| h.clone()),
+            );
+            j.rerun = Some(rerun_command(f, &one, &args.suite, j.system));
+        }
+    }
     let mut paths = files.clone();
     let mut rows: Vec<Row> = files
         .iter()
         .zip(&results)
         .map(|(f, r)| {
             let mut row = Row::of(f, r, config);
+            row.helpers = class
+                .helpers
+                .iter()
+                .filter(|(_, main)| main == f)
+                .map(|(h, _)| path_text(h))
+                .collect();
             // every case passed, and the form check failed: that is the first failure
             if let Ok(j) = r {
                 if let Some(form) = j.form.as_ref().filter(|f| !f.passed) {
@@ -268,7 +291,10 @@ fn class_table(
     t.set_header(header);
     for (r, tests) in rows.iter().zip(tests) {
         let mut cells = vec![shown(&r.file)];
-        cells.extend(r.passed.iter().map(|(_, p, n)| format!("{p}/{n}")));
+        cells.extend(r.passed.iter().map(|(pred, p, n)| {
+            let marked = pred == Predicate::Plain.name() && r.plain_caveat.is_some();
+            format!("{p}/{n}{}", if marked { CAVEAT_MARK } else { "" })
+        }));
         let (score, max) = total(tests);
         cells.push(format!("{score}/{max}"));
         // (every way it failed first, so that none is cut off)
@@ -310,6 +336,17 @@ fn class_table(
                 shown(&c.goal)
             )?;
         }
+    }
+    if let Some(k) = rows.iter().find_map(|r| r.plain_caveat.as_deref()) {
+        writeln!(out, "{}", shown(&caveat_line(k)))?;
+    }
+    for r in rows.iter().filter(|r| !r.helpers.is_empty()) {
+        writeln!(
+            out,
+            "{}: its helper files, read by it and not judged alone: {}",
+            shown(&r.file),
+            shown(&r.helpers.join(", "))
+        )?;
     }
     let passed = rows.iter().filter(|r| r.ok).count();
     writeln!(out, "{passed} of {} files passed every case", rows.len())?;

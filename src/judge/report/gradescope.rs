@@ -133,6 +133,9 @@ fn line(judged: &Judged, c: &CaseReport) -> String {
     if !c.detail.is_empty() {
         l.push_str(&format!(": {}", c.detail));
     }
+    if let Some(k) = &c.caveat {
+        l.push_str(&format!(" ({k})"));
+    }
     for x in judged
         .counterexamples
         .iter()
