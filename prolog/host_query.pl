@@ -529,17 +529,25 @@ kk_note_code_names :-
 % took in the engine before it, with kk_restore/8; its files are consulted one by one
 % (kk_query_consult/2) between the modules and operators and the clauses, so that one that no
 % longer loads is told. Lost is what could not be given back: global(Key, Why) for a
-% bb_put/2 value kk_state/1 could not keep (Why: cyclic, 'not ground', 'too big'), and
-% file(File, Why) for a file (Why a result of kk_query_consult/2).
+% bb_put/2 value kk_state/1 could not keep (Why: cyclic, 'not ground', 'too big'),
+% predicate(Name, Why) for a predicate whose clauses it could not read (Name: its indicator
+% as writeq/1 writes it), and file(File, Why) for
+% a file (Why a result of kk_query_consult/2).
 kk_query_restore(Text, Lost) :-
     kk_chars(Text, Chars),
     kk_read_goal(Chars, kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost0, Broken), _),
     kk_restore(Setup, Ops, [], [], [], [], [], Broken),
     kk_restore_files(FileFlags, LostFiles),
     kk_restore(Setup, [], [], Dyn, Flags, Globals, [], Broken),
-    findall(global(K, Why), lists:member(K-Why, Lost0), LostGlobals),
-    lists:append(LostGlobals, LostFiles, Lost),
+    findall(L, ( lists:member(K-Why, Lost0), kk_lost(K, Why, L) ), LostState),
+    lists:append(LostState, LostFiles, Lost),
     kk_note_code_names.
+
+kk_lost(predicate(PI), Why, predicate(Name, Why)) :-
+    !,
+    kk_text(PI, [], Cs),
+    atom_chars(Name, Cs).
+kk_lost(K, Why, global(K, Why)).
 
 kk_restore_files([], []).
 kk_restore_files([F-Flags | FFs], Lost) :-

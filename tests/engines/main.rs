@@ -7,6 +7,7 @@
 mod common;
 
 mod engine;
+mod kept_state;
 mod lifecycle;
 mod prolog;
 mod query;

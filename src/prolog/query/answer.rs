@@ -95,6 +95,14 @@ pub enum Lost {
         /// Why it was not kept.
         why: String,
     },
+    /// The clauses of a predicate that could not be read to be kept (none of them were given
+    /// back; the other predicates were).
+    Predicate {
+        /// The predicate, as Prolog writes it (`p/1`, `m:p/1`).
+        name: String,
+        /// Why, as Prolog writes the error.
+        why: String,
+    },
     /// A file consulted before that did not load again.
     File(ConsultError),
     /// The whole state: giving it back failed (this says how), so the replacement started
@@ -106,6 +114,7 @@ impl std::fmt::Display for Lost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Lost::Global { key, why } => write!(f, "the value of {key} (bb_put/2; {why})"),
+            Lost::Predicate { name, why } => write!(f, "the clauses of {name} ({why})"),
             Lost::File(e) => write!(f, "a consulted file: {e}"),
             Lost::State(why) => write!(f, "the whole state: {why}"),
         }
