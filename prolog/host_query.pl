@@ -3,7 +3,7 @@
     queries (src/prolog/session.rs, Session), not by the top level.
 
     kk_host_stream(+Text, +Params, +InferenceLimit, +MaxAnswers, +Cap, +Mode, -Item,
-                   -Inferences)
+                   -Inferences, -Warnings)
       Parses Text (chars, codes or an atom: what the flag double_quotes makes of a string) as
       a goal (read_term_from_chars/3 inside catch/3), binds its variables named in Params (a
       list of Name=Value as text, the values written by the host: kk_bind_params/5) and runs
@@ -34,7 +34,9 @@
                                (kk_may_change/1), none otherwise.
       The goal is never left with a choice point: after MaxAnswers + 1 answers, an exception,
       the inference limit or an answer too large, it is cut, and end/2 follows. Inferences
-      counts the inferences from the start of the query to the item. What the goal wrote to
+      counts the inferences from the start of the query to the item; Warnings are the
+      loader's warnings noted since the item before (host_warnings.pl: Scryer would have
+      written them to the process's standard output), each as chars. What the goal wrote to
       user_output is flushed with each item (the host reads it from its buffer then).
 
     kk_query_start, kk_query_restore(+Chars, -Lost) and kk_query_consult(+File, -Result)
@@ -47,13 +49,14 @@
     is '$kk' gets c as its first argument, anything else is itself.
 */
 
-kk_host_stream(Text, Params, Limit, Max, Cap, Mode, Item, Inferences) :-
+kk_host_stream(Text, Params, Limit, Max, Cap, Mode, Item, Inferences, Warnings) :-
     '$inference_count'(I0),
     kk_chars(Text, Chars),      % (whatever the flag double_quotes made of it)
     kk_chars(Params, PChars),
     kk_host_stream(Chars, PChars, Limit, Max, Cap, Mode, Item),
     '$inference_count'(I1),
     Inferences is I1 - I0,
+    kk_take_warnings(Warnings),
     % (what the goal wrote so far reaches the host's buffer with the item)
     catch(flush_output(user_output), _, true).
 

@@ -155,13 +155,23 @@ kk_dynamic_key(N/A) :-
     current_predicate(user:N/A),
     \+ kk_hidden(N/A),
     functor(H, N, A),
-    predicate_property(user:H, dynamic).
+    predicate_property(user:H, dynamic),
+    \+ kk_made_dynamic(user:N/A).
 kk_dynamic_key(m(M, N, A)) :-
     iso_ext:bb_get(kk_modules, Ms),
     lists:member(M, Ms),
     current_predicate(M:(N/A)),
     functor(H, N, A),
-    predicate_property(M:H, dynamic).
+    predicate_property(M:H, dynamic),
+    \+ kk_made_dynamic(M:N/A).
+
+% kk_made_dynamic(+M:PI): PI was declared dynamic by the host only, so that Scryer replaces it
+% without writing its warning to the process's standard output (host_warnings.pl): a static
+% predicate for the state (its clauses are those of its files, consulted again; clause/2 of
+% a dynamic predicate that another file replaced gives the clauses replaced too).
+kk_made_dynamic(MPI) :-
+    iso_ext:bb_get(kk_made_dynamic, Ds),
+    lists:memberchk(MPI, Ds).
 
 % kk_raw_clauses(+P, -Raw): the clauses of P (kk_dynamic_key/1) as H-B pairs, in order.
 kk_raw_clauses(N/A, Raw) :-

@@ -46,7 +46,7 @@ fn a_clause_written_swis_way_keeps_the_state_of_a_worker() {
     let _program = crate::use_the_kenken_binary();
     let mut w = QueryWorker::new().unwrap();
     let minute = Duration::from_secs(60);
-    let mut run = |w: &mut QueryWorker, goal: &str| {
+    let run = |w: &mut QueryWorker, goal: &str| {
         let answers = w.query(&Query::new(goal).timeout(minute)).unwrap();
         let lost = answers.lost().to_vec();
         let (a, end) = answers.collect_all().unwrap();

@@ -12,6 +12,7 @@ mod lifecycle;
 mod prolog;
 mod query;
 mod scryer_file;
+mod stdout;
 mod system;
 mod user_code;
 

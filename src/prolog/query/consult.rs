@@ -24,8 +24,8 @@ pub struct Consulted {
 impl Consulted {
     /// What Scryer's loader warned of while the file loaded, one line each (`% Warning:
     /// overwriting p/1 because the clauses are discontiguous`): Scryer 0.10 writes these to
-    /// the process's standard output; they are kept from it and given here instead
-    /// ([`Answers::warnings`]).
+    /// the process's standard output; they are kept from it (without touching it: see
+    /// [`crate::prolog::Session`]) and given here instead ([`Answers::warnings`]).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }

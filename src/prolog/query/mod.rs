@@ -204,7 +204,7 @@ impl Query {
         }
     }
 
-    /// The goal the engine runs: the wrapper `kk_host_stream/8` of `prolog/host_query.pl`,
+    /// The goal the engine runs: the wrapper `kk_host_stream/9` of `prolog/host_query.pl`,
     /// the user's text passed as an escaped string, so that it always parses.
     pub(crate) fn wrapped(&self) -> String {
         let mut text = self.goal.trim_end().to_string();
@@ -226,7 +226,7 @@ impl Query {
         }
         params.push_str("] .");
         format!(
-            "kk_host_stream({}, {}, {}, {}, {}, {}, R, I).",
+            "kk_host_stream({}, {}, {}, {}, {}, {}, R, I, W).",
             super::quote(&text),
             super::quote(&params),
             self.inferences,
