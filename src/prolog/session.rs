@@ -112,8 +112,9 @@ impl Session {
         Session::for_purpose(Purpose::Queries, Place::Program)
     }
 
-    /// A session that only runs the homework's solvers for the host (worker engines): built
-    /// without the host's goal expansions, which Scryer would run on the solvers' meta-calls.
+    /// A session that only runs the homework's solvers for the host (worker engines): built as
+    /// [`Session::new`] is (so that `kenken/3` costs the same in both), keeping nothing of the
+    /// process's standard output.
     pub(crate) fn for_solving() -> Session {
         Session::for_purpose(Purpose::Solving, Place::Program)
     }

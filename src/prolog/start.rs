@@ -4,9 +4,9 @@
 //! engine and [`super::QueryWorker`]) is built here, in the same stages that
 //! [`start_phases`] times: Scryer's machine, the libraries `kenken.pl` loads (`clpz` is most of
 //! the start), `kenken.pl` itself, the host's wrapper (`prolog/host/`, `host_query.pl`) and the
-//! libraries every goal finds. An engine that answers a person's goals also gets the host's
-//! load-time rewriting of the files a person consults (`host_expand.pl`); one that only solves
-//! puzzles does not (see [`Purpose`]).
+//! libraries every goal finds, with the host's load-time rewriting of the files a person
+//! consults (`host_expand.pl`). An engine that only solves puzzles is built the very same way,
+//! so that a goal costs the same in each ([`stages`]).
 
 use std::time::{Duration, Instant};
 
@@ -29,9 +29,12 @@ const KENKEN_LIBRARIES: &str = "
 pub(crate) enum Purpose {
     /// Any goal a person gives: the files consulted are rewritten as they load
     /// (`host_expand.pl`, a term expansion: bb_put/2 keys recorded, read/1 at the end of the
-    /// input, imports replayed), as the goal typed is (`kk_halts/2` in `prolog/host/rewrite.pl`).
+    /// input, imports replayed), as the goal typed is (`kk_halts/2` in `prolog/host/rewrite.pl`);
+    /// what the engine writes to the process's standard output is kept from it.
     Queries,
-    /// Only the homework's solvers, run by the host: without that rewriting.
+    /// Only the homework's solvers, run by the host: built as [`Purpose::Queries`] is (the
+    /// same code at the same addresses: see [`stages`]), its session keeping nothing of the
+    /// process's standard output.
     Solving,
     /// The top level (`kenken query`, `kenken repl`): the host's top level and its rewriting,
     /// with `kenken.pl` and the libraries every goal finds unless `kenken` is false, loaded as
@@ -82,31 +85,48 @@ impl Builder {
     pub(crate) fn build_timed(self, stage: &mut dyn FnMut(&'static str)) -> Machine {
         let mut machine = self.builder.build();
         stage("Scryer's machine");
-        let expand = match self.purpose {
-            Purpose::Bare => return machine,
-            Purpose::TopLevel { kenken } => {
-                let program = if kenken {
-                    format!("{KENKEN_PL}\n{HOST_PL}\n{HOST_EXPAND_PL}{ALL_LIBRARIES}")
-                } else {
-                    format!("{HOST_PL}\n{HOST_EXPAND_PL}")
-                };
-                machine.consult_module_string("user", program);
-                stage("kenken.pl and the host's top level");
-                return machine;
-            }
-            Purpose::Queries => HOST_EXPAND_PL,
-            Purpose::Solving => "",
-        };
-        machine.consult_module_string("user", KENKEN_LIBRARIES.to_string());
-        stage("the libraries kenken.pl loads (clpz, lists...)");
-        machine.consult_module_string("user", KENKEN_PL.to_string());
-        stage("kenken.pl");
-        machine.consult_module_string(
-            "user",
-            format!("{HOST_PL}\n{expand}\n{HOST_QUERY_PL}{ALL_LIBRARIES}"),
-        );
-        stage("the host's wrapper (host.pl, host_query.pl) and libraries");
+        for (name, text) in stages(self.purpose) {
+            machine.consult_module_string("user", text);
+            stage(name);
+        }
         machine
+    }
+}
+
+/// What an engine for `purpose` consults into `user`, in order, each stage named.
+///
+/// The engines that answer goals ([`Purpose::Queries`], [`Purpose::Solving`]) are built from
+/// the very same texts in the same order, so that their code lies at the same addresses, and
+/// `kenken/3` costs the same in each. This matters more than it seems: Scryer 0.10 binds an
+/// attributed variable (every step of clpz's labeling) only after a search of the code
+/// directory of `user` and a scan of the code it lands on, whose length depends on every
+/// predicate `user` holds (docs/performance.md, "What a binding costs"): the solving engines,
+/// built without `host_expand.pl`, scanned 97,024 instructions at each such binding where the
+/// query engines scan 1,792, and `kenken/3` took 2 to 9 times as long there.
+fn stages(purpose: Purpose) -> Vec<(&'static str, String)> {
+    match purpose {
+        Purpose::Bare => Vec::new(),
+        Purpose::TopLevel { kenken: true } => vec![(
+            "kenken.pl and the host's top level",
+            format!("{KENKEN_PL}\n{HOST_PL}\n{HOST_EXPAND_PL}{ALL_LIBRARIES}"),
+        )],
+        Purpose::TopLevel { kenken: false } => vec![(
+            "the host's top level",
+            format!("{HOST_PL}\n{HOST_EXPAND_PL}"),
+        )],
+        // (the rewriting of consulted files, host_expand.pl, is a term expansion: it costs
+        // nothing while goals run, and an engine that only solves consults no file)
+        Purpose::Queries | Purpose::Solving => vec![
+            (
+                "the libraries kenken.pl loads (clpz, lists...)",
+                KENKEN_LIBRARIES.to_string(),
+            ),
+            ("kenken.pl", KENKEN_PL.to_string()),
+            (
+                "the host's wrapper (host.pl, host_query.pl) and libraries",
+                format!("{HOST_PL}\n{HOST_EXPAND_PL}\n{HOST_QUERY_PL}{ALL_LIBRARIES}"),
+            ),
+        ],
     }
 }
 
@@ -153,12 +173,15 @@ mod tests {
         assert!(s.complete);
     }
 
-    /// The host's rewriting of consulted files is loaded only where a person's goals are
-    /// answered. The probe: a consulted clause's bb_put/2 is rewritten to record its key for a
-    /// restart (`kk_bb_keys`) only there.
+    /// The engines that solve and those that answer queries are built from the same texts in
+    /// the same order (their code at the same addresses, so that a goal costs the same in each:
+    /// see `stages`), and both carry the host's rewriting of consulted files. The probe: a
+    /// consulted clause's bb_put/2 is rewritten to record its key for a restart
+    /// (`kk_bb_keys`) in both.
     #[test]
-    fn only_the_engines_for_queries_carry_the_host_goal_expansions() {
+    fn the_solving_and_query_engines_are_built_alike() {
         use super::super::{Query, Session};
+        assert_eq!(stages(Purpose::Solving), stages(Purpose::Queries));
         let dir = std::env::temp_dir().join(format!("kenken-expand-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("p.pl");
@@ -170,6 +193,6 @@ mod tests {
         };
         let (solving, queries) = (count(Session::for_solving()), count(Session::new()));
         let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!((solving, queries), (0, 1));
+        assert_eq!((solving, queries), (1, 1));
     }
 }
