@@ -64,7 +64,7 @@ kk_host_stream(Chars, PChars, Limit, Max, Cap, Mode, Item) :-
     catch(kk_read_goal(Chars, Goal0, VNs0), E, true),
     (   nonvar(E) -> Item = syntax_error(E)
     ;   var(Goal0) -> Item = syntax_error(goal_is_a_variable)
-    ;   catch(kk_read_goal(PChars, Params, PVNs), E1, true),
+    ;   catch(( kk_read_goal(PChars, Ps, _), kk_params(Ps, Params, [], PVNs) ), E1, true),
         (   nonvar(E1) -> Item = syntax_error(E1)
         ;   % (parameters that do not unify with the goal's variables: the goal fails)
             (   kk_bind_params(Params, PVNs, VNs0, VNs, Unknown) -> Goal1 = Goal0
@@ -77,6 +77,41 @@ kk_host_stream(Chars, PChars, Limit, Max, Cap, Mode, Item) :-
                 kk_stream(kk_qualified(Goal), VNs, Limit, Max, Cap, Mode, Item)
             )
         )
+    ).
+
+% kk_params(+Ps, -Params, +PVNs0, -PVNs): the parameters Ps (p(Name, Tokens), as the host
+% sends them: src/prolog/term/param.rs) as Name=Value, each value built of its tokens in
+% post-order (i(Integer), f(Float), r(N, D) a rational, a(Atom), s(Atom) its characters,
+% v(Name) a variable, l(N) a list of the N terms before, c(Name, N) a compound term of them):
+% the very term the host sent, whatever the operators (no token is read as one), at any
+% depth. PVNs names the variables (Name=Var), one for each name.
+kk_params([], [], PVNs, PVNs).
+kk_params([p(N, Ts) | Ps], [N=V | Params], PVNs0, PVNs) :-
+    kk_build(Ts, [], [V], PVNs0, PVNs1),
+    kk_params(Ps, Params, PVNs1, PVNs).
+
+kk_build([], S, S, VNs, VNs).
+kk_build([T | Ts], S0, S, VNs0, VNs) :-
+    kk_token(T, S0, S1, VNs0, VNs1),
+    kk_build(Ts, S1, S, VNs1, VNs).
+
+kk_token(i(I), S, [I | S], VNs, VNs) :- integer(I).
+kk_token(f(X), S, [X | S], VNs, VNs) :- float(X).
+kk_token(r(N, D), S, [R | S], VNs, VNs) :- R is N rdiv D.
+kk_token(a(A), S, [A | S], VNs, VNs) :- atom(A).
+kk_token(s(A), S, [Cs | S], VNs, VNs) :- atom_chars(A, Cs).
+kk_token(v(N), S, [V | S], VNs0, VNs) :-
+    (   lists:memberchk(N=V0, VNs0) -> V = V0, VNs = VNs0 ; VNs = [N=V | VNs0] ).
+kk_token(l(K), S0, [L | S], VNs, VNs) :- kk_pop(K, S0, [], L, S).
+kk_token(c(F, K), S0, [T | S], VNs, VNs) :-
+    kk_pop(K, S0, [], Args, S),
+    (   F == '.', Args = [H, Tl] -> T = [H | Tl] ; T =.. [F | Args] ).
+
+% kk_pop(+K, +S0, +Acc, -Items, -S): the K terms on top of the stack S0, in the order they
+% were pushed, and the stack below them.
+kk_pop(K, S0, Acc, Items, S) :-
+    (   K =:= 0 -> Items = Acc, S = S0
+    ;   S0 = [X | S1], K1 is K - 1, kk_pop(K1, S1, [X | Acc], Items, S)
     ).
 
 % kk_bind_params(+Params, +PVNs, +VNs0, -VNs, -Unknown): each Name=Value of Params binds the
@@ -331,7 +366,8 @@ kk_enc_args(I, Ar, Off, T, E, N0, N, Cap, D) :-
 % the variables named by VNs or numbered in the order of Fresh, as text(Pieces, Numbered):
 % Pieces a chain '$kk'(l, Piece, Pieces) ending in [], each Piece Name=Chars (a binding,
 % "Name = Value") or g(Chars) (a residual goal); the host joins them (",\n"; none is "true"),
-% and names the numbered variables when Numbered is true (Fresh is not []). Built in time
+% and names the numbered variables when Numbered is numbered(Taken) (Fresh is not []; Taken
+% the query's names those names must not be: kk_fresh_looking/1), false else. Built in time
 % linear in the answer's size: each piece is written once, never appended to (Scryer's
 % conversion of a list's cells into Rust takes quadratic time), and the chain is a nest of
 % compound terms (whose conversion is linear).
@@ -347,8 +383,24 @@ kk_answer_text(Bindings, Gs, VNs, Fresh, text(Pieces, Numbered)) :-
     iso_ext:copy_term(PItems-PVNs-Fresh, CItems-CVNs-CFresh, _),
     kk_numbered_offset(Off),
     kk_number_fresh(CFresh, Off),
-    (   Fresh == [] -> Numbered = false ; Numbered = true ),
+    (   Fresh == [] -> Numbered = false
+    ;   findall(N, ( lists:member(N=_, VNs), kk_fresh_looking(N) ), Taken),
+        Numbered = numbered(Taken)
+    ),
     kk_text_pieces(CItems, CVNs, Pieces).
+
+% kk_fresh_looking(+N): N is a name of the sequence _A, ..., _Z, _A1, ... (kk_fresh_name/2),
+% which the host leaves out when it names the numbered variables (FreshNames in
+% src/prolog/term/mod.rs): a variable of the query never shares its name with another.
+kk_fresh_looking(N) :-
+    atom_chars(N, ['_', C | Ds]),
+    char_code(C, K), K >= 0'A, K =< 0'Z,
+    (   Ds == [] -> true
+    ;   Ds = [D | _], D \== '0', kk_digits(Ds)
+    ).
+
+kk_digits([]).
+kk_digits([D | Ds]) :- char_code(D, K), K >= 0'0, K =< 0'9, kk_digits(Ds).
 
 kk_number_fresh([], _).
 kk_number_fresh(['$VAR'(K) | Vs], K) :-

@@ -335,6 +335,7 @@ impl Session {
             QueryError::Engine(e) => e,
             e @ (QueryError::NeedsWorker
             | QueryError::UnknownParam { .. }
+            | QueryError::BadParam { .. }
             | QueryError::SeveralGoals { .. }
             | QueryError::AnswerTooLarge { .. }
             | QueryError::StartTimeout(_)

@@ -14,6 +14,7 @@ mod query;
 mod scryer_file;
 mod stdout;
 mod system;
+mod terms;
 mod user_code;
 
 use std::sync::{Mutex, MutexGuard};
