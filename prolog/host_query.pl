@@ -317,7 +317,8 @@ kk_name_vars([N=V | VNs]) :-
 % kk_enc(+T, -E, +N0, -N, +Cap): E is T encoded (see the head of this file), N - N0 the nodes of
 % T (atomic terms, variables, compound terms, list cells); kk_answer_too_large is thrown past
 % Cap nodes, for a compound term nested more than a million levels deep (not counting list
-% tails), and for a cyclic term. (Not acyclic_term/1: in Scryer 0.10 it garbles a partial
+% tails), and for a cyclic term (a cyclic list at once, another a thousand levels deep:
+% kk_no_cycle/1). (Not acyclic_term/1 of T itself: in Scryer 0.10 it garbles a partial
 % string inside a compound term, "ab" in f("ab").) Last call over list tails and last
 % arguments: the engine's own stacks hold the rest, at any depth.
 kk_enc(T, E, N0, N, Cap) :-
@@ -331,7 +332,10 @@ kk_enc(T, E, N0, N, Cap, D) :-
         kk_enc_list(T, E, N0, N, Cap, D)
     ;   atomic(T) -> kk_count(N0, N, Cap), E = T
     ;   D1 is D + 1,
-        (   D1 > 1000000 -> throw(kk_answer_too_large) ; true ),
+        (   D1 > 1000000 -> throw(kk_answer_too_large)
+        ;   D1 =:= 1000 -> kk_no_cycle(T)
+        ;   true
+        ),
         kk_count(N0, N1, Cap),
         functor(T, F, Ar),
         (   F == '$kk'
@@ -340,6 +344,12 @@ kk_enc(T, E, N0, N, Cap, D) :-
         ),
         kk_enc_args(1, Ar, Off, T, E, N1, N, Cap, D1)
     ).
+
+% kk_no_cycle(+T): T, a term met a thousand levels deep, is acyclic; a cyclic one is refused
+% there (it took 7 s to walk X = f(X) a million levels deep). (acyclic_term/1 of a copy:
+% Scryer 0.10's garbles a partial string, "ab" in f("ab"), of the term it is asked of.)
+kk_no_cycle(T) :-
+    (   copy_term(T, C), acyclic_term(C) -> true ; throw(kk_answer_too_large) ).
 
 kk_count(N0, N, Cap) :-
     N is N0 + 1,

@@ -101,6 +101,20 @@ pub enum PrologError {
     /// The answer is not a grid of the puzzle's size.
     #[error("answer is not an {0}x{0} grid: {1}")]
     BadGrid(usize, String),
+    /// The answer binds no such variable (it is unbound, or not one of the query's).
+    #[error("the answer binds no {0}")]
+    Unbound(String),
+    /// The value of a variable is not of the type asked for
+    /// ([`Answer::integer`](query::Answer::integer) of an atom).
+    #[error("{name} = {value} is not {expected}")]
+    NotA {
+        /// The variable.
+        name: String,
+        /// What was asked for (`an integer`, `an integer of 64 bits`).
+        expected: &'static str,
+        /// Its value, as Prolog writes it.
+        value: String,
+    },
     /// The engine could not go on (it failed on a goal, or its process could not start).
     #[error("{0}")]
     Failed(String),

@@ -354,6 +354,20 @@ impl Session {
     }
 }
 
+impl std::fmt::Debug for Session {
+    /// What it is for, where it runs, how many machines it built and what it keeps for a
+    /// replacement (Scryer's machine says nothing of itself).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("purpose", &self.purpose)
+            .field("place", &self.place)
+            .field("engines_built", &self.engines)
+            .field("state_bytes", &self.kept.state.as_ref().map(String::len))
+            .field("lost", &self.kept.lost)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Default for Session {
     fn default() -> Self {
         Session::new()

@@ -345,3 +345,65 @@ fn random_terms_bound_come_back_as_sent() {
         "{valid_cases} of {all_cases} valid"
     );
 }
+
+#[test]
+fn cycles_are_refused_before_they_are_walked_and_conversions_are_typed() {
+    use kenken::prolog::{PrologError, QueryError};
+    // Regression (#54 item 5): `X = f(X)` was walked a million levels deep before it was
+    // refused (7 s); it is refused at the thousandth, as a cyclic list is at once. (No time
+    // is asserted: the answer is refused, and the session goes on.)
+    let mut s = Session::new();
+    for goal in ["X = f(X)", "X = [a|X]", "X = g(1, f(a, X))", "Y = f(Y), X = h(Y)"] {
+        let mut answers = s.query(&Query::new(goal)).unwrap();
+        let first = answers.next().expect(goal);
+        assert!(
+            matches!(first, Err(QueryError::AnswerTooLarge { .. })),
+            "{goal}: {first:?}"
+        );
+        assert!(answers.next().is_none());
+        assert!(
+            matches!(answers.end(), Some(End::AnswerTooLarge(_))),
+            "{goal}"
+        );
+    }
+    // a deep acyclic term past the check's depth is answered whole
+    let deep = format!("X = {}z{}", "f(".repeat(1500), ")".repeat(1500));
+    let a = one(&mut s, &Query::new(&deep));
+    let mut depth = 0;
+    let mut t = a.term("X").unwrap();
+    while let Term::Compound(f, args) = t {
+        assert_eq!(f, "f");
+        depth += 1;
+        t = &args[0];
+    }
+    assert_eq!((depth, t), (1500, &atom("z")));
+
+    // Answer::integer: typed conversion errors, not the engine's protocol errors
+    let a = one(&mut s, &Query::new("X = a, Y = 123456789012345678901234567890, Z = 7"));
+    assert_eq!(a.integer("Z").unwrap(), 7);
+    assert!(matches!(
+        a.integer("X"),
+        Err(PrologError::NotA { ref name, expected: "an integer", ref value }) if name == "X" && value == "a"
+    ));
+    assert!(matches!(
+        a.integer("Y"),
+        Err(PrologError::NotA { expected: "an integer of 64 bits", .. })
+    ));
+    assert!(matches!(a.integer("W"), Err(PrologError::Unbound(ref n)) if n == "W"));
+    assert_eq!(a.integer("X").unwrap_err().to_string(), "X = a is not an integer");
+    // [] is the atom, in the bindings and the text
+    let a = one(&mut s, &Query::new("X = [], Y = \"\", Z = f([])"));
+    assert_eq!(a.term("X").unwrap(), &atom("[]"));
+    assert_eq!(a.term("Z").unwrap(), &c("f", vec![atom("[]")]));
+    assert_eq!(a.text, "X = [],\nY = [],\nZ = f([])");
+
+    // Debug: every handle of the library says what it is
+    let shown = format!("{s:?}");
+    assert!(shown.starts_with("Session {"), "{shown}");
+    let answers = s.query(&Query::new("X = 1")).unwrap();
+    assert!(format!("{answers:?}").starts_with("Answers {"));
+    drop(answers);
+    let engine: Box<dyn kenken::engine::Engine> =
+        Box::new(kenken::engine::NativeEngine::default());
+    assert!(format!("{engine:?}").starts_with("Engine { kind:"));
+}

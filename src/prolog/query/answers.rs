@@ -83,6 +83,20 @@ pub struct Answers<'a, S: AnswerSource = InThread<'a>> {
     _source: std::marker::PhantomData<&'a ()>,
 }
 
+impl<S: AnswerSource> std::fmt::Debug for Answers<'_, S> {
+    /// How the query ended (once it has), what was lost before it, the inferences, what the
+    /// goal printed and Scryer warned of so far.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Answers")
+            .field("end", &self.end)
+            .field("lost", &self.lost)
+            .field("inferences", &self.got.inferences)
+            .field("printed", &self.got.printed.text.len())
+            .field("warnings", &self.got.warnings)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'a> Answers<'a, InThread<'a>> {
     /// Answers read from a query running in a machine whose `user_output` is `capture`;
     /// `kept` is told when the machine must not be used again, and the state after the query.

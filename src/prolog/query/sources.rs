@@ -91,6 +91,23 @@ pub struct InWorker<'a> {
     pub(super) number: u64,
 }
 
+impl std::fmt::Debug for InThread<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InThread")
+            .field("running", &self.state.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for InWorker<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InWorker")
+            .field("pid", &self.worker.as_ref().and_then(|w| w.pid()))
+            .field("deadline", &self.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
 impl AnswerSource for InThread<'_> {}
 impl AnswerSource for InWorker<'_> {}
 
