@@ -67,5 +67,9 @@ fn main() {
     let got = measure(n, || {
         let _ = machine.run_query(long.clone()).count();
     });
-    report("Machine::run_query(X = 1, _ = \"a...\" of 120 characters)", n, got);
+    report(
+        "Machine::run_query(X = 1, _ = \"a...\" of 120 characters)",
+        n,
+        got,
+    );
 }

@@ -272,7 +272,7 @@ fn arb_term() -> impl Strategy<Value = Term> {
         any::<f64>().prop_map(Term::Float),
         arb_atom().prop_map(Term::Atom),
         "[a-z ,'\"\\\\é]{0,5}".prop_map(Term::Chars),
-        prop::sample::select(vec!["V1", "V2", "V3", "_V4"]).prop_map(|v| Term::var(v)),
+        prop::sample::select(vec!["V1", "V2", "V3", "_V4"]).prop_map(Term::var),
     ];
     leaf.prop_recursive(4, 40, 4, |inner| {
         prop_oneof![
@@ -353,7 +353,12 @@ fn cycles_are_refused_before_they_are_walked_and_conversions_are_typed() {
     // refused (7 s); it is refused at the thousandth, as a cyclic list is at once. (No time
     // is asserted: the answer is refused, and the session goes on.)
     let mut s = Session::new();
-    for goal in ["X = f(X)", "X = [a|X]", "X = g(1, f(a, X))", "Y = f(Y), X = h(Y)"] {
+    for goal in [
+        "X = f(X)",
+        "X = [a|X]",
+        "X = g(1, f(a, X))",
+        "Y = f(Y), X = h(Y)",
+    ] {
         let mut answers = s.query(&Query::new(goal)).unwrap();
         let first = answers.next().expect(goal);
         assert!(
@@ -379,7 +384,10 @@ fn cycles_are_refused_before_they_are_walked_and_conversions_are_typed() {
     assert_eq!((depth, t), (1500, &atom("z")));
 
     // Answer::integer: typed conversion errors, not the engine's protocol errors
-    let a = one(&mut s, &Query::new("X = a, Y = 123456789012345678901234567890, Z = 7"));
+    let a = one(
+        &mut s,
+        &Query::new("X = a, Y = 123456789012345678901234567890, Z = 7"),
+    );
     assert_eq!(a.integer("Z").unwrap(), 7);
     assert!(matches!(
         a.integer("X"),
@@ -387,10 +395,16 @@ fn cycles_are_refused_before_they_are_walked_and_conversions_are_typed() {
     ));
     assert!(matches!(
         a.integer("Y"),
-        Err(PrologError::NotA { expected: "an integer of 64 bits", .. })
+        Err(PrologError::NotA {
+            expected: "an integer of 64 bits",
+            ..
+        })
     ));
     assert!(matches!(a.integer("W"), Err(PrologError::Unbound(ref n)) if n == "W"));
-    assert_eq!(a.integer("X").unwrap_err().to_string(), "X = a is not an integer");
+    assert_eq!(
+        a.integer("X").unwrap_err().to_string(),
+        "X = a is not an integer"
+    );
     // [] is the atom, in the bindings and the text
     let a = one(&mut s, &Query::new("X = [], Y = \"\", Z = f([])"));
     assert_eq!(a.term("X").unwrap(), &atom("[]"));
@@ -403,7 +417,6 @@ fn cycles_are_refused_before_they_are_walked_and_conversions_are_typed() {
     let answers = s.query(&Query::new("X = 1")).unwrap();
     assert!(format!("{answers:?}").starts_with("Answers {"));
     drop(answers);
-    let engine: Box<dyn kenken::engine::Engine> =
-        Box::new(kenken::engine::NativeEngine::default());
+    let engine: Box<dyn kenken::engine::Engine> = Box::new(kenken::engine::NativeEngine);
     assert!(format!("{engine:?}").starts_with("Engine { kind:"));
 }
