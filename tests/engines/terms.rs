@@ -81,6 +81,25 @@ fn fresh_variables_never_take_the_querys_names() {
     // a name of the query's that looks numbered (the wrapper's other way)
     let a = one(&mut s, &Query::new("X = f(_, A1000000000000, _A)"));
     assert_eq!(a.text, "X = f(_B,A1000000000000,_A)");
+
+    // a QueryWorker alike, and a bound value arrives there as sent too
+    let _program = crate::use_the_kenken_binary();
+    let mut w = kenken::prolog::QueryWorker::new().unwrap();
+    let (mut a, end) = w
+        .query(&Query::new("X = g(_A, _), Y = _B"))
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    assert_eq!(end, End::Complete);
+    assert_eq!(a.pop().unwrap().text, "X = g(_A,_C),\nY = _B");
+    let sent = c("-", vec![c(":", vec![atom("a"), atom("b")]), atom("c")]);
+    let (mut a, _) = w
+        .query(&Query::new("Y = X, T = ok").bind("X", sent.clone()))
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    assert_eq!(a.pop().unwrap().term("Y").unwrap(), &sent);
+    assert!(format!("{w:?}").starts_with("QueryWorker {"));
 }
 
 // ---------------------------------------------------------------------------
