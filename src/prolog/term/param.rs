@@ -1,6 +1,6 @@
 //! A query's parameters ([`crate::prolog::Query::bind`]) as the engine builds them: each
 //! value a flat list of tokens in post-order (`i(1)`, `a('x')`, `c('f', 2)`, ...), which the
-//! wrapper (`kk_param/3` of `prolog/host_query.pl`) turns into the very term, whatever
+//! wrapper (`kk_params/4` of `prolog/host_query.pl`) turns into the very term, whatever
 //! operators and flags the engine has: no token is read as an operator, and no depth of the
 //! term reaches the reader (it once travelled as text: `(a:b)-c` arrived as `a:(b-c)`, and
 //! `xor(1,2)` or `dynamic(a/1)` were syntax errors).
