@@ -73,6 +73,8 @@ pub mod random;
 pub mod render;
 pub(crate) mod rng;
 #[cfg(feature = "prolog")]
+mod source;
+#[cfg(feature = "prolog")]
 pub mod system;
 #[cfg(feature = "prolog")]
 pub mod worker;

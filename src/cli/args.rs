@@ -8,7 +8,8 @@ use clap::error::ErrorKind;
 
 use kenken::engine::EngineKind;
 use kenken::format::Notation;
-use kenken::judge::{Dialect, System};
+use kenken::judge::report::points::Visibility;
+use kenken::judge::{Dialect, Order, System};
 use kenken::prolog::Predicate;
 
 /// `--output` of the subcommands that print text for people or JSON for programs.
@@ -128,4 +129,47 @@ pub fn predicate() -> OneOf<Predicate> {
         &[Predicate::Fd, Predicate::Plain],
         Predicate::name,
     )
+}
+
+/// `judge --order`: the order answers must come in, by [`Order::name`].
+pub fn order() -> OneOf<Order> {
+    OneOf::named("order", &[Order::Any, Order::Strict], Order::name)
+}
+
+/// `judge --visibility`: who sees a Gradescope result, by [`Visibility::name`].
+pub fn visibility() -> OneOf<Visibility> {
+    OneOf::named("visibility", &Visibility::ALL, Visibility::name)
+}
+
+/// Argument parser: a seed, as a number (a report's) or any other text, made a number the same
+/// way every time (`--seed cs131-hw4`: one seed per assignment, the same cases for every
+/// submission and resubmission): its FNV-1a hash, 48 bits of it (a seed a report shows).
+pub fn seed(s: &str) -> Result<u64, String> {
+    if let Ok(n) = s.trim().parse::<u64>() {
+        return Ok(n);
+    }
+    if s.trim().is_empty() {
+        return Err("a seed is a number or a word, not nothing".into());
+    }
+    let hash = s.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    Ok(hash & ((1 << 48) - 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seed;
+
+    #[test]
+    fn a_seed_is_a_number_or_a_word_made_one_number() {
+        assert_eq!(seed("141974800354145"), Ok(141974800354145));
+        let word = seed("cs131-hw4-fall").unwrap();
+        assert_eq!(seed("cs131-hw4-fall"), Ok(word));
+        assert_ne!(seed("cs131-hw4-spring"), Ok(word));
+        assert!(word < 1 << 48);
+        // (FNV-1a of "a", cut to 48 bits)
+        assert_eq!(seed("a"), Ok(0xaf63dc4c8601ec8c & ((1 << 48) - 1)));
+        assert!(seed(" ").is_err());
+    }
 }

@@ -1,6 +1,9 @@
 //! `kenken judge FILE.pl... | DIR`: anyone's kenken.pl checked against the spec and the native
 //! solver, confined; one file case by case, or a whole class as one row per file.
 
+mod class;
+mod course;
+
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,18 +13,19 @@ use anyhow::Result;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::Table;
 
-use super::args::{at_least_one, dialect, predicate, seconds, system};
+use super::args::{at_least_one, dialect, order, predicate, seconds, seed, system, visibility};
 use super::input::{read_input, Input};
-use super::untrusted::{csv_cell, shown, shown_lines};
-use super::{bad_input, exit_code, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_LIMIT};
-use kenken::judge::class::{class_of, judge_submissions, Class, Row};
-use kenken::judge::report::gradescope::{self, Tests, Weights};
+use super::untrusted::{shown, shown_lines};
+use super::{bad_input, exit_code, EXIT_BAD_INPUT};
+use course::{check_weights, scored, scored_judgement, write_course, Budget, Watchdog};
+use kenken::judge::class::{class_of, Row};
+use kenken::judge::report::points::{total, Visibility, Weights};
 use kenken::judge::report::rerun::rerun_command;
-use kenken::judge::report::{html, junit, Judged};
-use kenken::judge::shrink::{shrink, shrink_class, Counterexample};
+use kenken::judge::report::Judged;
+use kenken::judge::shrink::{shrink_each, Counterexample};
 use kenken::judge::{
-    check_only, judge, left_out, only_text, path_text, size_text, CaseReport, Config, Dialect,
-    JudgeError, Judgement, Suite, System,
+    check_only, check_suite, judge, left_out, only_text, path_text, size_text, CaseReport, Config,
+    Dialect, JudgeError, Judgement, Order, Suite, System,
 };
 use kenken::prolog::Predicate;
 
@@ -55,7 +59,9 @@ pub struct Args {
     /// The seed of the standard suite's random puzzles, as a report shows it: the same seed
     /// makes the same puzzles again. Default: a fresh one per run (the same for every file
     /// of a class).
-    #[arg(long)]
+    /// A word works too (`--seed cs131-hw4`): it stands for one number, the same every time,
+    /// so that every submission of an assignment, and every resubmission, gets the same cases.
+    #[arg(long, value_parser = seed)]
     seed: Option<u64>,
     /// Run only the cases whose name contains TEXT, case-sensitive, as reports name them
     /// ("spec 4x4 example", "random", "repeats allowed"); repeatable: a case named by any of
@@ -102,10 +108,11 @@ pub struct Args {
     /// drawn).
     #[arg(long, value_enum, default_value_t = Output::Table)]
     output: Output,
-    /// With --output gradescope: the points of each group of cases, a `GROUP = POINTS` line
-    /// each (groups: `kenken/3 spec examples`, `kenken/3 edge cases`, `kenken/3 random
-    /// puzzles`, `kenken/3 puzzles`, the same for plain_kenken/3, and `plain_kenken/3 form
-    /// check`). Default: 1 point per case, 1 for the form check.
+    /// The points of each group of cases (Gradescope's tests, the points of CSV, JSON and the
+    /// HTML page), a `GROUP = POINTS [VISIBILITY]` line each (groups: `kenken/3 spec
+    /// examples`, `kenken/3 edge cases`, `kenken/3 random puzzles`, `kenken/3 puzzles`, the
+    /// same for plain_kenken/3, and `plain_kenken/3 form check`). Default: 1 point per case,
+    /// 1 for the form check. A group the suite has no case of is a usage error.
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
     /// With --output gradescope: a Gradescope test per group of cases (the group's points
@@ -117,6 +124,23 @@ pub struct Args {
     /// the suite, bounded by --timeout); 0: no shrink.
     #[arg(long, default_value_t = 20.0, value_parser = seconds_or_zero)]
     shrink_time: f64,
+    /// The order answers must come in: any (each answer once, in any order: the spec asks for
+    /// the answers and never says another order is wrong) or strict (the spec's order too: row
+    /// by row, smallest value first, as its transcripts show them; another order is the
+    /// verdict "order", a failure). Either way, a report says when the answers come in another
+    /// order.
+    #[arg(long, default_value = "any", value_parser = order())]
+    order: Order,
+    /// The time the whole judgement of a file may take, in seconds: its cases, the shrink of
+    /// its failures and the report, which is written within it (the cases it does not reach
+    /// are "skipped: not reached", and earn nothing). 0: none. Default: 540 with --output
+    /// gradescope (whose default limit is 10 minutes), none otherwise.
+    #[arg(long, value_parser = seconds_or_zero)]
+    budget: Option<f64>,
+    /// With --output gradescope: who sees the results and the tests (visible, hidden,
+    /// after_due_date, after_published); a weights file may give a group its own.
+    #[arg(long, default_value = "visible", value_parser = visibility())]
+    visibility: Visibility,
 }
 
 /// A Gradescope test per group of cases or per case.
@@ -168,6 +192,7 @@ const FORM_ROW: &str = "form check: no FD solver in plain_kenken/3";
 /// judgement's (0 pass, 1 a case or the form check fails, 2 the file cannot be loaded, 3 only
 /// timeouts on grids larger than 3x3).
 pub fn run(args: Args) -> Result<ExitCode> {
+    let budget = Budget::of(&args);
     // (stopped by Ctrl-C or SIGTERM, the judge leaves none of its temporary folders; its
     // children die with it)
     let _ = ctrlc::set_handler(|| {
@@ -202,8 +227,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         confine: !args.no_confine,
         read: args.read.clone(),
         only: args.only.clone(),
+        order: args.order,
+        budget: budget.judgement(),
     };
     check_only(&config).map_err(|e| bad_input(shown(&e.to_string())))?;
+    check_suite(&config)
+        .map_err(|e| bad_input(format!("--suite {}: {}", args.suite, shown(&e.to_string()))))?;
     if let Some(p) = args.read.iter().find(|p| !p.exists()) {
         return Err(bad_input(format!(
             "--read {}: no such file or folder",
@@ -214,8 +243,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| bad_input(format!("--weights {}: {e}", path.display())))?;
-            Weights::parse(&text)
-                .map_err(|e| bad_input(format!("--weights {}: {e}", path.display())))?
+            let w = Weights::parse(&text)
+                .map_err(|e| bad_input(format!("--weights {}: {e}", path.display())))?;
+            check_weights(&w, &config)
+                .map_err(|e| bad_input(format!("--weights {}: {e}", path.display())))?;
+            w
         }
         None => Weights::default(),
     };
@@ -231,7 +263,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ));
     }
     if !single || args.output == Output::Csv {
-        return run_class(&class, &config, &args);
+        return class::run_class(&class, &config, &args, &weights);
     }
     let file = &class.files[0];
     // (its helper files, given beside it, it may read)
@@ -242,9 +274,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let config = config;
     let json = args.output == Output::Json;
     let progress = args.output == Output::Table && std::io::stderr().is_terminal();
+    // (Gradescope's results.json is written by the budget's end, whatever happens)
+    let watchdog = match args.output {
+        Output::Gradescope => Some(Watchdog::start(file, &config, &weights, &args, budget)),
+        _ => None,
+    };
     let mut done = 0usize;
     let result = judge(file, &config, |r: &CaseReport| {
         done += 1;
+        if let Some(w) = &watchdog {
+            w.judged(r);
+        }
         if progress {
             let what = format!("{} {}: {}", r.predicate, r.case, r.verdict);
             eprint!("\r\x1b[K[{done}] {}", shown(&what));
@@ -257,6 +297,26 @@ pub fn run(args: Args) -> Result<ExitCode> {
         args.output,
         Output::Gradescope | Output::Junit | Output::Html
     );
+    let write = |result: Result<Judgement, JudgeError>, found: &[Counterexample]| -> Result<i32> {
+        let name = path_text(file);
+        let tests = scored(file, &result, &config, &weights, &args);
+        let row = Row::of(file, &result, &config);
+        let judged = Judged {
+            file: &name,
+            result: &result,
+            counterexamples: found,
+            tests: &tests,
+        };
+        let out = || -> Result<()> {
+            let mut out = std::io::stdout().lock();
+            write_course(&mut out, &args, &[judged], &[row], &config)
+        };
+        match &watchdog {
+            Some(w) => w.write(out)?,
+            None => out()?,
+        }
+        Ok(result.as_ref().map_or(EXIT_LOAD, Judgement::exit_code))
+    };
     let mut judgement = match result {
         Ok(j) => j,
         // (--only names no case of the grids this file's Prolog runs)
@@ -264,16 +324,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         // (an autograder gets its report, score 0, whatever kept the file from being judged)
         Err(e) if course => {
             eprintln!("kenken judge: {}", shown(&e.to_string()));
-            let name = path_text(file);
-            let result = Err(e);
-            let judged = Judged {
-                file: &name,
-                result: &result,
-                counterexample: None,
-            };
-            let row = Row::of(file, &result, &config);
-            let mut out = std::io::stdout().lock();
-            write_course(&mut out, &args, &weights, &[judged], &[row], &config)?;
+            write(Err(e), &[])?;
             return Ok(exit_code(EXIT_LOAD));
         }
         Err(e @ (JudgeError::Syntax { .. } | JudgeError::Load { .. })) => {
@@ -290,71 +341,59 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
     judgement.rerun = Some(rerun_command(file, &config, &args.suite, judgement.system));
-    let counterexample = shrunk(file, &config, &judgement, &args);
+    let found = shrunk(file, &config, &judgement, &args, &budget);
+    if course {
+        return Ok(exit_code(write(Ok(judgement), &found)?));
+    }
     let mut out = std::io::stdout().lock();
     match args.output {
         Output::Json => {
             for c in &judgement.cases {
                 writeln!(out, "{}", serde_json::to_string(c)?)?;
             }
+            let (score, max) = total(&scored_judgement(&judgement, &weights, &args));
             let mut summary = summary_json(&judgement);
             summary["summary"]["only"] = config.only.clone().into();
             summary["summary"]["only_left_out"] = left_out(&config, &judgement).into();
-            summary["summary"]["counterexample"] = serde_json::to_value(&counterexample)?;
+            summary["summary"]["failures"] = judgement.failure_lines().into();
+            summary["summary"]["points"] = serde_json::to_value(score)?;
+            summary["summary"]["max_points"] = serde_json::to_value(max)?;
+            summary["summary"]["counterexample"] = serde_json::to_value(found.first())?;
+            summary["summary"]["counterexamples"] = serde_json::to_value(&found)?;
             writeln!(out, "{summary}")?;
+            return Ok(exit_code(judgement.exit_code()));
         }
-        Output::Table | Output::Csv => write_table(
-            &mut out,
-            &judgement,
-            &args.suite,
-            &config,
-            counterexample.as_ref(),
-        )?,
-        Output::Gradescope | Output::Junit | Output::Html => {
-            let name = path_text(file);
-            let result = Ok(judgement);
-            let row = Row::of(file, &result, &config);
-            let judged = Judged {
-                file: &name,
-                result: &result,
-                counterexample: counterexample.as_ref(),
-            };
-            write_course(&mut out, &args, &weights, &[judged], &[row], &config)?;
-            let code = result.map_or(EXIT_LOAD, |j| j.exit_code());
-            return Ok(exit_code(code));
-        }
+        _ => write_table(&mut out, &judgement, &args.suite, &config, &found)?,
     }
     Ok(exit_code(judgement.exit_code()))
 }
 
-/// The smallest failing puzzle of a judgement that failed, shrunk within --shrink-time (none
-/// when it passed, or --shrink-time is 0).
+/// The smallest failing puzzles of a judgement that failed, one for each way it failed, shrunk
+/// within --shrink-time and what is left of the budget (none when it passed, or --shrink-time
+/// is 0).
 fn shrunk(
     file: &std::path::Path,
     config: &Config,
     judgement: &Judgement,
     args: &Args,
-) -> Option<Counterexample> {
+    budget: &Budget,
+) -> Vec<Counterexample> {
     if args.shrink_time <= 0.0 || judgement.exit_code() != 1 {
-        return None;
+        return Vec::new();
     }
+    let time = budget.shrink(Duration::from_secs_f64(args.shrink_time));
     let progress = args.output == Output::Table && std::io::stderr().is_terminal();
     if progress {
         eprint!(
-            "\r\x1b[Kshrinking the failing case (up to {} s)...",
-            args.shrink_time
+            "\r\x1b[Kshrinking the failing cases (up to {:.0} s)...",
+            time.as_secs_f64()
         );
     }
-    let c = shrink(
-        file,
-        config,
-        judgement,
-        Duration::from_secs_f64(args.shrink_time),
-    );
+    let found = shrink_each(file, config, judgement, time);
     if progress {
         eprint!("\r\x1b[K");
     }
-    c
+    found
 }
 
 /// What a report's first line says of `--only` (nothing without it): the texts, and how many
@@ -368,43 +407,6 @@ fn only_heading(config: &Config, left_out: Option<usize>) -> String {
         only_text(&config.only),
         left_out.map_or_else(String::new, |n| format!(" ({n} left out)"))
     )
-}
-
-/// Writes a course report (Gradescope, JUnit or HTML) of judged files.
-fn write_course(
-    out: &mut impl Write,
-    args: &Args,
-    weights: &Weights,
-    files: &[Judged],
-    rows: &[Row],
-    config: &Config,
-) -> Result<()> {
-    match args.output {
-        Output::Gradescope => {
-            let by = match args.grade_by {
-                GradeBy::Group => Tests::PerGroup,
-                GradeBy::Case => Tests::PerCase,
-            };
-            let Some(one) = files.first() else {
-                return Ok(());
-            };
-            let results = gradescope::results(one, weights, by);
-            writeln!(out, "{}", serde_json::to_string_pretty(&results)?)?;
-        }
-        Output::Junit => write!(out, "{}", junit::document(files))?,
-        _ => {
-            let title = format!(
-                "{} {}, {} suite{}; {}",
-                rows.len(),
-                if rows.len() == 1 { "file" } else { "files" },
-                args.suite,
-                only_heading(config, None),
-                confinement_text(config)
-            );
-            write!(out, "{}", html::page(files, rows, &title))?;
-        }
-    }
-    Ok(())
 }
 
 fn summary_json(j: &Judgement) -> serde_json::Value {
@@ -425,6 +427,7 @@ fn summary_json(j: &Judgement) -> serde_json::Value {
             "plain_vs_fd": j.plain_vs_fd(),
             "notes": j.notes,
             "elapsed_s": j.elapsed_s,
+            "order": j.order.name(),
             "exit_code": j.exit_code(),
             "rerun": j.rerun,
         }
@@ -436,11 +439,12 @@ fn write_table(
     j: &Judgement,
     args_suite: &str,
     config: &Config,
-    counterexample: Option<&Counterexample>,
+    counterexamples: &[Counterexample],
 ) -> Result<()> {
     writeln!(
         out,
-        "judging {} under {} ({} dialect, {}); {} suite{}, cases up to {}x{}{}; {}",
+        "judging {} under {} ({} dialect, {}); {} suite{}, cases up to {}x{}{}; answers in \
+         {} order; {}",
         shown(&j.file),
         j.system.name(),
         j.dialect.name(),
@@ -458,6 +462,7 @@ fn write_table(
         j.max_size,
         j.max_size,
         shown(&only_heading(config, Some(left_out(config, j)))),
+        config.order.name(),
         confinement_text(config)
     )?;
     write_warnings(out, &j.warnings)?;
@@ -495,7 +500,14 @@ fn write_table(
         ]);
     }
     writeln!(out, "{t}")?;
-    if let Some(c) = counterexample {
+    let failures = j.failure_lines();
+    if !failures.is_empty() {
+        writeln!(out, "what failed, the most serious first:")?;
+        for f in &failures {
+            writeln!(out, "- {}", shown(f))?;
+        }
+    }
+    for c in counterexamples {
         write!(
             out,
             "{}",
@@ -539,270 +551,6 @@ fn write_warnings(out: &mut impl Write, warnings: &str) -> Result<()> {
             lines.len() - WARNING_LINES
         )?;
     }
-    Ok(())
-}
-
-/// Judges a class: every file, `--jobs` at once, then one row per file, and one per path not
-/// judged (a link out of the class folder, a second path to a file judged).
-fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
-    let files = &class.files;
-    let progress = args.output == Output::Table && std::io::stderr().is_terminal();
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let results = judge_submissions(class, config, args.jobs, |file, result| {
-        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if progress {
-            let what = match result {
-                Ok(j) => j.summary(),
-                Err(e) => format!("{}: not judged: {e}", path_text(file)),
-            };
-            eprint!("\r\x1b[K[{n}/{}] {}", files.len(), shown(&what));
-        }
-    });
-    if progress {
-        eprint!("\r\x1b[K");
-    }
-    let results = match results {
-        Ok(r) => r,
-        Err(e) => return Err(bad_input(shown(&e.to_string()))),
-    };
-    let mut results = results;
-    for (f, r) in files.iter().zip(results.iter_mut()) {
-        if let Ok(j) = r {
-            // (its helpers it read: the command alone reads them with --read)
-            let mut one = config.clone();
-            one.read.extend(
-                class
-                    .helpers
-                    .iter()
-                    .filter(|(_, main)| main == f)
-                    .map(|(h, _)| h.clone()),
-            );
-            j.rerun = Some(rerun_command(f, &one, &args.suite, j.system));
-        }
-    }
-    let mut rows: Vec<Row> = files
-        .iter()
-        .zip(&results)
-        .map(|(f, r)| {
-            let mut row = Row::of(f, r, config);
-            row.helpers = class
-                .helpers
-                .iter()
-                .filter(|(_, main)| main == f)
-                .map(|(h, _)| path_text(h))
-                .collect();
-            // every case passed, and the form check failed: that is the first failure
-            if let Ok(j) = r {
-                if let Some(form) = j.form.as_ref().filter(|f| !f.passed) {
-                    row.first_failure.get_or_insert_with(|| form.detail.clone());
-                }
-            }
-            row
-        })
-        .collect();
-    for (path, why) in &class.not_judged {
-        let result = Err(JudgeError::Failed(why.clone()));
-        rows.push(Row::of(path, &result, config));
-        results.push(result);
-    }
-    let passed = rows.iter().filter(|r| r.ok).count();
-    let code = if passed == rows.len() {
-        0
-    } else if rows
-        .iter()
-        .all(|r| r.exit_code == 0 || r.exit_code == EXIT_LIMIT)
-    {
-        EXIT_LIMIT
-    } else {
-        EXIT_FAILED
-    };
-    let budget = Duration::from_secs_f64(args.shrink_time);
-    let counterexamples = if args.shrink_time > 0.0 && args.output != Output::Csv {
-        if progress {
-            eprint!("\r\x1b[Kshrinking the failing files' cases...");
-        }
-        let judged: Vec<_> = files.iter().cloned().zip(&results).collect();
-        let found = shrink_class(&judged, config, args.jobs, budget);
-        if progress {
-            eprint!("\r\x1b[K");
-        }
-        found
-    } else {
-        Vec::new()
-    };
-    let mut out = std::io::stdout().lock();
-    match args.output {
-        Output::Json => class_json(&mut out, &rows, &results, &counterexamples, config, code)?,
-        Output::Csv => class_csv(&mut out, &rows, &results, config)?,
-        Output::Table => class_table(&mut out, &rows, &counterexamples, config, args)?,
-        Output::Gradescope | Output::Junit | Output::Html => {
-            let judged: Vec<Judged> = rows
-                .iter()
-                .zip(&results)
-                .enumerate()
-                .map(|(i, (r, result))| Judged {
-                    file: &r.file,
-                    result,
-                    counterexample: counterexamples.get(i).and_then(Option::as_ref),
-                })
-                .collect();
-            write_course(&mut out, args, &Weights::default(), &judged, &rows, config)?;
-        }
-    }
-    Ok(exit_code(code))
-}
-
-/// A class as JSON lines: a row per file (with its verdicts' counts), then the class.
-fn class_json(
-    out: &mut impl Write,
-    rows: &[Row],
-    results: &[Result<Judgement, JudgeError>],
-    counterexamples: &[Option<Counterexample>],
-    config: &Config,
-    code: i32,
-) -> Result<()> {
-    for (i, (row, result)) in rows.iter().zip(results).enumerate() {
-        let mut v = serde_json::to_value(row)?;
-        if let Ok(j) = result {
-            v["verdicts"] = verdict_counts(j);
-            v["warnings"] = j.warnings.clone().into();
-            v["form"] = serde_json::to_value(&j.form)?;
-            v["counterexample"] =
-                serde_json::to_value(counterexamples.get(i).and_then(Option::as_ref))?;
-        }
-        writeln!(out, "{v}")?;
-    }
-    let passed = rows.iter().filter(|r| r.ok).count();
-    let class = serde_json::json!({"class": {
-        "files": rows.len(), "passed": passed, "confined": config.confine,
-        "memory": config.memory, "seed": class_seed(config), "only": config.only,
-        "exit_code": code}});
-    writeln!(out, "{class}")?;
-    Ok(())
-}
-
-/// A class as CSV: a header, then a row per file (with the form check, `pass`, `fail` or empty
-/// when it was not run, and the suite's seed).
-fn class_csv(
-    out: &mut impl Write,
-    rows: &[Row],
-    results: &[Result<Judgement, JudgeError>],
-    config: &Config,
-) -> Result<()> {
-    let mut header = vec!["file".to_string()];
-    for p in &config.predicates {
-        header.push(format!("{}_passed", p.name()));
-        header.push(format!("{}_cases", p.name()));
-    }
-    header.extend(
-        [
-            "first_failure",
-            "kenken_ms",
-            "plain_over_fd",
-            "form",
-            "seed",
-            "exit_code",
-        ]
-        .map(String::from),
-    );
-    writeln!(out, "{}", header.join(","))?;
-    let seed = class_seed(config).map_or_else(String::new, |s| s.to_string());
-    for (r, result) in rows.iter().zip(results) {
-        let mut cells = vec![csv_cell(&r.file)];
-        for (_, pass, total) in &r.passed {
-            cells.push(pass.to_string());
-            cells.push(total.to_string());
-        }
-        cells.push(csv_cell(r.first_failure.as_deref().unwrap_or("")));
-        cells.push(r.fd_ms.map_or_else(String::new, |ms| format!("{ms:.1}")));
-        cells.push(
-            r.plain_over_fd
-                .map_or_else(String::new, |x| format!("{x:.2}")),
-        );
-        let form = result.as_ref().ok().and_then(|j| j.form.as_ref());
-        cells.push(
-            form.map_or("", |f| if f.passed { "pass" } else { "fail" })
-                .to_string(),
-        );
-        cells.push(seed.clone());
-        cells.push(r.exit_code.to_string());
-        writeln!(out, "{}", cells.join(","))?;
-    }
-    Ok(())
-}
-
-/// A class as a table for people: a row per file, then how many passed.
-fn class_table(
-    out: &mut impl Write,
-    rows: &[Row],
-    counterexamples: &[Option<Counterexample>],
-    config: &Config,
-    args: &Args,
-) -> Result<()> {
-    writeln!(
-        out,
-        "judging {} files ({}); {} suite{}{}",
-        rows.len(),
-        shown(&confinement_text(config)),
-        shown(&args.suite),
-        seed_text(class_seed(config)),
-        shown(&only_heading(config, None))
-    )?;
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
-    let mut header = vec!["file".to_string()];
-    header.extend(config.predicates.iter().map(|p| format!("{}/3", p.name())));
-    header.extend(["first failing case", "kenken/3 time", "plain/fd"].map(String::from));
-    t.set_header(header);
-    for r in rows {
-        let mut cells = vec![shown(&r.file)];
-        cells.extend(r.passed.iter().map(|(pred, p, n)| {
-            let marked = pred == Predicate::Plain.name() && r.plain_caveat.is_some();
-            format!("{p}/{n}{}", if marked { CAVEAT_MARK } else { "" })
-        }));
-        let mut failure = shown(r.first_failure.as_deref().unwrap_or("-"));
-        if failure.chars().count() > 70 {
-            failure = failure.chars().take(69).collect::<String>() + "…";
-        }
-        cells.push(failure);
-        cells.push(
-            r.fd_ms
-                .map_or_else(|| "-".into(), |ms| format!("{ms:.1} ms")),
-        );
-        cells.push(r.plain_over_fd.map_or_else(|| "-".into(), ratio_text));
-        t.add_row(cells);
-    }
-    writeln!(out, "{t}")?;
-    for (r, c) in rows.iter().zip(counterexamples) {
-        if let Some(c) = c {
-            writeln!(
-                out,
-                "{}: smallest failing puzzle ({}/3, {}{}): {}",
-                shown(&r.file),
-                c.predicate,
-                c.failure.name(),
-                if c.reproducible {
-                    ""
-                } else {
-                    ", NOT REPRODUCIBLE"
-                },
-                shown(&c.goal)
-            )?;
-        }
-    }
-    if let Some(k) = rows.iter().find_map(|r| r.plain_caveat.as_deref()) {
-        writeln!(out, "{}", shown(&caveat_line(k)))?;
-    }
-    for r in rows.iter().filter(|r| !r.helpers.is_empty()) {
-        writeln!(
-            out,
-            "{}: its helper files, read by it and not judged alone: {}",
-            shown(&r.file),
-            shown(&r.helpers.join(", "))
-        )?;
-    }
-    let passed = rows.iter().filter(|r| r.ok).count();
-    writeln!(out, "{passed} of {} files passed every case", rows.len())?;
     Ok(())
 }
 

@@ -268,6 +268,9 @@ pub struct Row {
     pub fd_ms: Option<f64>,
     /// `plain_kenken/3`'s time over `kenken/3`'s on the cases both passed.
     pub plain_over_fd: Option<f64>,
+    /// Every way the file failed, the most serious first, a line each
+    /// ([`Judgement::failure_lines`]); empty for a file that was not judged.
+    pub failures: Vec<String>,
     /// Whether every case passed.
     pub ok: bool,
     /// The file's own exit code (0 passed, 1 failed, 2 not loaded, 3 only timeouts).
@@ -295,6 +298,7 @@ impl Row {
                     .map(|p| (p.name().to_string(), 0, 0))
                     .collect(),
                 first_failure: Some(format!("not judged: {e}")),
+                failures: Vec::new(),
                 fd_ms: None,
                 plain_over_fd: None,
                 ok: false,
@@ -316,14 +320,7 @@ impl Row {
                     .cases
                     .iter()
                     .find(|c| c.verdict != Verdict::Pass)
-                    .map(|c| {
-                        let detail = if c.detail.is_empty() {
-                            String::new()
-                        } else {
-                            format!(": {}", c.detail)
-                        };
-                        format!("{}/3 {}: {}{detail}", c.predicate, c.case, c.verdict)
-                    });
+                    .map(super::judgement::case_line);
                 let fd: Vec<f64> = j
                     .cases
                     .iter()
@@ -334,6 +331,7 @@ impl Row {
                     file: name,
                     passed,
                     first_failure,
+                    failures: j.failure_lines(),
                     fd_ms: (!fd.is_empty()).then(|| fd.iter().sum()),
                     plain_over_fd: j.plain_over_fd(),
                     ok: j.exit_code() == 0,

@@ -41,6 +41,31 @@ impl System {
     }
 }
 
+/// Whether a predicate's answers must come in the spec's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// Every answer, each once, in any order: the spec defines each answer (a grid meeting
+    /// the puzzle) and never says another order is wrong; its transcripts show the answers as
+    /// one solver (labeling row by row, smallest value first) gives them. Answers in another
+    /// order pass, and the case's report says so.
+    #[default]
+    Any,
+    /// The answers in the spec's order too (row by row, smallest value first, as its
+    /// transcripts show them): another order is the verdict [`Verdict::Order`](super::Verdict::Order), a failure.
+    Strict,
+}
+
+impl Order {
+    /// The order's name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Any => "any",
+            Order::Strict => "strict",
+        }
+    }
+}
+
 /// Which cases to run.
 #[derive(Debug, Clone)]
 pub enum Suite {
@@ -95,6 +120,14 @@ pub struct Config {
     /// (A shrink judges puzzles of its own: give [`shrink`](super::shrink::shrink) a config
     /// without it.)
     pub only: Vec<String>,
+    /// Whether answers must come in the spec's order ([`Order::Strict`]) or may come in any
+    /// ([`Order::Any`], the default).
+    pub order: Order,
+    /// The time the whole judgement may take (loading and every case; `None`: no bound but
+    /// the cases' own). No case starts once less than a second of it is left, and a case's
+    /// limit is cut to what is left: the cases it does not reach, or stops, are
+    /// [`Verdict::Skipped`](super::Verdict::Skipped), saying so.
+    pub budget: Option<Duration>,
 }
 
 impl Default for Config {
@@ -113,6 +146,8 @@ impl Default for Config {
             confine: true,
             read: Vec::new(),
             only: Vec::new(),
+            order: Order::Any,
+            budget: None,
         }
     }
 }

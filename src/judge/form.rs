@@ -28,8 +28,7 @@ use crate::prolog::lexer::{self, Kind};
 /// The verdict of the form check on `plain_kenken/3`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FormCheck {
-    /// Whether `plain_kenken/3` reaches no FD solver predicate (also when the file does not
-    /// define it: its cases fail then).
+    /// Whether `plain_kenken/3` is defined and reaches no FD solver predicate.
     pub passed: bool,
     /// What was found, in words.
     pub detail: String,
@@ -61,7 +60,7 @@ const FD_NAMES: [&str; 17] = [
 ];
 
 /// Whether `name` is a predicate (or constraint operator) of an FD solver.
-fn is_fd(name: &str) -> bool {
+pub(crate) fn is_fd(name: &str) -> bool {
     (name.starts_with('#') && name.len() > 1) || name.starts_with("fd_") || FD_NAMES.contains(&name)
 }
 
@@ -85,9 +84,11 @@ pub fn check(text: &str) -> FormCheck {
     let program = Program::read(text);
     let start = ("plain_kenken".to_string(), 3);
     if !program.clauses.contains_key(&start) {
+        // (no plain_kenken/3 to earn the check's points with: a file that leaves it out, an
+        // empty file, does not pass)
         return FormCheck {
-            passed: true,
-            detail: "plain_kenken/3 is not defined in the file: nothing to check".into(),
+            passed: false,
+            detail: "plain_kenken/3 is not defined in the file".into(),
             chain: Vec::new(),
         };
     }
@@ -474,8 +475,13 @@ mod tests {
         assert!(
             check("plain_kenken(_, _, T) :- label(T).\nlabel(T) :- maplist(integer, T).").passed
         );
-        // no plain_kenken/3: nothing to check
-        assert!(check("kenken(_, _, _) :- X #= 1.").passed);
+        // no plain_kenken/3 (an empty file, one that leaves it out): nothing earns the check
+        for text in ["kenken(_, _, _) :- X #= 1.", "", "% nothing yet\n"] {
+            let c = check(text);
+            assert!(!c.passed, "{text:?}");
+            assert_eq!(c.detail, "plain_kenken/3 is not defined in the file");
+            assert!(c.chain.is_empty());
+        }
         // only plain_kenken/3 is looked at (not plain_kenken/2)
         assert!(check("plain_kenken(_, _) :- kenken(1, [], _).\nplain_kenken(_, _, _).").passed);
     }

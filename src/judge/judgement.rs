@@ -1,10 +1,12 @@
 //! The outcome of judging a file ([`Judgement`]): its counts, exit code and summaries.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::{verdict, CaseReport, Dialect, FormCheck, System, Verdict};
+use super::shrink::Failure;
+use super::{suite, verdict, CaseReport, Dialect, FormCheck, Order, System, Verdict};
 use crate::prolog::Predicate;
 
 /// The outcome of judging a file.
@@ -34,6 +36,8 @@ pub struct Judgement {
     pub notes: Vec<String>,
     /// Wall-clock time of the whole judgement, in seconds.
     pub elapsed_s: f64,
+    /// Whether the answers had to come in the spec's order, or in any.
+    pub order: Order,
     /// The command that judges the file again, to paste into a POSIX shell (every option
     /// that chose its cases kept, the path quoted: [`super::report::rerun`]), when the caller
     /// set it (the command line does); reports show it.
@@ -62,6 +66,44 @@ impl Judgement {
         } else {
             3
         }
+    }
+
+    /// Every way the file failed, the most serious first ([`Failure::ALL`]'s order), each with
+    /// the cases that failed so, in the order run.
+    pub fn failures(&self) -> Vec<(Failure, Vec<&CaseReport>)> {
+        Failure::ALL
+            .into_iter()
+            .map(|f| {
+                let cases = self
+                    .cases
+                    .iter()
+                    .filter(|c| Failure::of(c) == Some(f))
+                    .collect::<Vec<_>>();
+                (f, cases)
+            })
+            .filter(|(_, cases)| !cases.is_empty())
+            .collect()
+    }
+
+    /// Every way the file failed, a line each (the form check last): `wrong answer: 3 cases,
+    /// the first kenken/3 random 4x4 #1: wrong: ...`.
+    pub fn failure_lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .failures()
+            .into_iter()
+            .map(|(f, cases)| {
+                format!(
+                    "{}: {}, the first {}",
+                    f.name(),
+                    verdict::plural(cases.len(), "case"),
+                    case_line(cases[0])
+                )
+            })
+            .collect();
+        if let Some(form) = self.form.as_ref().filter(|f| !f.passed) {
+            lines.push(format!("form check: {}", form.detail));
+        }
+        lines
     }
 
     /// The summary line: counts per verdict.
@@ -102,17 +144,18 @@ impl Judgement {
     /// On the cases both predicates passed: how many, `kenken/3`'s total time and
     /// `plain_kenken/3`'s, in milliseconds.
     pub(crate) fn both_passed(&self) -> Option<(usize, f64, f64)> {
-        let time = |p: Predicate| -> HashMap<&str, f64> {
+        // (a puzzle's two cases, paired by the item they were made from)
+        let time = |p: Predicate| -> HashMap<Cow<'_, str>, f64> {
             self.cases
                 .iter()
                 .filter(|c| c.predicate == p.name() && c.verdict == Verdict::Pass)
-                .filter_map(|c| Some((c.case.as_str(), c.elapsed_ms?)))
+                .filter_map(|c| Some((suite::item_name(&c.case), c.elapsed_ms?)))
                 .collect()
         };
         let (fd, plain) = (time(Predicate::Fd), time(Predicate::Plain));
         let both: Vec<(&str, f64, f64)> = plain
             .iter()
-            .filter_map(|(name, &p)| Some((*name, fd.get(name).copied()?, p)))
+            .filter_map(|(name, &p)| Some((name.as_ref(), fd.get(name).copied()?, p)))
             .collect();
         if both.is_empty() {
             return None;
@@ -141,4 +184,14 @@ impl Judgement {
              kenken/3 {fd_total:.1} ms: {faster} is {ratio:.1} times as fast as {slower}"
         ))
     }
+}
+
+/// A case as a line of a report: `kenken/3 spec 6x6 testcase: wrong: 0 of 1 expected; ...`.
+pub(crate) fn case_line(c: &CaseReport) -> String {
+    let detail = if c.detail.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", c.detail)
+    };
+    format!("{}/3 {}: {}{detail}", c.predicate, c.case, c.verdict)
 }

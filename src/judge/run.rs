@@ -1,6 +1,6 @@
 //! The `judge()` driver: loads a file in its backends, plans its cases and runs them.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -9,7 +9,7 @@ use super::error::cut_error;
 use super::system::{Open, SystemBackend};
 use super::{
     cut, detect, form, fresh_seed, jail, path_text, suite, verdict, Case, CaseReport, Config,
-    Dialect, Jail, JudgeError, Judgement, Run, Suite, System, Verdict,
+    Dialect, Jail, JudgeError, Judgement, Order, Run, Suite, System, Verdict,
 };
 use crate::error::Context;
 use crate::process::Limits;
@@ -24,6 +24,15 @@ const SKIP_AFTER_ANSWERS: usize = 100;
 /// most 12 answers, which any correct solver gives at once.
 pub(crate) const HANG_MAX_SIZE: usize = 3;
 
+/// The time limit of a predicate's cases once it has shown it may not end (when the case
+/// limit is longer): once it hung on a small grid (a failure already), each of its later
+/// cases; once it timed out on a larger grid (which skips its cases of larger grids), each of
+/// its other cases of that side. A file that loops on every grid then costs one case limit per
+/// predicate and this for each other case, until a timeout on a larger grid skips the rest
+/// (any timeout after a hang: no enumeration of many answers is slow then); a plain_kenken/3
+/// too slow for 4x4 costs one case limit, not one per 4x4 case.
+const AFTER_SLOW: Duration = Duration::from_secs(5);
+
 /// A file that loaded: what it printed to `user_error` meanwhile (warnings).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Loaded {
@@ -37,6 +46,10 @@ pub(crate) trait Backend: Send {
     fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError>;
     /// Runs one case, asking for at most `max` answers, within `timeout`.
     fn run(&mut self, case: &Case, max: usize, timeout: Duration) -> Run;
+    /// Says which predicate's case this backend runs after the one it is given next (`None`:
+    /// none), a hint: a system started for the next case ahead of time (a warm spare) is then
+    /// started only when it will be used.
+    fn next_is(&mut self, _next: Option<Predicate>) {}
 }
 
 /// Judges `file` as `config` says, calling `on_case` as each case is judged (in the order they
@@ -82,16 +95,24 @@ fn judge_file(
     stop: &Stop,
 ) -> Result<Judgement, JudgeError> {
     let start = Instant::now();
+    let bounds = Bounds {
+        timeout: config.timeout,
+        budget: config.budget,
+        deadline: config.budget.map(|b| start + b),
+        order: config.order,
+    };
     // (bounded: a regular file of at most MAX_SOURCE bytes, whatever the path is)
     let text = super::source::read(file)?;
+    // (as the systems read it: UTF-8, else Latin-1)
+    let (source, encoding) = crate::source::decode(&text);
     let (dialect, dialect_detected) = match config.dialect {
         Some(d) => (d, false),
-        None => (detect(&String::from_utf8_lossy(&text)), true),
+        None => (detect(&source), true),
     };
     let form = config
         .predicates
         .contains(&Predicate::Plain)
-        .then(|| form::check(&String::from_utf8_lossy(&text)));
+        .then(|| form::check(&source));
     drop(text);
     let system = match config.system {
         Some(System::Gprolog) if !Gprolog::available() => return Err(JudgeError::NoGprolog),
@@ -118,6 +139,7 @@ fn judge_file(
             cases.len() + left_out
         ));
     }
+    notes.extend(encoding.note());
     // Each engine process (one per case) gets CPU seconds beyond any case's wall clock: the
     // wall clock bounds every case, this what it does not see. The same in every run (a
     // judged file can read its limits: under swipl, library(rlimit)), so that nothing tells a
@@ -188,7 +210,7 @@ fn judge_file(
     // (the first engine loads the file: its warnings, or why it cannot be loaded)
     let mut first = open()?;
     let loaded = first
-        .load(config.timeout)
+        .load(bounds.load_limit())
         .map_err(|e| read_hint(e, config.confine))
         .map_err(|e| match (system, dialect) {
             (System::Swipl, Dialect::Gnu) => gnu_hint(e),
@@ -198,7 +220,7 @@ fn judge_file(
     for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {
         backends.push(open()?);
     }
-    let mut reports = run_cases(&cases, backends, config.timeout, &mut on_case, stop);
+    let mut reports = run_cases(&cases, backends, &bounds, &mut on_case, stop);
     if let Some(caveat) = super::system::plain_caveat(system, config.confine) {
         let mut marked = false;
         for r in reports
@@ -214,13 +236,14 @@ fn judge_file(
     }
     let skipped = reports
         .iter()
-        .filter(|r| r.verdict == Verdict::Skipped)
+        .filter(|r| r.verdict == Verdict::Skipped && !bounds.cut_short(r))
         .count();
     if skipped > 0 {
         notes.push(format!(
             "{skipped} cases skipped: their predicate timed out on a smaller grid"
         ));
     }
+    notes.extend(bounds.note(&reports));
     Ok(Judgement {
         file: path_text(file),
         system,
@@ -238,12 +261,13 @@ fn judge_file(
         form,
         notes,
         elapsed_s: start.elapsed().as_secs_f64(),
+        order: config.order,
         rerun: None,
     })
 }
 
 /// The largest grid run under `system` when [`Config::max_size`] does not say.
-fn default_max_size(system: System) -> usize {
+pub(super) fn default_max_size(system: System) -> usize {
     match system {
         System::Scryer | System::Swipl => 7,
         System::Gprolog => 9,
@@ -293,7 +317,7 @@ const NAMES_SHOWN: usize = 8;
 
 /// The cases named as [`Config::only`] says (every one when it is empty), and how many were
 /// left out; fails when none is left, with a few of the suite's case names.
-fn only(
+pub(super) fn only(
     cases: Vec<Case>,
     config: &Config,
     max_size: usize,
@@ -401,7 +425,12 @@ fn gnu_hint(e: JudgeError) -> JudgeError {
 /// The cases to judge: the suite's puzzles up to `max_size` (the standard suite's random ones
 /// made from `seed`), each with the predicates that are run on it, and a note for each kind of
 /// puzzle or predicate left out.
-fn plan(config: &Config, max_size: usize, seed: u64, notes: &mut Vec<String>) -> Vec<Case> {
+pub(super) fn plan(
+    config: &Config,
+    max_size: usize,
+    seed: u64,
+    notes: &mut Vec<String>,
+) -> Vec<Case> {
     let items = match &config.suite {
         Suite::Spec => suite::spec_items(),
         Suite::Standard => {
@@ -466,7 +495,7 @@ fn plan(config: &Config, max_size: usize, seed: u64, notes: &mut Vec<String>) ->
 fn run_cases(
     cases: &[Case],
     backends: Vec<Box<dyn Backend>>,
-    timeout: Duration,
+    bounds: &Bounds,
     on_case: &mut (dyn FnMut(&CaseReport) + Send),
     stop: &Stop,
 ) -> Vec<CaseReport> {
@@ -474,12 +503,15 @@ fn run_cases(
         queue: VecDeque<usize>,
         /// Per predicate, the smallest size that timed out.
         timed_out: HashMap<Predicate, usize>,
+        /// The predicates that hung on a small grid.
+        hung: HashSet<Predicate>,
         reports: Vec<Option<CaseReport>>,
         on_case: &'a mut (dyn FnMut(&CaseReport) + Send),
     }
     let shared = Mutex::new(Shared {
         queue: (0..cases.len()).collect(),
         timed_out: HashMap::new(),
+        hung: HashSet::new(),
         reports: vec![None; cases.len()],
         on_case,
     });
@@ -487,27 +519,60 @@ fn run_cases(
         for mut backend in backends {
             let shared = &shared;
             scope.spawn(move || loop {
-                let (i, skip) = {
+                let (i, skip, slow) = {
                     let Ok(mut s) = shared.lock() else { return };
                     let Some(i) = s.queue.pop_front() else { return };
                     let c = &cases[i];
-                    let skip = s
-                        .timed_out
-                        .get(&c.predicate)
-                        .filter(|&&n| c.size > n)
-                        .map(|&n| format!("{}/3 timed out on a {n}x{n} grid", c.predicate.name()));
-                    (i, skip)
+                    let timed_out = s.timed_out.get(&c.predicate).copied();
+                    let skip = timed_out
+                        .filter(|&n| c.size > n)
+                        .map(|n| format!("{}/3 timed out on a {n}x{n} grid", c.predicate.name()));
+                    backend.next_is(s.queue.front().map(|&j| cases[j].predicate));
+                    // (a predicate that hung, or timed out on a grid of this side, has shown
+                    // that it may not end: its other cases, of this side, get less time)
+                    let slow = if s.hung.contains(&c.predicate) {
+                        Some(format!(
+                            "{}/3 hung on a smaller grid already",
+                            c.predicate.name()
+                        ))
+                    } else {
+                        timed_out.filter(|&n| c.size == n).map(|n| {
+                            format!(
+                                "{}/3 timed out on a {n}x{n} grid already",
+                                c.predicate.name()
+                            )
+                        })
+                    };
+                    (i, skip, slow)
                 };
                 let c = &cases[i];
-                let report = match skip {
-                    Some(why) => CaseReport::skipped(c, why),
-                    None => {
-                        let run = backend.run(c, verdict::answers_wanted(c), timeout);
-                        let mut report = verdict::judge(c, &run);
-                        if report.verdict == Verdict::Timeout
+                let after_hang = slow.is_some();
+                let cap = match after_hang {
+                    true => bounds.timeout.min(AFTER_SLOW),
+                    false => bounds.timeout,
+                };
+                let report = match (skip, bounds.case_limit()) {
+                    (Some(why), _) => CaseReport::skipped(c, why),
+                    (None, None) => CaseReport::skipped(c, bounds.not_reached()),
+                    (None, Some(left)) => {
+                        let limit = left.min(cap);
+                        let run = backend.run(c, verdict::answers_wanted(c), limit);
+                        let mut report = verdict::judge(c, &run, bounds.order);
+                        if report.verdict == Verdict::Timeout && left < cap {
+                            // (its limit was cut to the budget's end: it says nothing)
+                            report = CaseReport::skipped(c, bounds.stopped(limit));
+                        } else if report.verdict == Verdict::Timeout
                             && (1..=HANG_MAX_SIZE).contains(&c.size)
                         {
                             verdict::hang(&mut report);
+                        }
+                        if let (Verdict::Hang | Verdict::Timeout, Some(why)) =
+                            (report.verdict, &slow)
+                        {
+                            report.detail.push_str(&format!(
+                                " (it was given {} s: {why})",
+                                cap.as_secs_f64()
+                            ));
                         }
                         report
                     }
@@ -518,12 +583,16 @@ fn run_cases(
                 // a slow enumeration of many answers (kenken(4, [], T)'s 576) say anything of
                 // puzzles with few; and a hang on a small grid is a failure of its own, which
                 // must not hide what the file answers on larger ones
+                // (once it hung, a timeout is no slow enumeration)
                 if report.verdict == Verdict::Timeout
                     && c.size > HANG_MAX_SIZE
-                    && c.expected.len() <= SKIP_AFTER_ANSWERS
+                    && (c.expected.len() <= SKIP_AFTER_ANSWERS || after_hang)
                 {
                     let n = s.timed_out.entry(c.predicate).or_insert(c.size);
                     *n = (*n).min(c.size);
+                }
+                if report.verdict == Verdict::Hang {
+                    s.hung.insert(c.predicate);
                 }
                 (s.on_case)(&report);
                 if stop(&report) {
@@ -541,278 +610,80 @@ fn run_cases(
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::judge::{FormCheck, JudgedAnswer, RunEnd};
+/// How the cases of a judgement are bounded and judged: each case's time limit, the time
+/// budget of the whole judgement and when it ends, and the order answers must come in.
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    timeout: Duration,
+    budget: Option<Duration>,
+    deadline: Option<Instant>,
+    order: Order,
+}
 
-    #[test]
-    fn a_load_refused_a_file_it_loads_says_how_to_allow_it() {
-        let load = |why: &str| JudgeError::Load {
-            file: "/class/ann.pl".into(),
-            why: why.into(),
-        };
-        let refused = "gprolog's compiler refused it: /class/ann.pl:1: fatal error: cannot \
-                       open file helper.pl - does not exist";
-        assert!(read_hint(load(refused), true).to_string().ends_with(
-            "(a judged file may read only itself: --read PATH lets it read a file it loads)"
-        ));
-        // not confined, or another failure: as it was
-        assert_eq!(read_hint(load(refused), false), load(refused));
-        let other = "loading did not end within 30 s (does a directive loop?)";
-        assert_eq!(read_hint(load(other), true), load(other));
+/// No case starts once less than this is left of the budget (a fresh engine's start and the
+/// file's load alone take about half of it under Scryer).
+const LEAST_CASE: Duration = Duration::from_secs(1);
+
+/// What the report of a case not reached, or stopped, by the budget starts with.
+const NOT_REACHED: &str = "not reached: ";
+const STOPPED: &str = "stopped: ";
+
+impl Bounds {
+    /// What is left of the budget (`None`: no budget).
+    fn left(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
     }
 
-    /// Times out on the cases named, answers every other one right.
-    struct Fake(Vec<&'static str>);
+    /// The limit of loading the file: the case limit, or what is left of the budget.
+    fn load_limit(&self) -> Duration {
+        self.left().map_or(self.timeout, |l| self.timeout.min(l))
+    }
 
-    impl Backend for Fake {
-        fn load(&mut self, _: Duration) -> Result<Loaded, JudgeError> {
-            Ok(Loaded {
-                warnings: String::new(),
-            })
-        }
-        fn run(&mut self, case: &Case, _: usize, timeout: Duration) -> Run {
-            let slow = self.0.contains(&case.name.as_str());
-            Run {
-                answers: if slow {
-                    Vec::new()
-                } else {
-                    case.expected
-                        .iter()
-                        .cloned()
-                        .map(JudgedAnswer::Grid)
-                        .collect()
-                },
-                end: if slow {
-                    RunEnd::Timeout
-                } else {
-                    RunEnd::Complete
-                },
-                elapsed: timeout,
-            }
+    /// The limit of the next case, `None` when it is not started (the budget is spent): the
+    /// case limit, or half of what is left of the budget (a case may load the file in a fresh
+    /// engine first, within the same limit again).
+    fn case_limit(&self) -> Option<Duration> {
+        match self.left() {
+            None => Some(self.timeout),
+            Some(left) if left < LEAST_CASE => None,
+            Some(left) => Some(self.timeout.min(left / 2).max(LEAST_CASE / 2)),
         }
     }
 
-    fn verdicts(slow: Vec<&'static str>) -> Vec<(String, Verdict)> {
-        let mut items = suite::spec_items();
-        items.extend(suite::edge_items());
-        let cases = suite::cases(&items, &[Predicate::Fd]);
-        run_cases(
-            &cases,
-            vec![Box::new(Fake(slow))],
-            Duration::from_secs(1),
-            &mut |_| {},
-            &|_| false,
+    /// Why a case is not run: the budget ran out before it.
+    fn not_reached(&self) -> String {
+        format!("{NOT_REACHED}the judgement's time budget ran out before it")
+    }
+
+    /// Why a case whose limit the budget cut (to `limit`) says nothing.
+    fn stopped(&self, limit: Duration) -> String {
+        format!(
+            "{STOPPED}the judgement's time budget ran out during this case (it was given \
+             {:.1} s, not the case limit)",
+            limit.as_secs_f64()
         )
-        .into_iter()
-        .map(|r| (r.case, r.verdict))
-        .collect()
     }
 
-    fn verdict_of(v: &[(String, Verdict)], case: &str) -> Verdict {
-        v.iter().find(|(c, _)| c == case).map(|(_, v)| *v).unwrap()
+    /// Whether `report` is a case the budget did not reach or stopped.
+    fn cut_short(&self, report: &CaseReport) -> bool {
+        report.verdict == Verdict::Skipped
+            && (report.detail.starts_with(NOT_REACHED) || report.detail.starts_with(STOPPED))
     }
 
-    #[test]
-    fn a_timeout_on_a_small_grid_is_a_failure_and_skips_nothing() {
-        for slow in [
-            "spec: kenken(1, [], T)",
-            "spec: kenken(2, [], T)",
-            "spec: kenken(3, [], T)",
-        ] {
-            let v = verdicts(vec![slow]);
-            assert_eq!(verdict_of(&v, slow), Verdict::Hang, "{slow}");
-            assert_eq!(
-                verdict_of(&v, "spec 4x4 example (six answers)"),
-                Verdict::Pass
-            );
-            assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Pass);
-            assert_eq!(v.iter().filter(|(_, v)| *v == Verdict::Skipped).count(), 0);
-        }
-        let reports = run_cases(
-            &suite::cases(&suite::spec_items(), &[Predicate::Fd]),
-            vec![Box::new(Fake(vec!["spec: kenken(2, [], T)"]))],
-            Duration::from_secs(1),
-            &mut |_| {},
-            &|_| false,
-        );
-        let hang = reports.iter().find(|r| r.verdict == Verdict::Hang).unwrap();
-        assert_eq!(
-            hang.detail,
-            "no end within the time limit on a 2x2 grid (0 answers), which any correct solver \
-             answers at once: a failure (the larger grids still run)"
-        );
-        assert!(Verdict::Hang.is_failure());
-    }
-
-    #[test]
-    fn a_timeout_on_a_larger_grid_skips_the_larger_cases_unless_it_had_many_answers_or_no_grid() {
-        let v = verdicts(vec!["spec 4x4 example (six answers)"]);
-        assert_eq!(
-            verdict_of(&v, "spec 4x4 example (six answers)"),
-            Verdict::Timeout
-        );
-        assert_eq!(verdict_of(&v, "spec: kenken(3, [], T)"), Verdict::Pass);
-        assert_eq!(verdict_of(&v, "spec 4x4 made unsatisfiable"), Verdict::Pass);
-        assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Skipped);
-        // 576 answers, or N = 0: the rest still runs
-        for slow in ["spec: kenken(4, [], T)", "N = 0"] {
-            let v = verdicts(vec![slow]);
-            assert_eq!(verdict_of(&v, slow), Verdict::Timeout);
-            assert_eq!(verdict_of(&v, "spec 6x6 testcase"), Verdict::Pass);
-            assert_eq!(v.iter().filter(|(_, v)| *v == Verdict::Skipped).count(), 0);
-        }
-    }
-
-    #[test]
-    fn only_keeps_the_named_cases_of_the_whole_plan() {
-        let config = |only: &[&str]| Config {
-            max_size: Some(4),
-            seed: Some(3),
-            only: only.iter().map(|t| t.to_string()).collect(),
-            ..Config::default()
-        };
-        let all = plan(&config(&[]), 4, 3, &mut Vec::new());
-        let (kept, left_out) = only(all.clone(), &config(&["random", "N = 0"]), 4).unwrap();
-        // the same cases, goals and answers as in the whole plan: filtered, not planned anew
-        let named: Vec<Case> = all
-            .iter()
-            .filter(|c| c.name.starts_with("random ") || c.name == "N = 0")
-            .cloned()
-            .collect();
-        assert_eq!(kept, named);
-        assert_eq!(
-            kept.len(),
-            2 * (1 + 8),
-            "N = 0 and 8 random, for both predicates"
-        );
-        assert_eq!(left_out, all.len() - kept.len());
-        assert_eq!(
-            only(all.clone(), &config(&[]), 4).unwrap(),
-            (all.clone(), 0)
-        );
-        assert!(check_only(&config(&["spec 4x4, T"])).is_ok());
-        // case-sensitive; no case left: the error names a few, from all over the suite
-        let e = check_only(&config(&["Random"])).unwrap_err();
-        let JudgeError::NoCaseNamed { names, count, .. } = &e else {
-            panic!("{e}")
-        };
-        assert_eq!(*count, 21);
-        assert!(names.len() <= NAMES_SHOWN && names.len() >= 4, "{names:?}");
-        assert!(names.iter().any(|n| n.starts_with("random ")), "{names:?}");
-        assert!(
-            e.to_string().starts_with(
-                "--only \"Random\": no case of the standard suite up to 4x4 has a name \
-                 containing it (case-sensitive); its 21 case names include \"N = 0\", "
-            ),
-            "{e}"
-        );
-    }
-
-    /// Loops on grids of `loops_up_to` and smaller (N > 0), answers a wrong grid on larger ones.
-    struct LoopsThenWrong(usize);
-
-    impl Backend for LoopsThenWrong {
-        fn load(&mut self, _: Duration) -> Result<Loaded, JudgeError> {
-            Fake(Vec::new()).load(Duration::ZERO)
-        }
-        fn run(&mut self, case: &Case, _: usize, timeout: Duration) -> Run {
-            if (1..=self.0).contains(&case.size) {
-                return Run {
-                    answers: Vec::new(),
-                    end: RunEnd::Timeout,
-                    elapsed: timeout,
-                };
-            }
-            Run {
-                answers: vec![JudgedAnswer::Grid(vec![vec![1; case.size]; case.size])],
-                end: RunEnd::Complete,
-                elapsed: Duration::from_millis(1),
-            }
-        }
-    }
-
-    fn judgement(cases: Vec<CaseReport>, form: Option<FormCheck>) -> Judgement {
-        Judgement {
-            file: "f.pl".into(),
-            system: System::Scryer,
-            dialect: Dialect::Scryer,
-            dialect_detected: true,
-            max_size: 7,
-            suite: "standard".into(),
-            seed: Some(1),
-            warnings: String::new(),
-            cases,
-            form,
-            notes: Vec::new(),
-            elapsed_s: 0.0,
-            rerun: None,
-        }
-    }
-
-    #[test]
-    fn a_file_that_loops_on_the_smallest_grids_and_is_wrong_above_fails() {
-        let mut items = suite::spec_items();
-        items.extend(suite::edge_items());
-        items.extend(suite::random_items(5, 1));
-        let cases = suite::cases(&items, &[Predicate::Fd, Predicate::Plain]);
-        for loops_up_to in [1, 3] {
-            let reports = run_cases(
-                &cases,
-                vec![Box::new(LoopsThenWrong(loops_up_to))],
-                Duration::from_secs(1),
-                &mut |_| {},
-                &|_| false,
-            );
-            let j = judgement(reports, None);
-            assert_eq!(j.exit_code(), 1);
-            assert_eq!(j.count(Verdict::Skipped), 0);
-            assert_eq!(j.count(Verdict::Timeout), 0);
-            assert!(j.count(Verdict::Hang) >= 2 * loops_up_to);
-            assert!(j.count(Verdict::Wrong) > 10);
-        }
-        // timeouts on larger grids alone: exit 3; a form check failed: exit 1
-        let reports = run_cases(
-            &cases,
-            vec![Box::new(Fake(vec!["random 5x5 #1"]))],
-            Duration::from_secs(1),
-            &mut |_| {},
-            &|_| false,
-        );
-        assert_eq!(judgement(reports.clone(), None).exit_code(), 3);
-        let fd = form::check("plain_kenken(N, C, T) :- kenken(N, C, T).\nkenken(_, _, _).");
-        let j = judgement(reports, Some(fd));
-        assert_eq!(j.exit_code(), 1);
-        assert!(
-            j.summary().contains("; form check failed ("),
-            "{}",
-            j.summary()
-        );
-        let passes = judgement(Vec::new(), Some(form::check("plain_kenken(_, _, _).")));
-        assert_eq!(passes.exit_code(), 0);
-    }
-
-    #[test]
-    fn a_run_told_to_stop_at_a_report_runs_no_case_after_it() {
-        let cases = suite::cases(&suite::spec_items(), &[Predicate::Fd]);
-        let slow = "spec: kenken(2, [], T)";
-        let at = cases.iter().position(|c| c.name == slow).unwrap();
-        assert!(at + 1 < cases.len());
-        let mut seen = Vec::new();
-        let reports = run_cases(
-            &cases,
-            vec![Box::new(Fake(vec![slow]))],
-            Duration::from_secs(1),
-            &mut |r| seen.push(r.case.clone()),
-            &|r| r.verdict == Verdict::Hang,
-        );
-        // in order up to the first that made it true; the rest not run
-        assert_eq!(seen.len(), at + 1);
-        assert_eq!(reports[at].verdict, Verdict::Hang);
-        assert!(reports[..at].iter().all(|r| r.verdict == Verdict::Pass));
-        assert!(reports[at + 1..]
-            .iter()
-            .all(|r| r.verdict == Verdict::Skipped && r.detail.contains("not run")));
+    /// The note on the cases the budget did not reach or stopped, if any.
+    fn note(&self, reports: &[CaseReport]) -> Option<String> {
+        let cut = reports.iter().filter(|r| self.cut_short(r)).count();
+        (cut > 0).then(|| {
+            format!(
+                "{} not run to the end: the judgement's time budget of {} s ran out (they \
+                 earn nothing; the cases run before are judged as usual)",
+                verdict::plural(cut, "case"),
+                self.budget.unwrap_or_default().as_secs_f64()
+            )
+        })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -48,6 +48,19 @@ pub enum Failure {
 }
 
 impl Failure {
+    /// Every way a case fails, the most serious first (a wrong answer first, the wrong order
+    /// last): the order a report shows a file's failures in.
+    pub const ALL: [Failure; 8] = [
+        Failure::WrongAnswer,
+        Failure::MissingAnswer,
+        Failure::ExtraAnswer,
+        Failure::Error,
+        Failure::Crashed,
+        Failure::Halted,
+        Failure::Hang,
+        Failure::Order,
+    ];
+
     /// How `report` fails; `None` for a pass, a timeout on a larger grid or a skip.
     pub fn of(report: &CaseReport) -> Option<Failure> {
         Some(match report.verdict {
@@ -260,6 +273,8 @@ pub fn shrink(
             seed: None,
             // (its tries are named otherwise: "try 0", ...)
             only: Vec::new(),
+            // (the shrink bounds its tries itself, within its own budget)
+            budget: None,
             jobs: config.jobs.min(4),
             ..config.clone()
         };
@@ -300,6 +315,31 @@ pub fn shrink(
     })
 }
 
+/// Shrinks a failing case of each way `judgement` fails ([`Failure::ALL`]'s order: the most
+/// serious first), within `budget` in all: each way gets an equal share of what is left when
+/// its turn comes (what one does not use goes to the next). A file that repeats answers and
+/// answers in the wrong order gets a smallest failing puzzle for each.
+pub fn shrink_each(
+    file: &Path,
+    config: &Config,
+    judgement: &Judgement,
+    budget: Duration,
+) -> Vec<Counterexample> {
+    let start = Instant::now();
+    let ways: Vec<Failure> = Failure::ALL
+        .into_iter()
+        .filter(|&f| judgement.cases.iter().any(|c| Failure::of(c) == Some(f)))
+        .collect();
+    let mut found = Vec::new();
+    for (i, &way) in ways.iter().enumerate() {
+        let share = budget.saturating_sub(start.elapsed()) / (ways.len() - i) as u32;
+        let mut these = judgement.clone();
+        these.cases.retain(|c| Failure::of(c) == Some(way));
+        found.extend(shrink(file, config, &these, share));
+    }
+    found
+}
+
 /// Shrinks every failing file of a class ([`shrink`] each, `jobs` at a time): a counterexample
 /// per file, in the files' order (`None` for a file that passed or was not judged).
 pub fn shrink_class(
@@ -308,8 +348,23 @@ pub fn shrink_class(
     jobs: usize,
     budget: Duration,
 ) -> Vec<Option<Counterexample>> {
+    shrink_class_each(files, config, jobs, budget)
+        .into_iter()
+        .map(|found| found.into_iter().next())
+        .collect()
+}
+
+/// [`shrink_each`] for every failing file of a class, `jobs` at a time: the counterexamples of
+/// each file (none for a file that passed or was not judged), in the files' order. With a
+/// [`Config::budget`], a file's shrink ends within what its judgement left of it.
+pub fn shrink_class_each(
+    files: &[(std::path::PathBuf, &Result<Judgement, super::JudgeError>)],
+    config: &Config,
+    jobs: usize,
+    budget: Duration,
+) -> Vec<Vec<Counterexample>> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let found = std::sync::Mutex::new(vec![None; files.len()]);
+    let found = std::sync::Mutex::new(vec![Vec::new(); files.len()]);
     std::thread::scope(|scope| {
         for _ in 0..jobs.clamp(1, files.len().max(1)) {
             scope.spawn(|| loop {
@@ -325,7 +380,10 @@ pub fn shrink_class(
                     jobs: 1,
                     ..config.clone()
                 };
-                let c = shrink(file, &one, j, budget);
+                let left = config.budget.map_or(budget, |b| {
+                    budget.min(b.saturating_sub(Duration::from_secs_f64(j.elapsed_s)))
+                });
+                let c = shrink_each(file, &one, j, left);
                 if let Ok(mut f) = found.lock() {
                     f[i] = c;
                 }
@@ -518,7 +576,7 @@ fn same_outcome(a: &CaseReport, b: &CaseReport) -> bool {
 
 /// The predicate and puzzle of a goal as the suite writes it (`kenken(N, C, T)`, after
 /// `T = [...], ` when rows of `T` are given: those are left out).
-fn puzzle_of_goal(goal: &str) -> Option<(Predicate, Puzzle)> {
+pub(super) fn puzzle_of_goal(goal: &str) -> Option<(Predicate, Puzzle)> {
     let (predicate, at) = [Predicate::Plain, Predicate::Fd]
         .into_iter()
         .find_map(|p| Some((p, goal.find(&format!("{}(", p.name()))?)))?;
@@ -661,13 +719,23 @@ impl Counterexample {
         from: &CaseReport,
     ) -> Counterexample {
         let solutions = suite::expected(puzzle).unwrap_or_default();
-        let answer = report.extra.first().or(report.duplicates.first()).cloned();
-        let expected = match &answer {
-            Some(a) => solutions
+        // (for the wrong order: the file's answer where it leaves the spec's order, and the
+        // spec's answer there)
+        let order = report
+            .out_of_order
+            .as_ref()
+            .filter(|_| failure == Failure::Order);
+        let answer = match order {
+            Some(o) => Some(o.answer.clone()),
+            None => report.extra.first().or(report.duplicates.first()).cloned(),
+        };
+        let expected = match (&answer, order) {
+            (_, Some(o)) => Some(o.spec.clone()),
+            (Some(a), None) => solutions
                 .iter()
                 .min_by_key(|s| differing(s, a).len())
                 .cloned(),
-            None => report.missing.first().or(solutions.first()).cloned(),
+            (None, None) => report.missing.first().or(solutions.first()).cloned(),
         };
         let differ = match (&expected, &answer) {
             (Some(e), Some(a)) => differing(e, a),

@@ -290,6 +290,29 @@ pub(super) fn goal(item: &Item, predicate: Predicate) -> String {
     format!("T = [{}], {call}", rows.join(","))
 }
 
+/// What the spec's own goals start with in their names (`spec: kenken(2, [], T)`).
+const SPEC_GOAL: &str = "spec: kenken(";
+/// The same, in the name of a `plain_kenken/3` case.
+const SPEC_PLAIN_GOAL: &str = "spec: plain_kenken(";
+
+/// The name of an item's case for `predicate`: a goal of the spec written with the predicate
+/// it runs (`spec: plain_kenken(2, [], T)`), every other name as it is.
+fn case_name(name: &str, predicate: Predicate) -> String {
+    match (predicate, name.strip_prefix(SPEC_GOAL)) {
+        (Predicate::Plain, Some(rest)) => format!("{SPEC_PLAIN_GOAL}{rest}"),
+        _ => name.to_string(),
+    }
+}
+
+/// The name of the item a case (of either predicate) was made from: the same for both
+/// predicates' cases of a puzzle.
+pub(crate) fn item_name(case: &str) -> std::borrow::Cow<'_, str> {
+    match case.strip_prefix(SPEC_PLAIN_GOAL) {
+        Some(rest) => format!("{SPEC_GOAL}{rest}").into(),
+        None => case.into(),
+    }
+}
+
 /// The cases of `items` for `predicates` (plain enumeration only up to [`PLAIN_MAX_SIZE`]),
 /// smallest first for each predicate. Items whose answers cannot be listed are left out.
 pub(super) fn cases(items: &[Item], predicates: &[Predicate]) -> Vec<Case> {
@@ -307,7 +330,7 @@ pub(super) fn cases(items: &[Item], predicates: &[Predicate]) -> Vec<Case> {
                         .all(|(given, row)| given.as_ref().is_none_or(|r| r == row))
                 });
                 Some(Case {
-                    name: i.name.clone(),
+                    name: case_name(&i.name, predicate),
                     predicate,
                     size: i.puzzle.size,
                     goal: goal(i, predicate),
@@ -387,6 +410,23 @@ mod tests {
         );
         // plain_kenken/3 is not asked for the 6x6
         assert!(cases.iter().all(|c| c.size <= PLAIN_MAX_SIZE));
+        // the spec's goals are named with the predicate they run, and pair with kenken/3's
+        let named: Vec<&str> = cases
+            .iter()
+            .filter(|c| c.name.starts_with("spec: "))
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(
+            named,
+            [
+                "spec: plain_kenken(1, [], T)",
+                "spec: plain_kenken(2, [], T)",
+                "spec: plain_kenken(3, [], T)",
+                "spec: plain_kenken(4, [], T)"
+            ]
+        );
+        assert_eq!(item_name(named[1]), "spec: kenken(2, [], T)");
+        assert_eq!(item_name("spec 6x6 testcase"), "spec 6x6 testcase");
     }
 
     #[test]
@@ -477,7 +517,7 @@ mod tests {
                 let cases = cases(&items, &[predicate]);
                 for unsat in cases.iter().filter(|c| c.expected.is_empty()) {
                     let puzzle = |c: &Case| {
-                        let item = items.iter().find(|i| i.name == c.name).unwrap();
+                        let item = items.iter().find(|i| i.name == item_name(&c.name)).unwrap();
                         item.puzzle.clone()
                     };
                     let twin = cases
@@ -485,8 +525,11 @@ mod tests {
                         .find(|c| !c.expected.is_empty() && twins(&puzzle(c), &puzzle(unsat)))
                         .unwrap_or_else(|| panic!("{} has no twin with solutions", unsat.name));
                     // answering nothing passes the one, and fails the other
-                    assert_eq!(judge(unsat, &nothing).verdict, Verdict::Pass);
-                    let report = judge(twin, &nothing);
+                    assert_eq!(
+                        judge(unsat, &nothing, crate::judge::Order::Strict).verdict,
+                        Verdict::Pass
+                    );
+                    let report = judge(twin, &nothing, crate::judge::Order::Strict);
                     assert_eq!(report.verdict, Verdict::Wrong, "{}", twin.name);
                     assert!(report.detail.starts_with("0 of "), "{}", report.detail);
                     pairs += 1;

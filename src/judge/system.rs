@@ -36,6 +36,9 @@ pub(crate) struct SystemBackend {
     /// `kenken/3`'s system and `plain_kenken/3`'s, once loaded.
     fd: Option<Box<dyn PrologSystem>>,
     plain: Option<Box<dyn PrologSystem>>,
+    /// The predicate of the case after the next one, when the caller said
+    /// ([`Backend::next_is`]): a case's system keeps a warm spare only when it is the same.
+    next: Option<Option<Predicate>>,
 }
 
 impl SystemBackend {
@@ -58,6 +61,7 @@ impl SystemBackend {
             first,
             fd: None,
             plain: None,
+            next: None,
         }
     }
 
@@ -147,21 +151,29 @@ fn judge_error(file: &str, jail: Option<&Jail>, e: SystemError) -> JudgeError {
 }
 
 /// An exception's text as the report gives it: the FD solver reached where it does not
-/// exist, or a procedure that does not exist, said in words.
-fn exception_text(ball: &str) -> String {
+/// exist (a stub's exception, or, in a `plain_kenken/3` case, an FD predicate that does not
+/// exist there, as under a GNU Prolog built without it), or a procedure that does not exist,
+/// said in words.
+fn exception_text(ball: &str, predicate: Predicate) -> String {
+    let forbidden = |pi: &str| {
+        format!(
+            "{pi}: plain_kenken/3 called the FD solver, which the spec forbids there (its \
+             engine has none)"
+        )
+    };
     if let Some(pi) = ball
         .strip_prefix("kk_judge_no_fd(")
         .and_then(|b| b.strip_suffix(')'))
     {
-        return format!(
-            "{pi}: plain_kenken/3 called the FD solver, which the spec forbids there (its \
-             engine has none)"
-        );
+        return forbidden(pi);
     }
     match ball
         .strip_prefix("error(existence_error(procedure,")
         .and_then(balanced)
     {
+        Some(pi) if predicate == Predicate::Plain && super::form::is_fd(&pi_name(pi)) => {
+            forbidden(pi)
+        }
         Some(pi) => format!("existence_error(procedure,{pi}): {pi} is not defined"),
         None => ball.to_string(),
     }
@@ -179,11 +191,15 @@ fn solver_read(ball: &str, solvers: &[PathBuf]) -> Option<String> {
 
 /// The text of `rest` up to the `)` that closes a bracket open before it (`clpfd:(ins)/2`
 /// of `clpfd:(ins)/2),foo)`), brackets inside it balanced; quoted atoms are not looked into.
+/// (`\\` escapes in them skipped).
 fn balanced(rest: &str) -> Option<&str> {
     let mut depth = 0usize;
     let mut quoted = false;
+    let mut escaped = false;
     for (i, c) in rest.char_indices() {
         match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
             '\'' => quoted = !quoted,
             _ if quoted => {}
             '(' | '[' | '{' => depth += 1,
@@ -195,7 +211,32 @@ fn balanced(rest: &str) -> Option<&str> {
     None
 }
 
+/// The name of a predicate indicator as Prolog writes it: `#=` of `(#=)/2`, `'#='/2` or
+/// `clpfd:(#=)/2`.
+fn pi_name(pi: &str) -> String {
+    let name = pi.rsplit_once('/').map_or(pi, |(n, _)| n).trim();
+    let name = match name.split_once(':') {
+        Some((m, n)) if !m.is_empty() && m.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+            n.trim()
+        }
+        _ => name,
+    };
+    let name = name
+        .strip_prefix('(')
+        .and_then(|n| n.strip_suffix(')'))
+        .unwrap_or(name)
+        .trim();
+    name.strip_prefix('\'')
+        .and_then(|n| n.strip_suffix('\''))
+        .unwrap_or(name)
+        .to_string()
+}
+
 impl Backend for SystemBackend {
+    fn next_is(&mut self, next: Option<Predicate>) {
+        self.next = Some(next);
+    }
+
     fn load(&mut self, timeout: Duration) -> Result<Loaded, JudgeError> {
         let (_, loaded) = self.system(self.first, timeout)?;
         Ok(loaded.unwrap_or(Loaded {
@@ -219,6 +260,7 @@ impl Backend for SystemBackend {
         if let Some(other) = other {
             other.keep_spare(false);
         }
+        let spare = self.next.is_none_or(|next| next == Some(case.predicate));
         let system = match self.system(case.predicate, timeout) {
             Ok((system, _)) => system,
             Err(_) if start.elapsed() >= timeout => {
@@ -234,7 +276,8 @@ impl Backend for SystemBackend {
                 ))))
             }
         };
-        system.keep_spare(true);
+        // (a spare only when another case of the predicate comes next)
+        system.keep_spare(spare);
         // one more than wanted: the system stops there, and one more says "there are more";
         // the case's time starts once its system is loaded (the first load of a predicate's
         // system has a timeout of its own; the file loaded again in the fresh process of each
@@ -275,7 +318,12 @@ impl Backend for SystemBackend {
                     "plain_kenken/3 tried to read the constraint library {library}, which the \
                      spec forbids there (its engine cannot read it)"
                 )),
-                None => exception_end(jail.as_ref(), exception_text(&ball), scratch, read),
+                None => exception_end(
+                    jail.as_ref(),
+                    exception_text(&ball, case.predicate),
+                    scratch,
+                    read,
+                ),
             },
             End::Unsupported(pi) => RunEnd::Unsupported(pi),
             End::Halted(code) => RunEnd::Halted(code),
@@ -308,18 +356,56 @@ mod tests {
 
     #[test]
     fn exceptions_are_said_in_words() {
+        let fd = Predicate::Fd;
         assert_eq!(
-            exception_text("error(existence_error(procedure,fd_domain/3),row/2)"),
+            exception_text("error(existence_error(procedure,fd_domain/3),row/2)", fd),
             "existence_error(procedure,fd_domain/3): fd_domain/3 is not defined"
         );
         assert_eq!(
-            exception_text("kk_judge_no_fd(#= /2)"),
+            exception_text("kk_judge_no_fd(#= /2)", Predicate::Plain),
             "#= /2: plain_kenken/3 called the FD solver, which the spec forbids there (its \
              engine has none)"
         );
-        assert_eq!(exception_text("foo"), "foo");
+        assert_eq!(exception_text("foo", fd), "foo");
+        // an operator's indicator, in parentheses, is read whole
         assert_eq!(
-            exception_text("error(existence_error(procedure,clpfd:(ins)/2),clpfd:(ins)/2)"),
+            exception_text("error(existence_error(procedure,(#=)/2),(#=)/2)", fd),
+            "existence_error(procedure,(#=)/2): (#=)/2 is not defined"
+        );
+        // in a plain_kenken/3 case, an FD predicate that does not exist is the FD solver
+        // reached (a GNU Prolog built without it), as the other systems say it
+        for (ball, pi) in [
+            ("error(existence_error(procedure,(#=)/2),(#=)/2)", "(#=)/2"),
+            (
+                "error(existence_error(procedure,fd_domain/3),row/2)",
+                "fd_domain/3",
+            ),
+            (
+                "error(existence_error(procedure,'#\\='/2),foo/1)",
+                "'#\\='/2",
+            ),
+        ] {
+            assert_eq!(
+                exception_text(ball, Predicate::Plain),
+                format!(
+                    "{pi}: plain_kenken/3 called the FD solver, which the spec forbids there \
+                     (its engine has none)"
+                )
+            );
+        }
+        // another procedure is not
+        assert_eq!(
+            exception_text(
+                "error(existence_error(procedure,foo/1),bar/0)",
+                Predicate::Plain
+            ),
+            "existence_error(procedure,foo/1): foo/1 is not defined"
+        );
+        assert_eq!(
+            exception_text(
+                "error(existence_error(procedure,clpfd:(ins)/2),clpfd:(ins)/2)",
+                fd
+            ),
             "existence_error(procedure,clpfd:(ins)/2): clpfd:(ins)/2 is not defined"
         );
     }

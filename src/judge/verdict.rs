@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::suite::Case;
+use super::{explain, Order};
 use crate::puzzle::Grid;
 
 /// One answer of the judged predicate.
@@ -152,11 +153,28 @@ pub struct CaseReport {
     pub duplicates: Vec<Grid>,
     /// Wall-clock time of the goal, in milliseconds (`None` when it did not finish).
     pub elapsed_ms: Option<f64>,
+    /// Wall-clock time the case took, in milliseconds, however it ended (a timeout: its limit;
+    /// 0 for a case not run).
+    pub time_ms: f64,
+    /// Where the right answers first leave the spec's order, when they do (the verdict is
+    /// [`Verdict::Order`], or a pass under [`Order::Any`]).
+    pub out_of_order: Option<OutOfOrder>,
     /// Why the verdict proves less than it says, when it does: a `plain_kenken/3` case run
     /// where the FD solver stays reachable (under Scryer, whose loader serves its libraries'
     /// text; GNU Prolog without `gplc`; SWI-Prolog not confined).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub caveat: Option<String>,
+}
+
+/// Where a run's answers (each a solution, each once) first leave the spec's order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OutOfOrder {
+    /// The answer's place (1-based).
+    pub at: usize,
+    /// The file's answer there.
+    pub answer: Grid,
+    /// The answer the spec's order has there.
+    pub spec: Grid,
 }
 
 impl CaseReport {
@@ -175,6 +193,8 @@ impl CaseReport {
             extra: Vec::new(),
             duplicates: Vec::new(),
             elapsed_ms: None,
+            time_ms: 0.0,
+            out_of_order: None,
             caveat: None,
         }
     }
@@ -213,11 +233,12 @@ pub(crate) fn plural(n: usize, what: &str) -> String {
     }
 }
 
-/// Judges one run of a case.
-pub(super) fn judge(case: &Case, run: &Run) -> CaseReport {
+/// Judges one run of a case, its answers in the spec's order or any (`order`).
+pub(super) fn judge(case: &Case, run: &Run, order: Order) -> CaseReport {
     let mut report = CaseReport::skipped(case, String::new());
     report.answers = run.answers.len();
     report.elapsed_ms = Some(run.elapsed.as_secs_f64() * 1000.0);
+    report.time_ms = run.elapsed.as_secs_f64() * 1000.0;
     let (verdict, detail) = match &run.end {
         RunEnd::Timeout => {
             report.elapsed_ms = None;
@@ -244,7 +265,7 @@ pub(super) fn judge(case: &Case, run: &Run) -> CaseReport {
             report.elapsed_ms = None;
             (Verdict::Crashed, limit.clone())
         }
-        RunEnd::Complete | RunEnd::Limit => compare(case, run, &mut report),
+        RunEnd::Complete | RunEnd::Limit => compare(case, run, order, &mut report),
     };
     report.verdict = verdict;
     report.detail = detail;
@@ -269,7 +290,7 @@ pub(super) fn hang(report: &mut CaseReport) {
 /// given yet: it might have given it later. Such a run with no answer that is not a solution
 /// has given some answer more than once (the cap is larger than the expected answers), and is
 /// a duplicate, whether or not every solution was seen before the cap.
-fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String) {
+fn compare(case: &Case, run: &Run, order: Order, report: &mut CaseReport) -> (Verdict, String) {
     if let Some((i, text)) = run.answers.iter().enumerate().find_map(|(i, a)| match a {
         JudgedAnswer::Bad(t) => Some((i, t)),
         JudgedAnswer::Grid(_) => None,
@@ -305,11 +326,13 @@ fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String)
         if !at_cap {
             why.push(format!("{} of {expected} expected", tally.answers));
         }
-        if !report.extra.is_empty() {
+        if let Some(first) = report.extra.first() {
+            let breaks =
+                explain::why_not(&case.goal, first).map_or_else(String::new, |b| format!(" ({b})"));
             why.push(format!(
-                "{} not a solution, e.g. {}",
+                "{} not a solution, e.g. {}{breaks}",
                 plural(report.extra.len(), "answer"),
-                grid_text(&report.extra[0])
+                grid_text(first)
             ));
         }
         if at_cap {
@@ -342,16 +365,31 @@ fn compare(case: &Case, run: &Run, report: &mut CaseReport) -> (Verdict, String)
         .zip(&case.expected)
         .position(|(g, e)| *g != e)
     {
-        Some(at) => (
-            Verdict::Order,
-            format!(
-                "the right answers in another order: answer {} is {}, the spec's order \
-                 (row by row, smallest first) has {}",
+        Some(at) => {
+            report.out_of_order = Some(OutOfOrder {
+                at: at + 1,
+                answer: tally.distinct[at].clone(),
+                spec: case.expected[at].clone(),
+            });
+            let how = format!(
+                "answer {} is {}, the spec's order (row by row, smallest first) has {}",
                 at + 1,
                 grid_text(tally.distinct[at]),
                 grid_text(&case.expected[at])
-            ),
-        ),
+            );
+            match order {
+                Order::Strict => (
+                    Verdict::Order,
+                    format!("the right answers in another order: {how}"),
+                ),
+                Order::Any => (
+                    Verdict::Pass,
+                    format!(
+                        "the right answers, in another order than the spec's (--order any): {how}"
+                    ),
+                ),
+            }
+        }
         None => (Verdict::Pass, String::new()),
     }
 }
@@ -447,14 +485,65 @@ mod tests {
     use super::*;
     use crate::prolog::Predicate;
 
+    /// Judged with the answers in the spec's order.
+    fn judge(case: &Case, run: &Run) -> CaseReport {
+        super::judge(case, run, Order::Strict)
+    }
+
+    #[test]
+    fn another_order_passes_under_any_and_is_a_verdict_under_strict() {
+        let c = case(vec![a(), b()]);
+        let reversed = run(vec![b(), a()], RunEnd::Complete);
+        let strict = super::judge(&c, &reversed, Order::Strict);
+        assert_eq!(strict.verdict, Verdict::Order);
+        let any = super::judge(&c, &reversed, Order::Any);
+        assert_eq!(any.verdict, Verdict::Pass);
+        assert_eq!(
+            any.detail,
+            "the right answers, in another order than the spec's (--order any): answer 1 is \
+             [[2,1],[1,2]], the spec's order (row by row, smallest first) has [[1,2],[2,1]]"
+        );
+        // any order, but each answer once, and every one: the other verdicts stay
+        for answers in [vec![b(), a(), b()], vec![b()]] {
+            let r = run(answers, RunEnd::Complete);
+            assert_eq!(
+                super::judge(&c, &r, Order::Any).verdict,
+                super::judge(&c, &r, Order::Strict).verdict
+            );
+            assert_ne!(super::judge(&c, &r, Order::Any).verdict, Verdict::Pass);
+        }
+        // in the spec's order: a pass that says nothing either way
+        let same = run(vec![a(), b()], RunEnd::Complete);
+        assert_eq!(super::judge(&c, &same, Order::Any).detail, "");
+    }
+
+    /// A case expecting `expected` (its goal is not read: no answer is explained).
     fn case(expected: Vec<Grid>) -> Case {
         Case {
             name: "t".into(),
             predicate: Predicate::Fd,
             size: 2,
-            goal: "kenken(2, [], T)".into(),
+            goal: String::new(),
             expected,
         }
+    }
+
+    #[test]
+    fn an_answer_that_is_not_a_solution_says_what_it_breaks() {
+        let c = Case {
+            goal: "kenken(2, [-(1, [1|1], [1|2])], T)".into(),
+            ..case(vec![a(), b()])
+        };
+        let r = judge(
+            &c,
+            &run(vec![a(), vec![vec![2, 2], vec![1, 1]]], RunEnd::Complete),
+        );
+        assert_eq!(r.verdict, Verdict::Wrong);
+        assert_eq!(
+            r.detail,
+            "2 of 2 expected; 1 answer not a solution, e.g. [[2,2],[1,1]] (row 1 repeats 2); \
+             1 answer missing, e.g. [[2,1],[1,2]]"
+        );
     }
 
     fn a() -> Grid {

@@ -136,7 +136,7 @@ fn gradescope_results_have_every_field_the_seed_and_weights() {
     let (out, _, _) = judge(&all);
     let r: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(r["tests"][0]["max_score"], 30.0);
-    assert_eq!(r["tests"][0]["score"], 21.43);
+    assert_eq!(r["tests"][0]["score"], 21.44);
     assert_eq!(r["tests"][1]["name"], "kenken/3 edge cases");
     assert_eq!(r["tests"][1]["max_score"], 0.0);
     assert!(!r["output"]

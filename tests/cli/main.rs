@@ -12,6 +12,7 @@ mod hint;
 mod hostile;
 mod judge;
 mod judge_course;
+mod judge_grades;
 mod judge_verdicts;
 mod lifecycle;
 mod toplevel;

@@ -5,24 +5,44 @@
 //! each failing file, its smallest failing puzzle drawn as SVG, the expected answer beside the
 //! file's, the cells that differ marked.
 
-use super::{again, xml_text as esc, Judged};
+use super::points::total;
+use super::{again, judge_version, system_text, xml_text as esc, Judged};
 use crate::judge::class::Row;
 use crate::judge::shrink::{Counterexample, Failure};
+use crate::judge::{CaseReport, Judgement, Verdict};
 use crate::puzzle::{Grid, Puzzle};
 
 /// The colour of a cell where the file's answer differs (in the SVG and the legend).
 pub const MARK: &str = "#ff7f7f";
 
-/// The page for `files` (with their rows, in the same order); `title` says what was run.
-pub fn page(files: &[Judged], rows: &[Row], title: &str) -> String {
+/// The page for `files` (with their rows, in the same order); `title` says what was run, and
+/// `date` when (`2025-11-28 23:10 UTC`: see [`utc_date`]).
+pub fn page(files: &[Judged], rows: &[Row], title: &str, date: &str) -> String {
     let passed = rows.iter().filter(|r| r.ok).count();
+    let mut systems: Vec<&str> = Vec::new();
+    for f in files {
+        if let Ok(j) = f.result {
+            let name = system_text(j.system);
+            if !systems.contains(&name) {
+                systems.push(name);
+            }
+        }
+    }
     let mut s = String::new();
     s.push_str(&format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>kenken \
          judge: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>kenken judge</h1>\n\
-         <p>{}</p>\n<p><b>{passed} of {} passed every case.</b></p>\n",
+         <p>{}</p>\n<p class=\"meta\">{}; Prolog system: {}; judged {}</p>\n\
+         <p><b>{passed} of {} passed every case.</b></p>\n",
         esc(title),
         esc(title),
+        esc(&judge_version()),
+        esc(&if systems.is_empty() {
+            "none (no file was judged)".to_string()
+        } else {
+            systems.join(", ")
+        }),
+        esc(date),
         if rows.len() == 1 {
             "1 file".to_string()
         } else {
@@ -41,7 +61,8 @@ pub fn page(files: &[Judged], rows: &[Row], title: &str) -> String {
         s.push_str(&format!("<th data-key=\"{p}\">{p}/3 passed</th>"));
     }
     s.push_str(
-        "<th data-key=\"verdict\">verdict</th><th data-key=\"failure\">first failing case</th>\
+        "<th data-key=\"points\">points</th><th data-key=\"verdict\">verdict</th>\
+         <th data-key=\"failures\">what failed</th><th data-key=\"failure\">first failing case</th>\
          <th data-key=\"smallest\">smallest failing puzzle</th><th data-key=\"time\">kenken/3 \
          time</th><th data-key=\"plain_over_fd\">plain/fd</th><th data-key=\"plot\">kenken/3 \
          and plain_kenken/3 time</th></tr></thead>\n<tbody>\n",
@@ -74,13 +95,38 @@ pub fn page(files: &[Judged], rows: &[Row], title: &str) -> String {
             };
             s.push_str(&format!("<td data-v=\"{v:.4}\">{pass}/{total}{mark}</td>"));
         }
+        s.push_str(&if f.tests.is_empty() {
+            "<td data-v=\"\">-</td>".to_string()
+        } else {
+            let (score, max) = total(f.tests);
+            let v = if max.0 == 0 {
+                0.0
+            } else {
+                score.0 as f64 / max.0 as f64
+            };
+            format!("<td data-v=\"{v:.4}\">{score} / {max}</td>")
+        });
+        let kinds: Vec<&str> = f.result.as_ref().map_or_else(
+            |_| Vec::new(),
+            |j| j.failures().iter().map(|(k, _)| k.name()).collect(),
+        );
+        let mut kinds = kinds.join(", ");
+        if f.result.as_ref().is_ok_and(|j| j.form_failed()) {
+            kinds.push_str(if kinds.is_empty() {
+                "form check"
+            } else {
+                ", form check"
+            });
+        }
         s.push_str(&format!(
-            "<td data-v=\"{verdict}\" class=\"v\">{verdict}</td><td data-v=\"{0}\">{0}</td>",
+            "<td data-v=\"{verdict}\" class=\"v\">{verdict}</td><td data-v=\"{0}\">{0}</td>\
+             <td data-v=\"{1}\">{1}</td>",
+            esc(&kinds),
             esc(r.first_failure.as_deref().unwrap_or(""))
         ));
-        match f.counterexample {
+        match f.counterexamples.first() {
             Some(c) => s.push_str(&format!(
-                "<td data-v=\"{}\"><a href=\"#file{i}\">{}x{}, {}: {}{}</a></td>",
+                "<td data-v=\"{}\"><a href=\"#file{i}\">{}x{}, {}: {}{}{}</a></td>",
                 c.size * 100 + c.cages,
                 c.size,
                 c.size,
@@ -90,6 +136,10 @@ pub fn page(files: &[Judged], rows: &[Row], title: &str) -> String {
                     ""
                 } else {
                     " (not reproducible)"
+                },
+                match f.counterexamples.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
                 }
             )),
             None => s.push_str("<td data-v=\"\"></td>"),
@@ -123,21 +173,91 @@ pub fn page(files: &[Judged], rows: &[Row], title: &str) -> String {
          <code>#sort=-time</code>.</p>\n",
     );
     for (i, f) in files.iter().enumerate() {
-        let Some(r) = rows.get(i).filter(|r| !r.ok) else {
+        if rows.get(i).is_none_or(|r| r.ok) {
             continue;
-        };
+        }
         s.push_str(&format!(
-            "<section id=\"file{i}\">\n<h2>{}</h2>\n<p>{}</p>\n",
-            esc(f.file),
-            esc(r.first_failure.as_deref().unwrap_or(""))
+            "<section id=\"file{i}\">\n<h2>{}</h2>\n",
+            esc(f.file)
         ));
-        if let Some(c) = f.counterexample {
+        match f.result {
+            Err(e) => s.push_str(&format!("<p>not judged: {}</p>\n", esc(&e.to_string()))),
+            Ok(j) => s.push_str(&failing_cases(j)),
+        }
+        for c in f.counterexamples {
             s.push_str(&counterexample(c));
         }
         s.push_str("</section>\n");
     }
     s.push_str(&format!("<script>{SCRIPT}</script>\n</body>\n</html>\n"));
     s
+}
+
+/// Every way a file failed (the most serious first) and every case that did not pass: its
+/// predicate, name, verdict and why (folded when there are many).
+fn failing_cases(j: &Judgement) -> String {
+    let mut s = String::from("<ul class=\"failures\">");
+    for line in j.failure_lines() {
+        s.push_str(&format!("<li>{}</li>", esc(&line)));
+    }
+    s.push_str("</ul>\n");
+    let failing: Vec<&CaseReport> = j
+        .cases
+        .iter()
+        .filter(|c| c.verdict != Verdict::Pass)
+        .collect();
+    if failing.is_empty() {
+        return s;
+    }
+    s.push_str(&format!(
+        "<details{}><summary>the {} that did not pass</summary>\n<table class=\"cases\">\
+         <thead><tr><th>predicate</th><th>case</th><th>verdict</th><th>why</th></tr></thead>\
+         <tbody>\n",
+        if failing.len() <= FAILING_SHOWN {
+            " open"
+        } else {
+            ""
+        },
+        if failing.len() == 1 {
+            "1 case".to_string()
+        } else {
+            format!("{} cases", failing.len())
+        }
+    ));
+    for c in failing {
+        s.push_str(&format!(
+            "<tr><td>{}/3</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            c.predicate,
+            esc(&c.case),
+            c.verdict,
+            esc(&c.detail)
+        ));
+    }
+    s.push_str("</tbody></table></details>\n");
+    s
+}
+
+/// Up to this many failing cases of a file are shown unfolded.
+const FAILING_SHOWN: usize = 10;
+
+/// The date and time `now` (seconds since 1970) as a report gives it: `2025-11-28 23:10 UTC`.
+pub fn utc_date(now: u64) -> String {
+    let (days, rest) = (now / 86_400, now % 86_400);
+    // (the proleptic Gregorian calendar from a day count: Howard Hinnant's civil_from_days)
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60
+    )
 }
 
 /// A failing file's smallest failing puzzle: what fails, the goal, the expected answer and the
@@ -185,8 +305,16 @@ fn counterexample(c: &Counterexample) -> String {
             esc(caption)
         )
     };
+    let order = c.failure == Failure::Order;
     match &c.expected {
-        Some(e) => s.push_str(&figure("expected", puzzle_svg(&c.shape, Some(e), &[]))),
+        Some(e) => s.push_str(&figure(
+            if order {
+                "the answer the spec's order has there"
+            } else {
+                "expected"
+            },
+            puzzle_svg(&c.shape, Some(e), &[]),
+        )),
         None => s.push_str(&figure(
             "the puzzle (it has no solution)",
             puzzle_svg(&c.shape, None, &[]),
@@ -194,7 +322,11 @@ fn counterexample(c: &Counterexample) -> String {
     }
     if let Some(a) = &c.answer {
         s.push_str(&figure(
-            "the file's answer (cells that differ marked)",
+            if order {
+                "the file's answer there (cells that differ marked)"
+            } else {
+                "the file's answer (cells that differ marked)"
+            },
             puzzle_svg(&c.shape, Some(a), &c.differ),
         ));
     } else if c.expected.is_some() && c.failure == Failure::MissingAnswer {
@@ -224,6 +356,20 @@ const CELL: usize = 44;
 /// its first cell, the digits of `grid` when given, the cells `marked` filled.
 pub fn puzzle_svg(p: &Puzzle, grid: Option<&Grid>, marked: &[[usize; 2]]) -> String {
     let n = p.size;
+    if n == 0 {
+        // (the empty grid: a dashed square that says so, and its one answer, T = [])
+        return format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{CELL}\" height=\"{CELL}\" \
+             viewBox=\"0 0 {CELL} {CELL}\" role=\"img\"><title>the 0x0 grid</title><rect x=\"2\" \
+             y=\"2\" width=\"{0}\" height=\"{0}\" stroke=\"#000\" stroke-dasharray=\"4 3\" \
+             fill=\"none\"/><text x=\"{1}\" y=\"{2}\" font-size=\"11\" \
+             text-anchor=\"middle\">{3}</text></svg>",
+            CELL - 4,
+            CELL / 2,
+            CELL / 2 + 4,
+            if grid.is_some() { "T = []" } else { "0x0" }
+        );
+    }
     let side = n * CELL + 4;
     let mut owner = vec![usize::MAX; n * n];
     for (k, cage) in p.cages.iter().enumerate() {
@@ -330,7 +476,8 @@ th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after
 tr.ok td.v{background:#c8efc8}tr.bad td.v{background:#f6c4c4}\
 .grids{display:flex;gap:2em}figure{margin:0}figcaption{font-size:13px}\
 .warn{color:#a00;font-weight:bold}.hint{font-size:12px;color:#666}\
-section{border-top:1px solid #ccc;margin-top:1.5em}pre{background:#f6f6f6;padding:4px}";
+section{border-top:1px solid #ccc;margin-top:1.5em}pre{background:#f6f6f6;padding:4px}\
+.meta{font-size:13px;color:#444}";
 
 const SCRIPT: &str = "(function(){var t=document.getElementById('files');if(!t)return;\
 var b=t.tBodies[0],hs=t.tHead.rows[0].cells;\
@@ -350,6 +497,23 @@ if(m){for(var j=0;j<hs.length;j++){if(hs[j].getAttribute('data-key')===m[2]){sor
 mod tests {
     use super::*;
     use crate::puzzle::{Cage, Cell, Op};
+
+    #[test]
+    fn dates_are_utc_calendar_dates() {
+        assert_eq!(utc_date(0), "1970-01-01 00:00 UTC");
+        // (a leap day, and a date past 2100's missing leap day)
+        assert_eq!(utc_date(951_782_400 + 3_600 + 120), "2000-02-29 01:02 UTC");
+        assert_eq!(utc_date(1_764_371_400), "2025-11-28 23:10 UTC");
+        assert_eq!(utc_date(4_107_542_400), "2100-03-01 00:00 UTC");
+    }
+
+    #[test]
+    fn the_empty_grid_is_drawn() {
+        let svg = puzzle_svg(&Puzzle::new(0, Vec::new()), Some(&Vec::new()), &[]);
+        assert!(svg.contains("<title>the 0x0 grid</title>"), "{svg}");
+        assert!(svg.contains(">T = []</text>"));
+        assert!(puzzle_svg(&Puzzle::new(0, Vec::new()), None, &[]).contains(">0x0</text>"));
+    }
 
     #[test]
     fn a_puzzle_is_drawn_with_its_cages_digits_and_marks() {

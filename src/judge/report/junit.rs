@@ -1,10 +1,15 @@
-//! JUnit XML for CI systems: a `testsuite` per judged file, a `testcase` per case (named by the
-//! case, in a class named by the predicate), a `failure` (or an `error` for an exception, a
-//! halt or a crash, a `skipped` for a timeout on a larger grid or a skip) with the verdict and
-//! why; the form check is a test case of its own, and a file that cannot be loaded is one
-//! failing `load` test case. The seed and the smallest failing puzzle are in `system-out`.
+//! JUnit XML for CI systems, valid against the structure Jenkins' `junit-10.xsd` gives
+//! (`testsuites` with `name`, `tests`, `failures`, `errors` and `time`; each `testsuite` with
+//! those and `skipped`): a `testsuite` per judged file, a `testcase` per case (named by the
+//! case, in a class named by the predicate, its time the wall clock it took: a timeout's is its
+//! limit), a `failure` (or an `error` for an exception, a halt or a crash, a `skipped` for a
+//! timeout on a larger grid or a skip) with the verdict and why; the form check is a test case
+//! of its own, and a file that cannot be loaded is one failing `load` test case. The judge, the
+//! Prolog system, the seed and the points are the suite's `properties`; the summary, every way
+//! the file failed and its smallest failing puzzles are in `system-out`.
 
-use super::{again, xml_text, Judged, FORM_CHECK};
+use super::points::total;
+use super::{again, judge_version, system_text, xml_text, Judged, FORM_CHECK};
 use crate::judge::Verdict;
 
 /// The JUnit XML document of `files`.
@@ -20,11 +25,11 @@ pub fn document(files: &[Judged]) -> String {
         time += elapsed;
         suites.push_str(&body);
     }
+    // (junit-10.xsd gives testsuites no skipped count: each testsuite has its own)
     format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kenken judge\" \
-         tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{time:.3}\">\n{suites}\
-         </testsuites>\n",
-        totals[0], totals[1], totals[2], totals[3]
+         tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{time:.3}\">\n{suites}</testsuites>\n",
+        totals[0], totals[1], totals[2]
     )
 }
 
@@ -50,15 +55,18 @@ fn suite(f: &Judged) -> (String, [usize; 4], f64) {
             elapsed = j.elapsed_s;
             out.push_str(&j.summary());
             out.push('\n');
+            for l in j.failure_lines() {
+                out.push_str(&format!("failed: {l}\n"));
+            }
             out.push_str(&again(j));
             out.push('\n');
-            if let Some(c) = f.counterexample {
+            for c in f.counterexamples {
                 out.push('\n');
                 out.push_str(&c.text());
             }
             for c in &j.cases {
                 counts[0] += 1;
-                let time = c.elapsed_ms.unwrap_or(0.0) / 1000.0;
+                let time = c.time_ms / 1000.0;
                 let what = match c.verdict {
                     Verdict::Pass => None,
                     Verdict::Timeout | Verdict::Skipped => Some("skipped"),
@@ -89,8 +97,9 @@ fn suite(f: &Judged) -> (String, [usize; 4], f64) {
                 }] += 1;
                 let message = xml_text(&format!("{}: {}", c.verdict, c.detail));
                 let mut body = format!("?- {}.\n{}\n", c.goal, c.detail);
-                if let Some(x) = f
-                    .counterexample
+                for x in f
+                    .counterexamples
+                    .iter()
                     .filter(|x| x.from_case == c.case && x.predicate == c.predicate)
                 {
                     body.push('\n');
@@ -142,18 +151,24 @@ fn suite(f: &Judged) -> (String, [usize; 4], f64) {
     (body, counts, elapsed)
 }
 
-/// The run's properties: the seed, the suite, the Prolog system.
+/// The run's properties: the judge, the Prolog system, the suite, the seed, the points.
 fn properties(f: &Judged) -> String {
-    let Ok(j) = f.result else {
-        return String::new();
-    };
-    let mut p = vec![
-        ("suite", j.suite.clone()),
-        ("prolog", j.system.name().to_string()),
-        ("dialect", j.dialect.name().to_string()),
-    ];
-    if let Some(seed) = j.seed {
-        p.push(("seed", seed.to_string()));
+    let mut p = vec![("judge", judge_version())];
+    if let Ok(j) = f.result {
+        p.extend([
+            ("prolog", system_text(j.system).to_string()),
+            ("dialect", j.dialect.name().to_string()),
+            ("suite", j.suite.clone()),
+            ("order", j.order.name().to_string()),
+        ]);
+        if let Some(seed) = j.seed {
+            p.push(("seed", seed.to_string()));
+        }
+    }
+    if !f.tests.is_empty() {
+        let (score, max) = total(f.tests);
+        p.push(("points", score.to_string()));
+        p.push(("max_points", max.to_string()));
     }
     let lines: Vec<String> = p
         .into_iter()

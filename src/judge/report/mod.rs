@@ -5,10 +5,11 @@
 pub mod gradescope;
 pub mod html;
 pub mod junit;
+pub mod points;
 pub mod rerun;
 
 use super::shrink::Counterexample;
-use super::{JudgeError, Judgement};
+use super::{JudgeError, Judgement, System};
 
 /// One judged file, as the reports take it.
 #[derive(Debug, Clone, Copy)]
@@ -17,8 +18,25 @@ pub struct Judged<'a> {
     pub file: &'a str,
     /// Its judgement, or why it could not be judged.
     pub result: &'a Result<Judgement, JudgeError>,
-    /// Its smallest failing puzzle, when it failed and was shrunk.
-    pub counterexample: Option<&'a Counterexample>,
+    /// Its smallest failing puzzles, one for each way it failed that was shrunk, the most
+    /// serious first.
+    pub counterexamples: &'a [Counterexample],
+    /// Its tests and their points ([`points::score`]).
+    pub tests: &'a [points::Scored],
+}
+
+/// The judge's name and version, as a report gives it: `kenken judge 0.1.0`.
+pub fn judge_version() -> String {
+    format!("kenken judge {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// A Prolog system as a report names it: `scryer (Scryer Prolog 0.10.0, embedded)`.
+pub fn system_text(system: System) -> &'static str {
+    match system {
+        System::Scryer => "scryer (Scryer Prolog 0.10.0, embedded in the judge)",
+        System::Gprolog => "gprolog (GNU Prolog, the gprolog on the PATH)",
+        System::Swipl => "swipl (SWI-Prolog, the swipl on the PATH)",
+    }
 }
 
 /// The kind of a case, from its name: `spec examples`, `edge cases`, `random puzzles`, or

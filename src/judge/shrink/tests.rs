@@ -59,7 +59,7 @@ fn wrong_on_sub(p: &Puzzle) -> CaseReport {
         end: super::super::RunEnd::Complete,
         elapsed: Duration::from_millis(1),
     };
-    super::super::verdict::judge(&case, &run)
+    super::super::verdict::judge(&case, &run, super::super::Order::Strict)
 }
 
 fn judged(p: &Puzzle) -> Judgement {
@@ -80,6 +80,7 @@ fn judged(p: &Puzzle) -> Judgement {
         form: None,
         notes: Vec::new(),
         elapsed_s: 0.0,
+        order: super::super::Order::Strict,
         rerun: None,
     }
 }

@@ -36,6 +36,14 @@ const GNU_PL: &str = concat!(
     include_str!("../../../prolog/gnu/loading.pl"),
 );
 
+/// The top-level module of a judged file's engine: Scryer's own (`src/toplevel.pl`) loads nine
+/// libraries for its REPL that a judged engine never runs, about 0.15 s of CPU of every
+/// engine's start (0.26 s with it, 0.11 s without). Neither imports anything into `user`, so
+/// a judged file sees the same `user` module; the libraries it loads (or clpz loads) load
+/// then. `started/0` is the REPL's flag the loader asks about.
+const TOPLEVEL: &str = ":- module('$toplevel', []).\n:- dynamic(started/0).\n\
+                        :- dynamic(disabled_init_file/0).\n";
+
 /// At most this much of what the judged file writes while loading is kept.
 const MAX_WARNINGS: usize = 4096;
 
@@ -118,7 +126,10 @@ pub(super) fn engine(dialect: Dialect, fd: bool) -> Judged {
     let streams = StreamConfig::in_memory()
         .with_user_output(sink(warnings.clone(), MAX_WARNINGS))
         .with_user_error(sink(warnings.clone(), MAX_WARNINGS));
-    let mut machine = Builder::new(Purpose::Bare).streams(streams).build();
+    let mut machine = Builder::new(Purpose::Bare)
+        .streams(streams)
+        .toplevel(TOPLEVEL)
+        .build();
     let (clpz, stubs, mut broken) = match clpz_directive(fd) {
         Ok((d, stubs)) => (d, stubs, None),
         Err(why) => (String::new(), Vec::new(), Some(why)),
@@ -171,6 +182,26 @@ fn last_code_line(text: &str) -> usize {
         .map_or(0, |t| t.end_line())
 }
 
+/// The file Scryer reads for `file` (whose bytes are `bytes`): the file itself when it is
+/// UTF-8, else a UTF-8 copy of its text read as Latin-1 ([`crate::source::decode`]), under the
+/// same name in a folder of its own in the worker's temporary folder (its scratch). Scryer
+/// 0.10's reader cannot read a byte that is not UTF-8: the load then fails, or never ends.
+fn utf8_source(file: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
+    let (text, encoding) = crate::source::decode(bytes);
+    if encoding == crate::source::Encoding::Utf8 {
+        return Ok(file.to_path_buf());
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "kenken-judge-utf8-{}",
+        &crate::process::random_hex()[..16]
+    ));
+    let copy = dir.join(file.file_name().unwrap_or("kenken.pl".as_ref()));
+    std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(&copy, text.as_bytes()))
+        .map_err(|e| format!("writing the file's text as UTF-8 in {}: {e}", dir.display()))?;
+    Ok(copy)
+}
+
 fn list(t: &Term) -> &[Term] {
     match t {
         Term::List(items) => items,
@@ -189,12 +220,22 @@ impl Judged {
             return Reply::Failed(why.clone());
         }
         // (an error reported after the last line of code is Scryer's, not the file's)
-        let last_line = std::fs::read(file)
-            .map(|b| last_code_line(&String::from_utf8_lossy(&b)))
+        let bytes = std::fs::read(file);
+        let last_line = bytes
+            .as_ref()
+            .map(|b| last_code_line(&crate::source::decode(b).0))
             .unwrap_or(usize::MAX);
+        let read = match &bytes {
+            Ok(b) => match utf8_source(file, b) {
+                Ok(read) => read,
+                Err(why) => return Reply::LoadFailed(why),
+            },
+            // (the load says why it cannot be read)
+            Err(_) => file.to_path_buf(),
+        };
         let query = format!(
             "kk_judge_load({}, {last_line}, R).",
-            quote(&file.display().to_string())
+            quote(&read.display().to_string())
         );
         let r = match result_of(&mut self.machine, query) {
             Ok(r) => r,

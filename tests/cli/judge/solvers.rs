@@ -247,7 +247,7 @@ fn under_scryer_clpb_and_simplex_are_stubs_and_every_plain_row_says_clpz_text_is
     assert!(
         table
             .lines()
-            .any(|l| l.contains("spec: kenken(1, [], T)") && l.contains("pass *")),
+            .any(|l| l.contains("spec: plain_kenken(1, [], T)") && l.contains("pass *")),
         "{table}"
     );
 }
