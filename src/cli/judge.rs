@@ -194,11 +194,17 @@ const FORM_ROW: &str = "form check: no FD solver in plain_kenken/3";
 pub fn run(args: Args) -> Result<ExitCode> {
     let budget = Budget::of(&args);
     // (stopped by Ctrl-C or SIGTERM, the judge leaves none of its temporary folders; its
-    // children die with it)
-    let _ = ctrlc::set_handler(|| {
-        kenken::process::remove_temporary_folders();
-        std::process::exit(EXIT_INTERRUPTED);
-    });
+    // children die with it. Its own handler: ctrlc's "termination" feature would make every
+    // ctrlc handler of the process, the top level's too, take SIGTERM.)
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) {
+        std::thread::spawn(move || {
+            if signals.forever().next().is_some() {
+                kenken::process::remove_temporary_folders();
+                std::process::exit(EXIT_INTERRUPTED);
+            }
+        });
+    }
     let suite = match args.suite.as_str() {
         "spec" => Suite::Spec,
         "standard" => Suite::Standard,
