@@ -15,3 +15,4 @@ mod judge_course;
 mod judge_verdicts;
 mod lifecycle;
 mod toplevel;
+mod toplevel_stop;
