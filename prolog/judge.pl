@@ -43,12 +43,12 @@ goal_expansion(make_directory(F), kk_judge_refusable(make_directory(F), make_dir
     kk_judge_expanding.
 
 kk_judge_expanding :-
-    \+ bb_get(kk_judge_refusing, true).
+    \+ iso_ext:bb_get(kk_judge_refusing, true).
 
 kk_judge_refusable(Goal, Action, File) :-
-    setup_call_cleanup(bb_put(kk_judge_refusing, true),
-                       ( call(Goal) -> Done = true ; Done = false ),
-                       bb_put(kk_judge_refusing, false)),
+    iso_ext:setup_call_cleanup(iso_ext:bb_put(kk_judge_refusing, true),
+                               user:( call(Goal) -> Done = true ; Done = false ),
+                               iso_ext:bb_put(kk_judge_refusing, false)),
     (   Done == true -> true
     ;   functor(Goal, Name, Arity),
         throw(error(permission_error(Action, file, File), Name/Arity))
@@ -79,9 +79,10 @@ kk_judge_load(FileText, LastLine, Result) :-
 % kk_judge_syntax(+File, +LastLine, -Errors): the file's syntax errors up to LastLine, each
 % error(Line, Message).
 kk_judge_syntax(File, LastLine, Errors) :-
-    setup_call_cleanup(open(File, read, S),
-                       ( kk_judge_max_errors(Max), kk_judge_read_all(S, Max, Errors0) ),
-                       close(S)),
+    iso_ext:setup_call_cleanup(open(File, read, S),
+                               user:( kk_judge_max_errors(Max),
+                                      kk_judge_read_all(S, Max, Errors0) ),
+                               close(S)),
     kk_judge_up_to(Errors0, LastLine, Errors).
 
 kk_judge_up_to([], _, []).
@@ -159,6 +160,6 @@ kk_judge_reading_directive(set_prolog_flag(double_quotes, _)).
 % A term as a short text (deep or long terms are cut with ...).
 kk_judge_text(Term, Chars) :-
     (   acyclic_term(Term)
-    ->  write_term_to_chars(Term, [quoted(true), max_depth(12)], Chars)
+    ->  charsio:write_term_to_chars(Term, [quoted(true), max_depth(12)], Chars)
     ;   Chars = "a cyclic term"
     ).

@@ -53,9 +53,11 @@ fi
 # Every example runs (each prints what a reader checks by eye; its doc comment says what), bare
 # but for the measurements whose bare run is long: answer_text up to answers of 10^5 (not 10^6:
 # three quarters of this phase; tests/engines checks the linear text of #45) and worker_start
-# one round (not 3), replay_cost at 2,000 facts (not 20,000) and one round (not 3). `cargo test` has built them already, in its own profile: run those builds.
+# one round (not 3), replay_cost at 2,000 facts (not 20,000) and one round (not 3), layer_cost
+# one round on the spec's two puzzles (not 3 on four). `cargo test` has built them already, in
+# its own profile: run those builds.
 phase examples
-declare -A example_args=([answer_text]=5 [worker_start]=1 [replay_cost]="2000 1")
+declare -A example_args=([answer_text]=5 [worker_start]=1 [replay_cost]="2000 1" [layer_cost]="1 quick")
 for example in examples/*.rs; do
   name="$(basename "$example" .rs)"
   echo "== example $name ${example_args[$name]:-}"

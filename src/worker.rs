@@ -58,6 +58,11 @@ pub fn init() {
         std::process::exit(CANNOT_CONFINE_EXIT);
     }
     crate::process::lifecycle::still_with_parent();
+    // (nothing of how it was started stays where the code it runs can read it: a judged file
+    // reads no setting of the judge; the top level's relay, started by its engine, needs it)
+    if role != "toplevel" {
+        std::env::remove_var(ROLE_VAR);
+    }
     if role == EXEC_ROLE {
         let e = crate::process::exec_from_env();
         eprintln!("kenken worker: {e}");

@@ -6,7 +6,7 @@
 % Lists
 
 nth(N, L, X) :-
-    nth1(N, L, X).
+    lists:nth1(N, L, X).
 
 last([X], X) :-
     !.
@@ -86,15 +86,15 @@ print(X) :-
 
 g_assign(K, V) :-
     kk_gnu_gkey(K, Key),
-    bb_put(Key, V).
+    iso_ext:bb_put(Key, V).
 
 g_assignb(K, V) :-
     kk_gnu_gkey(K, Key),
-    bb_b_put(Key, V).
+    iso_ext:bb_b_put(Key, V).
 
 g_read(K, V) :-
     kk_gnu_gkey(K, Key),
-    (   bb_get(Key, V0) -> V = V0 ; V = 0 ).
+    (   iso_ext:bb_get(Key, V0) -> V = V0 ; V = 0 ).
 
 g_inc(K) :-
     g_inc(K, _).
@@ -125,9 +125,9 @@ kk_gnu_integer_atom(K) :-
 kk_gnu_stats_init :-
     kk_gnu_now(cpu_time, C),
     kk_gnu_now(real_time, R),
-    bb_put(kk_gnu_t0_cpu_time, C),
-    bb_put(kk_gnu_t0_real_time, R),
-    forall(kk_gnu_time_key(K, _), kk_gnu_set_last(K, 0)).
+    iso_ext:bb_put(kk_gnu_t0_cpu_time, C),
+    iso_ext:bb_put(kk_gnu_t0_real_time, R),
+    iso_ext:forall(user:kk_gnu_time_key(K, _), user:kk_gnu_set_last(K, 0)).
 
 kk_gnu_time_key(runtime, cpu_time).
 kk_gnu_time_key(cpu_time, cpu_time).
@@ -137,14 +137,14 @@ kk_gnu_time_key(real_time, real_time).
 
 kk_gnu_set_last(K, V) :-
     atom_concat(kk_gnu_last_, K, Key),
-    bb_put(Key, V).
+    iso_ext:bb_put(Key, V).
 
 % kk_gnu_now(+Clock, -Ms)
 kk_gnu_now(cpu_time, Ms) :-
     '$cpu_now'(S),
     Ms is truncate(S * 1000).
 kk_gnu_now(real_time, Ms) :-
-    current_time(T),
+    time:current_time(T),
     kk_gnu_stamp(T, Ms).
 kk_gnu_now(none, 0).
 
@@ -166,13 +166,13 @@ kk_gnu_since(Key, Total, Last) :-
     kk_gnu_time_key(Key, Clock),
     kk_gnu_now(Clock, Now),
     (   Clock == none -> T0 = 0
-    ;   atom_concat(kk_gnu_t0_, Clock, K0), bb_get(K0, T0)
+    ;   atom_concat(kk_gnu_t0_, Clock, K0), iso_ext:bb_get(K0, T0)
     ),
     Total is Now - T0,
     atom_concat(kk_gnu_last_, Key, KL),
-    bb_get(KL, Prev),
+    iso_ext:bb_get(KL, Prev),
     Last is Total - Prev,
-    bb_put(KL, Total).
+    iso_ext:bb_put(KL, Total).
 
 statistics(Key, Value) :-
     (   var(Key) -> kk_gnu_time_key(Key, _) ; true ),
@@ -193,9 +193,9 @@ real_time(T) :-
 
 statistics :-
     format:format("Times              since start      since last~n~n", []),
-    forall(lists:member(K-Label, [user_time-"user   time", system_time-"system time",
+    iso_ext:forall(lists:member(K-Label, [user_time-"user   time", system_time-"system time",
                                   cpu_time-"cpu    time", real_time-"real   time"]),
-           (   kk_gnu_since(K, T, L),
+           user:(   kk_gnu_since(K, T, L),
                TS is T / 1000,
                LS is L / 1000,
                format:format("   ~s ~t~3f~29| sec ~t~3f~45| sec~n", [Label, TS, LS])

@@ -214,10 +214,10 @@ fd_all_different(Vs) :-
 
 fd_set_vector_max(N) :-
     kk_gnu_integer(N, fd_set_vector_max/1),
-    bb_put(kk_gnu_vector_max, N).
+    iso_ext:bb_put(kk_gnu_vector_max, N).
 
 fd_vector_max(N) :-
-    (   bb_get(kk_gnu_vector_max, N0) -> N = N0 ; N = 127 ).
+    (   iso_ext:bb_get(kk_gnu_vector_max, N0) -> N = N0 ; N = 127 ).
 
 fd_max_integer(M) :-
     kk_gnu_max_integer(M).
@@ -385,7 +385,7 @@ kk_gnu_primes(N, M, Ps) :-
     ).
 
 kk_gnu_prime(N) :-
-    \+ ( between(2, N, D), D * D =< N, N mod D =:= 0 ).
+    \+ ( between:between(2, N, D), D * D =< N, N mod D =:= 0 ).
 
 kk_gnu_list_minus([], _, []).
 kk_gnu_list_minus([X | Xs], Ys, Zs) :-

@@ -18,9 +18,9 @@ fd_labeling(Vs0, Opts) :-
     kk_gnu_var_list(Vs0, Vs),
     kk_gnu_label_ground(Vs),
     kk_gnu_label_opts(Opts, standard, VarM, min, ValM, true, Reorder, BT),
-    bb_put(kk_gnu_backtracks, 0),
+    iso_ext:bb_put(kk_gnu_backtracks, 0),
     kk_gnu_label(Vs, VarM, ValM, Reorder),
-    (   var(BT) -> bb_get(kk_gnu_backtracks, BT) ; true ).
+    (   var(BT) -> iso_ext:bb_get(kk_gnu_backtracks, BT) ; true ).
 
 kk_gnu_label_ground([]).
 kk_gnu_label_ground([V | Vs]) :-
@@ -81,9 +81,9 @@ kk_gnu_unbound([V | Vs], Us) :-
 % kk_gnu_select(+Method, +Vars, +Reorder, -X, -Rest)
 kk_gnu_select(standard, [X | Rest], _, X, Rest).
 kk_gnu_select(random, Vs, Reorder, X, Rest) :-
-    length(Vs, N),
+    lists:length(Vs, N),
     N1 is N + 1,
-    random_integer(1, N1, K),
+    random:random_integer(1, N1, K),
     kk_gnu_take(Vs, K, Reorder, X, Rest).
 kk_gnu_select(M, [V | Vs], Reorder, X, Rest) :-
     M \== standard,
@@ -140,9 +140,9 @@ kk_gnu_value(M, X) :-
     kk_gnu_pick(M, X, V, M1),
     (   X = V
     ;   var(X),
-        bb_get(kk_gnu_backtracks, B0),
+        iso_ext:bb_get(kk_gnu_backtracks, B0),
         B is B0 + 1,
-        bb_put(kk_gnu_backtracks, B),
+        iso_ext:bb_put(kk_gnu_backtracks, B),
         kk_gnu_clpz(X #\= V),
         kk_gnu_value(M1, X)
     ).
@@ -160,12 +160,12 @@ kk_gnu_pick(limits_max, X, V, limits) :-
     kk_gnu_clpz(fd_sup(X, V)).
 kk_gnu_pick(middle, X, V, middle) :-
     fd_dom(X, L),
-    length(L, N),
+    lists:length(L, N),
     K is max(1, N // 2),
-    nth1(K, L, V).
+    lists:nth1(K, L, V).
 kk_gnu_pick(random, X, V, random) :-
     fd_dom(X, L),
-    length(L, N),
+    lists:length(L, N),
     N1 is N + 1,
-    random_integer(1, N1, K),
-    nth1(K, L, V).
+    random:random_integer(1, N1, K),
+    lists:nth1(K, L, V).

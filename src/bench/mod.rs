@@ -94,6 +94,14 @@ pub struct Record {
     pub time_ms: Option<f64>,
     /// Every repeat's time in milliseconds.
     pub times_ms: Vec<f64>,
+    /// Median over the repeats of the CPU time in milliseconds the engine itself spent on
+    /// the goal (`Stats::cpu_us`), where it says; `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<f64>,
+    /// The engine's start in milliseconds (a worker's process start and the program's load),
+    /// paid once per run and in none of the times above.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_ms: Option<f64>,
     /// What was wrong, or the error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -113,8 +121,8 @@ pub(crate) fn solution_limit(expected: &Expected) -> usize {
     known.saturating_add(1).max(2)
 }
 
-/// An engine opened for a benchmark, or why it could not be.
-type Opened = Result<Box<dyn Engine>, String>;
+/// An engine opened for a benchmark and the time its start took, or why it could not be.
+type Opened = Result<(Box<dyn Engine>, f64), String>;
 
 /// Runs every engine of `config` on every entry; `progress` is called before each solve.
 pub fn run(
@@ -128,13 +136,22 @@ pub fn run(
         let starts: Vec<_> = config
             .engines
             .iter()
-            .map(|&k| (k, s.spawn(move || k.open(Isolation::Worker))))
+            .map(|&k| {
+                (
+                    k,
+                    s.spawn(move || {
+                        let started = std::time::Instant::now();
+                        let engine = k.open(Isolation::Worker)?;
+                        Ok((engine, started.elapsed().as_secs_f64() * 1000.0))
+                    }),
+                )
+            })
             .collect();
         starts
             .into_iter()
             .map(|(k, start)| {
                 let engine = match start.join() {
-                    Ok(opened) => opened.map_err(|e| e.to_string()),
+                    Ok(opened) => opened.map_err(|e: crate::engine::EngineError| e.to_string()),
                     Err(_) => Err(format!("the {k} engine's start failed")),
                 };
                 (k, engine)
@@ -147,7 +164,10 @@ pub fn run(
         for (kind, engine) in &mut engines {
             progress(entry, *kind);
             records.push(match engine {
-                Ok(engine) => run_one(entry, engine.as_mut(), config),
+                Ok((engine, start_ms)) => Record {
+                    start_ms: Some(*start_ms),
+                    ..run_one(entry, engine.as_mut(), config)
+                },
                 Err(e) => Record {
                     message: Some(e.clone()),
                     ..record(entry, *kind)
@@ -171,6 +191,8 @@ fn record(entry: &BenchEntry, engine: EngineKind) -> Record {
         complete: false,
         time_ms: None,
         times_ms: Vec::new(),
+        cpu_ms: None,
+        start_ms: None,
         message: None,
         stats: Stats::default(),
         grids: Vec::new(),
@@ -184,6 +206,7 @@ fn run_one(entry: &BenchEntry, engine: &mut dyn Engine, config: &Config) -> Reco
         .with_threads(config.threads);
     let mut record = record(entry, engine.kind());
     let mut first: Option<Report> = None;
+    let mut cpus_ms = Vec::new();
     for _ in 0..config.repeat.max(1) {
         // (a spare worker starting after a timeout would slow the solve timed next)
         engine.settle();
@@ -205,6 +228,7 @@ fn run_one(entry: &BenchEntry, engine: &mut dyn Engine, config: &Config) -> Reco
             _ => {}
         }
         record.times_ms.push(report.elapsed_ms());
+        cpus_ms.extend(report.stats.cpu_us.map(|us| us as f64 / 1000.0));
         // Every run's answers are checked, not only the first's.
         if let Some(f) = &first {
             if f.solutions != report.solutions || f.complete != report.complete {
@@ -221,6 +245,7 @@ fn run_one(entry: &BenchEntry, engine: &mut dyn Engine, config: &Config) -> Reco
     }
     let Some(a) = first else { return record };
     record.time_ms = Some(median(&record.times_ms));
+    record.cpu_ms = (cpus_ms.len() == record.times_ms.len()).then(|| median(&cpus_ms));
     record.solutions = a.solutions.len();
     record.complete = a.complete;
     record.stats = a.stats;
@@ -387,6 +412,8 @@ mod tests {
             complete,
             time_ms: Some(1.0),
             times_ms: vec![1.0],
+            cpu_ms: None,
+            start_ms: None,
             message: None,
             stats: Stats::default(),
             grids,

@@ -336,6 +336,88 @@ pub fn fd_vs_plain_text(rows: &[FdVsPlain], timeout_s: f64, ascii: bool) -> Stri
     text
 }
 
+/// What the layer between the caller and an engine adds: for each engine that measures its
+/// own CPU time for the goal (`Record::cpu_ms`, as `time/1` in that engine would say), the
+/// median over the puzzles it finished of the time reported (the call's wall-clock time, as
+/// the caller sees it) over that CPU time. 1 is a layer that costs nothing; on a machine
+/// busy with other work the wall clock runs ahead of any CPU time, and the ratio grows with
+/// the load, not with our layer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Layer {
+    /// The engine.
+    pub engine: EngineKind,
+    /// Puzzles the ratio is the median of.
+    pub puzzles: usize,
+    /// The median ratio.
+    pub ratio: f64,
+}
+
+/// The [`Layer`] of every engine of the run that measures its own CPU time.
+pub fn layer(records: &[Record]) -> Vec<Layer> {
+    let mut engines: Vec<EngineKind> = Vec::new();
+    for r in records {
+        if !engines.contains(&r.engine) {
+            engines.push(r.engine);
+        }
+    }
+    engines
+        .into_iter()
+        .filter_map(|engine| {
+            let ratios: Vec<f64> = records
+                .iter()
+                .filter(|r| r.engine == engine && r.status.finished())
+                .filter_map(|r| Some(r.time_ms? / r.cpu_ms?.max(1e-3)))
+                .collect();
+            (!ratios.is_empty()).then(|| Layer {
+                engine,
+                puzzles: ratios.len(),
+                ratio: percentile(&ratios, 0.5),
+            })
+        })
+        .collect()
+}
+
+/// One line: each engine's start ([`Record::start_ms`]), left out of every time above.
+pub fn starts_text(records: &[Record]) -> String {
+    let mut starts: Vec<String> = Vec::new();
+    let mut seen: Vec<EngineKind> = Vec::new();
+    for r in records {
+        if let (Some(ms), false) = (r.start_ms, seen.contains(&r.engine)) {
+            seen.push(r.engine);
+            starts.push(format!(
+                "{} {}",
+                r.engine,
+                format_ms(Some(ms), f64::INFINITY)
+            ));
+        }
+    }
+    if starts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "engines' start (once per run, in none of the times above): {}\n",
+        starts.join(", ")
+    )
+}
+
+/// One line: each engine's [`Layer`] ratio.
+pub fn layer_text(layers: &[Layer]) -> String {
+    if layers.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = layers
+        .iter()
+        .map(|l| {
+            let s = if l.puzzles == 1 { "" } else { "s" };
+            format!("{} ×{:.2} ({} puzzle{s})", l.engine, l.ratio, l.puzzles)
+        })
+        .collect();
+    format!(
+        "our layer (time reported ÷ the engine's own CPU time for the goal, median): {}\n",
+        each.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,5 +461,69 @@ mod tests {
         let text = fd_vs_plain_text(&rows, 5.0, true);
         assert!(text.contains("scryer: kenken/3 is faster than plain_kenken/3 from 7x7 on"));
         assert!(text.contains("gprolog: kenken/3 is not faster"));
+    }
+
+    fn timed(engine: EngineKind, status: RunStatus, time_ms: f64, cpu_ms: Option<f64>) -> Record {
+        Record {
+            puzzle: "p".into(),
+            group: "g".into(),
+            size: 4,
+            engine,
+            status,
+            solutions: 1,
+            complete: true,
+            time_ms: Some(time_ms),
+            times_ms: vec![time_ms],
+            cpu_ms,
+            start_ms: None,
+            message: None,
+            stats: Default::default(),
+            grids: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn our_layer_is_the_median_of_time_over_the_engines_cpu() {
+        let records = vec![
+            timed(EngineKind::Native, RunStatus::Solved, 1.0, None),
+            timed(EngineKind::Fd, RunStatus::Solved, 11.0, Some(10.0)),
+            timed(EngineKind::Fd, RunStatus::Solved, 30.0, Some(10.0)),
+            timed(EngineKind::Fd, RunStatus::NoSolution, 12.0, Some(10.0)),
+            // (a timeout says nothing of the layer)
+            timed(EngineKind::Fd, RunStatus::Timeout, 1000.0, Some(1.0)),
+            timed(EngineKind::Plain, RunStatus::Solved, 2.0, Some(2.0)),
+        ];
+        let layers = layer(&records);
+        assert_eq!(
+            layers,
+            vec![
+                Layer {
+                    engine: EngineKind::Fd,
+                    puzzles: 3,
+                    ratio: 1.2
+                },
+                Layer {
+                    engine: EngineKind::Plain,
+                    puzzles: 1,
+                    ratio: 1.0
+                },
+            ]
+        );
+        assert_eq!(
+            layer_text(&layers),
+            "our layer (time reported ÷ the engine's own CPU time for the goal, median): \
+             fd ×1.20 (3 puzzles), plain ×1.00 (1 puzzle)\n"
+        );
+        assert_eq!(layer_text(&layer(&records[..1])), "");
+        let mut started = records.clone();
+        started[1].start_ms = Some(471.0);
+        started[2].start_ms = Some(471.0);
+        started[5].start_ms = Some(12.5);
+        assert_eq!(
+            starts_text(&started),
+            "engines' start (once per run, in none of the times above): fd 471 ms, \
+             plain 12.50 ms\n"
+        );
+        assert_eq!(starts_text(&records), "");
     }
 }

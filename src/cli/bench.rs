@@ -201,6 +201,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         "{}",
         report::fd_vs_plain_text(&report::fd_vs_plain(&records), args.timeout, args.ascii)
     );
+    print!("{}", report::layer_text(&report::layer(&records)));
+    print!("{}", report::starts_text(&records));
     let bad: Vec<_> = records
         .iter()
         .filter(|r| matches!(r.status, RunStatus::Wrong | RunStatus::Error))

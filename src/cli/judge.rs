@@ -14,13 +14,14 @@ use super::args::{at_least_one, dialect, predicate, seconds, system};
 use super::input::{read_input, Input};
 use super::untrusted::{csv_cell, shown, shown_lines};
 use super::{bad_input, exit_code, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_LIMIT};
-use kenken::judge::class::{class_of, judge_class, Class, Row};
+use kenken::judge::class::{class_of, judge_submissions, Class, Row};
 use kenken::judge::report::gradescope::{self, Tests, Weights};
+use kenken::judge::report::rerun::rerun_command;
 use kenken::judge::report::{html, junit, Judged};
 use kenken::judge::shrink::{shrink, shrink_class, Counterexample};
 use kenken::judge::{
-    check_only, judge, left_out, only_text, size_text, CaseReport, Config, Dialect, JudgeError,
-    Judgement, Suite, System,
+    check_only, judge, left_out, only_text, path_text, size_text, CaseReport, Config, Dialect,
+    JudgeError, Judgement, Suite, System,
 };
 use kenken::prolog::Predicate;
 
@@ -144,8 +145,21 @@ enum Output {
     Html,
 }
 
+/// Exit code: stopped by a signal (Ctrl-C, `SIGTERM`), as shells give for `SIGINT`.
+const EXIT_INTERRUPTED: i32 = 130;
+
 /// Exit code: the file cannot be loaded.
 const EXIT_LOAD: i32 = EXIT_BAD_INPUT;
+
+/// What marks a verdict that proves less than it says (a `plain_kenken/3` case run where the
+/// FD solver stays reachable); a note says why under the table.
+const CAVEAT_MARK: &str = " *";
+
+/// The line under a class's table that says what [`CAVEAT_MARK`] means (a file's table has it
+/// among its notes).
+fn caveat_line(caveat: &str) -> String {
+    format!("* every plain_kenken/3 case marked so: {caveat}")
+}
 
 /// The form check's row in a table: what it checks.
 const FORM_ROW: &str = "form check: no FD solver in plain_kenken/3";
@@ -154,6 +168,12 @@ const FORM_ROW: &str = "form check: no FD solver in plain_kenken/3";
 /// judgement's (0 pass, 1 a case or the form check fails, 2 the file cannot be loaded, 3 only
 /// timeouts on grids larger than 3x3).
 pub fn run(args: Args) -> Result<ExitCode> {
+    // (stopped by Ctrl-C or SIGTERM, the judge leaves none of its temporary folders; its
+    // children die with it)
+    let _ = ctrlc::set_handler(|| {
+        kenken::process::remove_temporary_folders();
+        std::process::exit(EXIT_INTERRUPTED);
+    });
     let suite = match args.suite.as_str() {
         "spec" => Suite::Spec,
         "standard" => Suite::Standard,
@@ -200,7 +220,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => Weights::default(),
     };
     let class = class_of(&args.files).map_err(|e| bad_input(shown(&e.to_string())))?;
-    let single = class.files.len() == 1 && !args.files[0].is_dir();
+    // one file (and its helpers): judged case by case; a folder, or any path not judged, a
+    // class of rows
+    let single = class.files.len() == 1
+        && class.not_judged.is_empty()
+        && (args.files.len() > 1 || !args.files[0].is_dir());
     if args.output == Output::Gradescope && !single {
         return Err(bad_input(
             "--output gradescope grades one submission: give one file".to_string(),
@@ -210,6 +234,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return run_class(&class, &config, &args);
     }
     let file = &class.files[0];
+    // (its helper files, given beside it, it may read)
+    let mut config = config;
+    config
+        .read
+        .extend(class.helpers.iter().map(|(h, _)| h.clone()));
+    let config = config;
     let json = args.output == Output::Json;
     let progress = args.output == Output::Table && std::io::stderr().is_terminal();
     let mut done = 0usize;
@@ -227,14 +257,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         args.output,
         Output::Gradescope | Output::Junit | Output::Html
     );
-    let judgement = match result {
+    let mut judgement = match result {
         Ok(j) => j,
         // (--only names no case of the grids this file's Prolog runs)
         Err(e @ JudgeError::NoCaseNamed { .. }) => return Err(bad_input(shown(&e.to_string()))),
         // (an autograder gets its report, score 0, whatever kept the file from being judged)
         Err(e) if course => {
             eprintln!("kenken judge: {}", shown(&e.to_string()));
-            let name = file.display().to_string();
+            let name = path_text(file);
             let result = Err(e);
             let judged = Judged {
                 file: &name,
@@ -251,7 +281,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             if json {
                 // (a run always ends with its summary)
                 let summary = serde_json::json!({"summary": {
-                    "file": file.display().to_string(), "error": e.to_string(),
+                    "file": path_text(file), "error": e.to_string(),
                     "cases": 0, "exit_code": EXIT_LOAD}});
                 println!("{summary}");
             }
@@ -259,6 +289,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
+    judgement.rerun = Some(rerun_command(file, &config, &args.suite, judgement.system));
     let counterexample = shrunk(file, &config, &judgement, &args);
     let mut out = std::io::stdout().lock();
     match args.output {
@@ -280,7 +311,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             counterexample.as_ref(),
         )?,
         Output::Gradescope | Output::Junit | Output::Html => {
-            let name = file.display().to_string();
+            let name = path_text(file);
             let result = Ok(judgement);
             let row = Row::of(file, &result, &config);
             let judged = Judged {
@@ -395,6 +426,7 @@ fn summary_json(j: &Judgement) -> serde_json::Value {
             "notes": j.notes,
             "elapsed_s": j.elapsed_s,
             "exit_code": j.exit_code(),
+            "rerun": j.rerun,
         }
     })
 }
@@ -436,6 +468,9 @@ fn write_table(
         let mut verdict = c.verdict.to_string();
         if !c.detail.is_empty() {
             verdict = format!("{verdict}: {}", c.detail);
+        }
+        if c.caveat.is_some() {
+            verdict.push_str(CAVEAT_MARK);
         }
         t.add_row(vec![
             shown(&c.case),
@@ -513,12 +548,12 @@ fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
     let files = &class.files;
     let progress = args.output == Output::Table && std::io::stderr().is_terminal();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let results = judge_class(files, config, args.jobs, |file, result| {
+    let results = judge_submissions(class, config, args.jobs, |file, result| {
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         if progress {
             let what = match result {
                 Ok(j) => j.summary(),
-                Err(e) => format!("{}: not judged: {e}", file.display()),
+                Err(e) => format!("{}: not judged: {e}", path_text(file)),
             };
             eprint!("\r\x1b[K[{n}/{}] {}", files.len(), shown(&what));
         }
@@ -531,11 +566,31 @@ fn run_class(class: &Class, config: &Config, args: &Args) -> Result<ExitCode> {
         Err(e) => return Err(bad_input(shown(&e.to_string()))),
     };
     let mut results = results;
+    for (f, r) in files.iter().zip(results.iter_mut()) {
+        if let Ok(j) = r {
+            // (its helpers it read: the command alone reads them with --read)
+            let mut one = config.clone();
+            one.read.extend(
+                class
+                    .helpers
+                    .iter()
+                    .filter(|(_, main)| main == f)
+                    .map(|(h, _)| h.clone()),
+            );
+            j.rerun = Some(rerun_command(f, &one, &args.suite, j.system));
+        }
+    }
     let mut rows: Vec<Row> = files
         .iter()
         .zip(&results)
         .map(|(f, r)| {
             let mut row = Row::of(f, r, config);
+            row.helpers = class
+                .helpers
+                .iter()
+                .filter(|(_, main)| main == f)
+                .map(|(h, _)| path_text(h))
+                .collect();
             // every case passed, and the form check failed: that is the first failure
             if let Ok(j) = r {
                 if let Some(form) = j.form.as_ref().filter(|f| !f.passed) {
@@ -701,7 +756,10 @@ fn class_table(
     t.set_header(header);
     for r in rows {
         let mut cells = vec![shown(&r.file)];
-        cells.extend(r.passed.iter().map(|(_, p, n)| format!("{p}/{n}")));
+        cells.extend(r.passed.iter().map(|(pred, p, n)| {
+            let marked = pred == Predicate::Plain.name() && r.plain_caveat.is_some();
+            format!("{p}/{n}{}", if marked { CAVEAT_MARK } else { "" })
+        }));
         let mut failure = shown(r.first_failure.as_deref().unwrap_or("-"));
         if failure.chars().count() > 70 {
             failure = failure.chars().take(69).collect::<String>() + "…";
@@ -731,6 +789,17 @@ fn class_table(
                 shown(&c.goal)
             )?;
         }
+    }
+    if let Some(k) = rows.iter().find_map(|r| r.plain_caveat.as_deref()) {
+        writeln!(out, "{}", shown(&caveat_line(k)))?;
+    }
+    for r in rows.iter().filter(|r| !r.helpers.is_empty()) {
+        writeln!(
+            out,
+            "{}: its helper files, read by it and not judged alone: {}",
+            shown(&r.file),
+            shown(&r.helpers.join(", "))
+        )?;
     }
     let passed = rows.iter().filter(|r| r.ok).count();
     writeln!(out, "{passed} of {} files passed every case", rows.len())?;

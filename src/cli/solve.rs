@@ -49,8 +49,8 @@ pub struct Args {
     /// once; with more than one, which of several solutions comes first may vary between runs.
     #[arg(long, value_parser = threads)]
     threads: Option<usize>,
-    /// Print search statistics (nodes, failures, propagations, restarts; inferences for
-    /// Prolog) and the time of each puzzle.
+    /// Print search statistics (nodes, failures, propagations, restarts; inferences and the
+    /// engine's own CPU time for the goal for Scryer) and the time of each puzzle.
     #[arg(long)]
     stats: bool,
 }
@@ -291,6 +291,9 @@ fn print_grids(args: &Args, p: &kenken::Puzzle, r: &Report) {
 fn stats_line(r: &Report) -> String {
     let s = &r.stats;
     let mut parts = vec![format!("time {:.3} ms", r.elapsed_ms())];
+    if let Some(us) = s.cpu_us {
+        parts.push(format!("engine CPU {:.3} ms", us as f64 / 1000.0));
+    }
     for (name, v) in [
         ("nodes", s.nodes),
         ("failures", s.failures),

@@ -2,28 +2,11 @@
 //! made safe to print: no control character reaches the terminal, no line of it looks like a
 //! line of the report, no CSV cell of it is a spreadsheet formula.
 
-/// `text` with every character a terminal would act on written out instead: `\e` (escape),
-/// `\n`, `\r`, `\t`, `\x07` (other controls below 0x20, and 0x7f), `\u{85}` (C1 controls),
-/// `\u{202e}` (the bidirectional overrides and isolates, which reorder what follows them), and
-/// the line and paragraph separators.
+/// `text` with every character a terminal would act on, or a reader could not see, written out
+/// instead ([`kenken::judge::visible`]): `\e` (escape), `\n`, `\x07`, `\u{9b}` (C1 controls),
+/// `\u{202e}` (the bidirectional overrides), `\u{200b}` (a zero-width space)...
 pub(crate) fn shown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\x1b' => out.push_str("\\e"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\0'..='\x1f' | '\x7f' => out.push_str(&format!("\\x{:02x}", c as u32)),
-            '\u{80}'..='\u{9f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{2028}'
-            | '\u{2029}' => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
+    kenken::judge::visible(text)
 }
 
 /// The lines of `text` (blank ones left out), each [`shown`] and starting with `prefix`: no
@@ -34,15 +17,39 @@ pub(crate) fn shown_lines<'a>(text: &'a str, prefix: &'a str) -> impl Iterator<I
         .map(move |l| format!("{prefix}{}", shown(l.trim_end())))
 }
 
-/// A CSV cell: [`shown`] (no line break or other control inside), a `'` before a first `=`,
-/// `+`, `-` or `@` (which a spreadsheet would take for a formula), and quoted when it holds a
-/// comma or a quote.
+/// Whether a spreadsheet may read a cell that starts with `c` as a formula (OWASP's list, and
+/// the full-width forms some read as the same).
+fn formula_start(c: char) -> bool {
+    matches!(
+        c,
+        '=' | '+' | '-' | '@' | '\u{ff1d}' | '\u{ff0b}' | '\u{ff0d}' | '\u{ff20}'
+    )
+}
+
+/// A CSV cell, as OWASP advises for CSV that a spreadsheet may open: [`shown`] (no line break,
+/// tab or other control inside), a `'` before a first character (past spaces) that would make
+/// it a formula (`=`, `+`, `-`, `@`, or their full-width forms), and before such a character
+/// after a `;` (a spreadsheet whose locale splits cells on `;` starts a cell there, whatever
+/// the quotes of a comma-separated file say); quoted when it holds a comma, a semicolon or a
+/// quote.
 pub(crate) fn csv_cell(text: &str) -> String {
-    let mut cell = shown(text);
-    if cell.starts_with(['=', '+', '-', '@']) {
-        cell.insert(0, '\'');
+    let shown = shown(text);
+    let mut cell = String::with_capacity(shown.len() + 2);
+    // (at the cell's start, or after a separator, past spaces: where a formula would start)
+    let mut at_start = true;
+    for c in shown.chars() {
+        if at_start && formula_start(c) {
+            cell.push('\'');
+        }
+        if !c.is_whitespace() {
+            at_start = false;
+        }
+        if c == ';' {
+            at_start = true;
+        }
+        cell.push(c);
     }
-    if cell.contains([',', '"']) {
+    if cell.contains([',', ';', '"']) {
         format!("\"{}\"", cell.replace('"', "\"\""))
     } else {
         cell
@@ -80,6 +87,14 @@ mod tests {
         assert_eq!(csv_cell("+1"), "'+1");
         assert_eq!(csv_cell("-1"), "'-1");
         assert_eq!(csv_cell("@SUM(A1)"), "'@SUM(A1)");
-        assert_eq!(csv_cell("\x1b]0;x\x07"), "\\e]0;x\\x07");
+        assert_eq!(csv_cell("\x1b]0;x\x07"), "\"\\e]0;x\\x07\"");
+        // past spaces, after a separator a spreadsheet may split on, in full width
+        assert_eq!(csv_cell("  =1+1"), "  '=1+1");
+        assert_eq!(csv_cell("a;=cmd()"), "\"a;'=cmd()\"");
+        assert_eq!(csv_cell("a; @SUM(A1)"), "\"a; '@SUM(A1)\"");
+        assert_eq!(csv_cell("T = [[1,-2]]"), "\"T = [[1,-2]]\"");
+        assert_eq!(csv_cell("\u{ff1d}1+1"), "'\u{ff1d}1+1");
+        assert_eq!(csv_cell("a-b"), "a-b");
+        assert_eq!(csv_cell("\t=1"), "\\t=1");
     }
 }

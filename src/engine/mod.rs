@@ -367,6 +367,12 @@ pub struct Stats {
     /// Prolog inferences (Prolog engines).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inferences: Option<u64>,
+    /// The CPU time in microseconds the engine spent on the goal, as `time/1` in that engine
+    /// would measure it (our query wrapper included), where the engine measures it (Scryer,
+    /// in this process or in a worker). Beside the report's wall-clock time, it shows what
+    /// the layer between the caller and the engine adds ([`crate::bench`]'s "our layer").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_us: Option<u64>,
 }
 
 /// What an engine found in a puzzle, and how the search ended.

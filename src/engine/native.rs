@@ -53,6 +53,7 @@ impl Engine for NativeEngine {
                     propagations: Some(s.propagations),
                     restarts: Some(s.restarts),
                     inferences: None,
+                    cpu_us: None,
                 }
             },
             error: None,

@@ -254,6 +254,7 @@ impl<S: PrologSystem> Engine for SystemEngine<S> {
             outcome.elapsed
         };
         report.stats.inferences = outcome.inferences.or(last_inferences);
+        report.stats.cpu_us = outcome.cpu.and_then(|c| u64::try_from(c.as_micros()).ok());
         spec_order(&mut report, request);
         report
     }

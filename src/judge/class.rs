@@ -15,39 +15,94 @@ use crate::prolog::Predicate;
 /// How deep folders are searched for `.pl` files.
 const MAX_DEPTH: usize = 4;
 
-/// What a list of files and folders holds: the files to judge, and the paths found in a
-/// folder that are not judged, each with why (`a link to a file outside the class folder`,
-/// `the same file as ann/kenken.pl`).
+/// What a list of files and folders holds: the files to judge, the paths given or found that
+/// are not judged, each with why (`a link to a file outside the class folder`, `the same file
+/// as ann/kenken.pl`, `not a regular file (a named pipe)`), and the helper files of the files
+/// judged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Class {
     /// The files to judge, in order: each file as given, then the `.pl` files of each folder
     /// (sorted).
     pub files: Vec<PathBuf>,
-    /// Paths found in a folder and not judged, and why.
+    /// Paths given or found in a folder and not judged, and why.
     pub not_judged: Vec<(PathBuf, String)>,
+    /// Helper files, each with the `kenken.pl` it helps: a `.pl` file found in a student's
+    /// folder (below the class folder) that holds a `kenken.pl` is that file's (a submission
+    /// folder's `kenken.pl` loads it), read by it when it is judged, and not judged alone.
+    pub helpers: Vec<(PathBuf, PathBuf)>,
 }
 
 /// Why a link whose target leaves the class folder is not judged.
 pub const LINK_OUT: &str = "a link to a file outside the class folder";
 /// Why a link to a folder outside the class folder is not searched.
 pub const FOLDER_LINK_OUT: &str = "a link to a folder outside the class folder";
+/// Why a link to nothing is not judged.
+pub const BROKEN_LINK: &str = "a link to nothing (a broken link)";
+/// Why a folder given holds nothing judged.
+pub const NO_PROLOG: &str = "a folder with no .pl file";
+/// The name of a submission's main file: the other `.pl` files beside it are its helpers.
+pub const MAIN_FILE: &str = "kenken.pl";
 
 /// The files to judge in `paths` (see [`class_of`]).
 pub fn files_of(paths: &[PathBuf]) -> Result<Vec<PathBuf>, JudgeError> {
     Ok(class_of(paths)?.files)
 }
 
+/// What a path that is no file to judge is, in words (`None`: a regular file, or a folder):
+/// `not a regular file (a named pipe)`, `(a device)`, `(a socket)`, `a link to nothing (a broken
+/// link)`, `cannot be read (no such file or folder)`.
+pub fn not_a_file(path: &Path) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = match std::fs::metadata(path) {
+        Err(_) if std::fs::symlink_metadata(path).is_ok() => return Some(BROKEN_LINK.into()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Some("cannot be read (no such file or folder)".into())
+        }
+        Err(e) => return Some(format!("cannot be read ({e})")),
+        Ok(m) if m.is_file() || m.is_dir() => return None,
+        Ok(m) => m.file_type(),
+    };
+    let what = if kind.is_fifo() {
+        "a named pipe"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "something else"
+    };
+    Some(format!("not a regular file ({what})"))
+}
+
 /// The files to judge: each file as given, and the `.pl` files below each folder (sorted,
 /// hidden ones left out). In a folder, a link (to a file or a folder) whose target is outside
 /// that folder is not followed but reported, and a file reached by two paths (two links, or a
 /// link and the file) is judged once, by its own path when one is found, the others reported
-/// as the same file. Fails on a path that does not exist, or a folder with no `.pl` file.
+/// as the same file. A path that is no file to judge (missing, a broken link, a named pipe, a
+/// device, a folder with no `.pl` file), given or found, is reported with why; and in a
+/// student's folder below a class folder that holds a `kenken.pl`, the other `.pl` files are
+/// its helpers ([`Class::helpers`]). Fails only when one path alone is given and it holds
+/// nothing to judge.
 pub fn class_of(paths: &[PathBuf]) -> Result<Class, JudgeError> {
     let mut class = Class::default();
+    let alone = paths.len() == 1;
+    let not_judged = |class: &mut Class, p: &Path, why: String| {
+        if alone {
+            Err(JudgeError::Failed(format!(
+                "{}: {why}",
+                super::path_text(p)
+            )))
+        } else {
+            class.not_judged.push((p.to_path_buf(), why));
+            Ok(())
+        }
+    };
     for p in paths {
-        if p.is_dir() {
+        if let Some(why) = not_a_file(p) {
+            not_judged(&mut class, p, why)?;
+        } else if p.is_dir() {
             let root = std::fs::canonicalize(p)
-                .with_context(|| format!("{}: cannot be read", p.display()))?;
+                .with_context(|| format!("{}: cannot be read", super::path_text(p)))?;
             let mut found = Vec::new();
             let mut walk = Walk {
                 root: &root,
@@ -57,45 +112,66 @@ pub fn class_of(paths: &[PathBuf]) -> Result<Class, JudgeError> {
             let before = walk.not_judged.len();
             walk.folder(p, 0, false);
             if found.is_empty() && class.not_judged.len() == before {
-                return Err(JudgeError::Failed(format!(
-                    "{}: no .pl file in this folder",
-                    p.display()
-                )));
+                not_judged(&mut class, p, NO_PROLOG.into())?;
             }
+            let (files, reported) = (class.files.len(), class.not_judged.len());
             once_each(found, &mut class);
+            helpers_apart(&mut class, p, files, reported);
         } else {
-            std::fs::metadata(p).with_context(|| format!("{}: cannot be read", p.display()))?;
             class.files.push(p.clone());
         }
     }
     Ok(class)
 }
 
-/// A `.pl` file found in a folder: the path it was found by, the file it is, and whether that
-/// path goes through a link.
+/// Moves the helper files found in the class folder `root` (the files of [`Class::files`] from
+/// `files` on, and the paths reported from `reported` on, are what it holds) from
+/// [`Class::files`] to [`Class::helpers`]: in a folder below `root` (a student's submission
+/// folder) that holds a `kenken.pl`, the other files are its helpers. Not in `root` itself,
+/// nor among files named one by one: those are each a student's, whatever their names.
+fn helpers_apart(class: &mut Class, root: &Path, files: usize, reported: usize) {
+    let mains: Vec<PathBuf> = class.files[files..]
+        .iter()
+        .chain(class.not_judged[reported..].iter().map(|(p, _)| p))
+        .filter(|p| p.file_name().is_some_and(|n| n == MAIN_FILE))
+        .filter(|p| p.parent().is_some_and(|d| d != root))
+        .cloned()
+        .collect();
+    let found = class.files.split_off(files);
+    for f in found {
+        let main = mains.iter().find(|m| **m != f && m.parent() == f.parent());
+        match main {
+            Some(main) => class.helpers.push((f, main.clone())),
+            None => class.files.push(f),
+        }
+    }
+}
+
+/// A `.pl` file found in a folder: the path it was found by, the file it is (device and inode:
+/// a hard link is the file too), and whether that path goes through a link.
 struct Found {
     path: PathBuf,
-    real: PathBuf,
+    id: (u64, u64),
     linked: bool,
 }
 
-/// The files found in a folder, each real file judged once: by a path with no link when there
-/// is one, else by the first; the other paths reported as the same file.
+/// The files found in a folder, each file judged once: by a path with no link when there
+/// is one, else by the first; the other paths (links, hard links) reported as the same file.
 fn once_each(found: Vec<Found>, class: &mut Class) {
-    let mut judged_by: Vec<(&Path, &Path)> = Vec::new();
+    let mut judged_by: Vec<((u64, u64), &Path)> = Vec::new();
     for f in &found {
-        if judged_by.iter().any(|(real, _)| *real == f.real) {
+        if judged_by.iter().any(|(id, _)| *id == f.id) {
             continue;
         }
         let by = found
             .iter()
-            .filter(|g| g.real == f.real)
+            .filter(|g| g.id == f.id)
             .find(|g| !g.linked)
             .unwrap_or(f);
-        judged_by.push((&f.real, &by.path));
+        judged_by.push((f.id, &by.path));
     }
     for f in &found {
-        let Some((_, by)) = judged_by.iter().find(|(real, _)| *real == f.real) else {
+        let Some((_, by)) = judged_by.iter().find(|(id, _)| *id == f.id) else {
             continue;
         };
         if *by == f.path {
@@ -103,7 +179,7 @@ fn once_each(found: Vec<Found>, class: &mut Class) {
         } else {
             class.not_judged.push((
                 f.path.clone(),
-                format!("the same file as {} (judged there)", by.display()),
+                format!("the same file as {} (judged there)", super::path_text(by)),
             ));
         }
     }
@@ -137,8 +213,7 @@ impl Walk<'_> {
             let prolog = p.extension().is_some_and(|e| e == "pl");
             let Ok(real) = std::fs::canonicalize(&p) else {
                 if prolog {
-                    self.not_judged
-                        .push((p, "a link to nothing (a broken link)".into()));
+                    self.not_judged.push((p, BROKEN_LINK.into()));
                 }
                 continue;
             };
@@ -152,15 +227,28 @@ impl Walk<'_> {
                 continue;
             }
             if is_dir {
+                let (found, reported) = (self.found.len(), self.not_judged.len());
                 if depth + 1 < MAX_DEPTH {
                     self.folder(&p, depth + 1, linked);
                 }
+                // (a folder named like a Prolog file, holding none: a row says so)
+                if prolog && self.found.len() == found && self.not_judged.len() == reported {
+                    self.not_judged.push((p, NO_PROLOG.into()));
+                }
             } else if prolog && real.is_file() {
+                use std::os::unix::fs::MetadataExt;
+                let Ok(meta) = std::fs::metadata(&real) else {
+                    continue;
+                };
                 self.found.push(Found {
                     path: p,
-                    real,
+                    id: (meta.dev(), meta.ino()),
                     linked,
                 });
+            } else if prolog {
+                // (a named pipe would hang a reader, a device read without end)
+                let why = not_a_file(&real).unwrap_or_else(|| "not a regular file".into());
+                self.not_judged.push((p, why));
             }
         }
     }
@@ -184,12 +272,20 @@ pub struct Row {
     pub ok: bool,
     /// The file's own exit code (0 passed, 1 failed, 2 not loaded, 3 only timeouts).
     pub exit_code: i32,
+    /// Why its `plain_kenken/3` verdicts prove less than they say, when they do (the FD
+    /// solver stays reachable where they ran: see [`CaseReport::caveat`](super::CaseReport::caveat)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plain_caveat: Option<String>,
+    /// Its helper files ([`Class::helpers`]), read by it and not judged alone (as
+    /// [`super::path_text`] names them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub helpers: Vec<String>,
 }
 
 impl Row {
     /// The row of a judged file, or of one that could not be judged.
     pub fn of(file: &Path, result: &Result<Judgement, JudgeError>, config: &Config) -> Row {
-        let name = file.display().to_string();
+        let name = super::path_text(file);
         match result {
             Err(e) => Row {
                 file: name,
@@ -203,6 +299,8 @@ impl Row {
                 plain_over_fd: None,
                 ok: false,
                 exit_code: 2,
+                plain_caveat: None,
+                helpers: Vec::new(),
             },
             Ok(j) => {
                 let passed = config
@@ -240,6 +338,8 @@ impl Row {
                     plain_over_fd: j.plain_over_fd(),
                     ok: j.exit_code() == 0,
                     exit_code: j.exit_code(),
+                    plain_caveat: j.cases.iter().find_map(|c| c.caveat.clone()),
+                    helpers: Vec::new(),
                 }
             }
         }
@@ -255,14 +355,31 @@ pub fn judge_class(
     jobs: usize,
     on_file: impl Fn(&Path, &Result<Judgement, JudgeError>) + Sync,
 ) -> Result<Vec<Result<Judgement, JudgeError>>, JudgeError> {
-    let one = Config {
-        jobs: 1,
-        ..config.clone()
+    let class = Class {
+        files: files.to_vec(),
+        ..Class::default()
     };
+    judge_submissions(&class, config, jobs, on_file)
+}
+
+/// [`judge_class`] of a [`Class`]: each file may read its helper files too, and no file reads
+/// another's, nor another's helpers, whatever [`Config::read`] says.
+pub fn judge_submissions(
+    class: &Class,
+    config: &Config,
+    jobs: usize,
+    on_file: impl Fn(&Path, &Result<Judgement, JudgeError>) + Sync,
+) -> Result<Vec<Result<Judgement, JudgeError>>, JudgeError> {
+    let files = &class.files;
     let queue = Mutex::new((0..files.len()).collect::<VecDeque<usize>>());
     let results: Mutex<Vec<Option<Result<Judgement, JudgeError>>>> =
         Mutex::new(vec![None; files.len()]);
     let refused: Mutex<Option<JudgeError>> = Mutex::new(None);
+    let everyone: Vec<PathBuf> = files
+        .iter()
+        .chain(class.helpers.iter().map(|(h, _)| h))
+        .cloned()
+        .collect();
     std::thread::scope(|scope| {
         for _ in 0..jobs.clamp(1, files.len().max(1)) {
             scope.spawn(|| loop {
@@ -272,15 +389,32 @@ pub fn judge_class(
                 let Some(i) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
                     return;
                 };
+                let file = &files[i];
+                let own: Vec<PathBuf> = class
+                    .helpers
+                    .iter()
+                    .filter(|(_, main)| main == file)
+                    .map(|(h, _)| h.clone())
+                    .collect();
+                let mut one = Config {
+                    jobs: 1,
+                    ..config.clone()
+                };
+                one.read.extend(own.iter().cloned());
                 // (confined, no file reads another of the class, whatever --read says)
-                let result = judge_among(&files[i], files, &one, |_| {});
+                let others: Vec<PathBuf> = everyone
+                    .iter()
+                    .filter(|o| !own.contains(o))
+                    .cloned()
+                    .collect();
+                let result = judge_among(file, &others, &one, |_| {});
                 if let Err(e @ JudgeError::CannotConfine(_)) = &result {
                     if let Ok(mut r) = refused.lock() {
                         r.get_or_insert(e.clone());
                     }
                     return;
                 }
-                on_file(&files[i], &result);
+                on_file(file, &result);
                 if let Ok(mut r) = results.lock() {
                     r[i] = Some(result);
                 }

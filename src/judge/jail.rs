@@ -40,6 +40,8 @@ impl Jail {
         ChildSetup {
             limits: jail.map_or_else(Limits::default, |j| j.limits),
             read: jail.map_or_else(Vec::new, |j| narrow(&j.also_read, &j.hidden)),
+            // (and never through the system's folders either)
+            hidden: jail.map_or_else(Vec::new, |j| j.hidden.clone()),
             frame_cap: JUDGED_FRAME_CAP,
             confined: jail.is_some(),
             ..ChildSetup::default()
@@ -69,42 +71,7 @@ pub(crate) fn own_programs() -> Vec<PathBuf> {
     own
 }
 
-/// `read` less every path of `hidden` (both with links resolved): a path at or below a hidden
-/// one is left out, and a folder that holds a hidden path is replaced by what it holds, taken
-/// the same way (so that a class folder given to `--read` lets judged code read everything in
-/// it but the class's files and the judge).
-pub(crate) fn narrow(read: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for p in read {
-        narrow_into(p, hidden, 0, &mut out);
-    }
-    out
-}
-
-/// How deep [`narrow`] goes into folders before it leaves one out whole.
-const NARROW_DEPTH: usize = 16;
-
-fn narrow_into(p: &Path, hidden: &[PathBuf], depth: usize, out: &mut Vec<PathBuf>) {
-    let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    if hidden.iter().any(|h| real.starts_with(h)) {
-        return;
-    }
-    if !hidden.iter().any(|h| h.starts_with(&real)) {
-        out.push(real);
-        return;
-    }
-    // (a folder that holds a hidden file: what it holds instead; deeper than this, or
-    // unreadable, it is left out, as is a file it would have given)
-    if depth >= NARROW_DEPTH {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(&real) else {
-        return;
-    };
-    for e in entries.flatten() {
-        narrow_into(&e.path(), hidden, depth + 1, out);
-    }
-}
+pub(crate) use crate::process::confine::narrow;
 
 /// A size for a person: `2 GiB`, `512 MiB`, `64 KiB`, `100 bytes`.
 pub fn size_text(bytes: u64) -> String {
@@ -300,7 +267,7 @@ fn blocked_action(exception: &str, scratch: &Path, readable: &[PathBuf]) -> Opti
 }
 
 /// The first absolute path quoted in `text` ('/x/y' or "/x/y", or a path in a list of chars).
-fn quoted_path(text: &str) -> Option<String> {
+pub(crate) fn quoted_path(text: &str) -> Option<String> {
     for q in ['\'', '"'] {
         let mut rest = text;
         while let Some(i) = rest.find(q) {

@@ -34,6 +34,11 @@ pub struct Judgement {
     pub notes: Vec<String>,
     /// Wall-clock time of the whole judgement, in seconds.
     pub elapsed_s: f64,
+    /// The command that judges the file again, to paste into a POSIX shell (every option
+    /// that chose its cases kept, the path quoted: [`super::report::rerun`]), when the caller
+    /// set it (the command line does); reports show it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerun: Option<String>,
 }
 
 impl Judgement {

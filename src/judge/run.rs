@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use super::error::cut_error;
 use super::system::{Open, SystemBackend};
 use super::{
-    cut, detect, form, fresh_seed, jail, suite, verdict, Case, CaseReport, Config, Dialect, Jail,
-    JudgeError, Judgement, Run, Suite, System, Verdict,
+    cut, detect, form, fresh_seed, jail, path_text, suite, verdict, Case, CaseReport, Config,
+    Dialect, Jail, JudgeError, Judgement, Run, Suite, System, Verdict,
 };
 use crate::error::Context;
 use crate::process::Limits;
@@ -82,12 +82,17 @@ fn judge_file(
     stop: &Stop,
 ) -> Result<Judgement, JudgeError> {
     let start = Instant::now();
-    let text =
-        std::fs::read(file).with_context(|| format!("{}: cannot be read", file.display()))?;
+    // (bounded: a regular file of at most MAX_SOURCE bytes, whatever the path is)
+    let text = super::source::read(file)?;
     let (dialect, dialect_detected) = match config.dialect {
         Some(d) => (d, false),
         None => (detect(&String::from_utf8_lossy(&text)), true),
     };
+    let form = config
+        .predicates
+        .contains(&Predicate::Plain)
+        .then(|| form::check(&String::from_utf8_lossy(&text)));
+    drop(text);
     let system = match config.system {
         Some(System::Gprolog) if !Gprolog::available() => return Err(JudgeError::NoGprolog),
         Some(System::Swipl) if !Swipl::available() => return Err(JudgeError::NoSwipl),
@@ -96,7 +101,10 @@ fn judge_file(
         None => System::Scryer,
     };
     // (links resolved: confinement grants the folder the file really is in)
-    let absolute = std::fs::canonicalize(file).with_context(|| file.display().to_string())?;
+    let absolute = std::fs::canonicalize(file).with_context(|| path_text(file))?;
+    // (a name that is no Prolog atom is loaded through a link that is one)
+    let (loaded_path, _link) = super::source::nameable(&absolute)?;
+    let name = path_text(file);
     let max_size = config.max_size.unwrap_or(default_max_size(system));
     let mut notes = Vec::new();
     let seed =
@@ -110,13 +118,13 @@ fn judge_file(
             cases.len() + left_out
         ));
     }
-    let form = config
-        .predicates
-        .contains(&Predicate::Plain)
-        .then(|| form::check(&String::from_utf8_lossy(&text)));
-    // Each engine process gets the whole run's time as CPU seconds: the wall clock bounds
-    // every case, and this bounds whatever the wall clock does not see.
-    let budget = config.timeout * (cases.len() as u32 + 1);
+    // Each engine process (one per case) gets CPU seconds beyond any case's wall clock: the
+    // wall clock bounds every case, this what it does not see. The same in every run (a
+    // judged file can read its limits: under swipl, library(rlimit)), so that nothing tells a
+    // case of the suite from a try of the smallest failing puzzle's search.
+    let cpu_seconds = Limits::default()
+        .cpu_seconds
+        .max(config.timeout.as_secs().saturating_add(60));
     // what judged code may never read: the judge itself and the class's other files
     let mut hidden = jail::own_programs();
     hidden.extend(
@@ -131,7 +139,7 @@ fn judge_file(
             limits: Limits {
                 memory: config.memory,
                 scratch: config.scratch,
-                cpu_seconds: budget.as_secs().max(1),
+                cpu_seconds,
                 ..Limits::default()
             },
             // (not confined, everything is readable)
@@ -140,23 +148,12 @@ fn judge_file(
                 .iter()
                 .map(|p| {
                     std::fs::canonicalize(p)
-                        .with_context(|| format!("{}: cannot be read (--read)", p.display()))
+                        .with_context(|| format!("{}: cannot be read (--read)", path_text(p)))
                 })
                 .collect::<Result<_, _>>()?,
         }),
         false => None,
     };
-    if system == System::Gprolog
-        && config.predicates.contains(&Predicate::Plain)
-        && !Gprolog::without_fd_available()
-    {
-        notes.push(
-            "plain_kenken/3 ran in gprolog, FD solver included: gplc (GNU Prolog's compiler, \
-             with a C compiler), which builds a GNU Prolog without it, is not installed; only \
-             the form check looks for the FD solver there"
-                .into(),
-        );
-    }
     if system == System::Swipl && dialect == Dialect::Gnu {
         notes.push(
             "the file looks written for GNU Prolog: SWI-Prolog runs it as it is, but has none \
@@ -182,7 +179,7 @@ fn judge_file(
     let open = || -> Result<Box<dyn Backend>, JudgeError> {
         Ok(Box::new(SystemBackend::new(
             open_system.clone(),
-            &absolute,
+            (&loaded_path, &name),
             dialect,
             jail.clone(),
             first,
@@ -201,7 +198,20 @@ fn judge_file(
     for _ in 1..config.jobs.clamp(1, cases.len().max(1)) {
         backends.push(open()?);
     }
-    let reports = run_cases(&cases, backends, config.timeout, &mut on_case, stop);
+    let mut reports = run_cases(&cases, backends, config.timeout, &mut on_case, stop);
+    if let Some(caveat) = super::system::plain_caveat(system, config.confine) {
+        let mut marked = false;
+        for r in reports
+            .iter_mut()
+            .filter(|r| r.predicate == Predicate::Plain.name() && r.verdict != Verdict::Skipped)
+        {
+            r.caveat = Some(caveat.clone());
+            marked = true;
+        }
+        if marked {
+            notes.push(format!("* every plain_kenken/3 case marked so: {caveat}"));
+        }
+    }
     let skipped = reports
         .iter()
         .filter(|r| r.verdict == Verdict::Skipped)
@@ -212,7 +222,7 @@ fn judge_file(
         ));
     }
     Ok(Judgement {
-        file: file.display().to_string(),
+        file: path_text(file),
         system,
         dialect,
         dialect_detected,
@@ -228,6 +238,7 @@ fn judge_file(
         form,
         notes,
         elapsed_s: start.elapsed().as_secs_f64(),
+        rerun: None,
     })
 }
 
@@ -736,6 +747,7 @@ mod tests {
             form,
             notes: Vec::new(),
             elapsed_s: 0.0,
+            rerun: None,
         }
     }
 

@@ -357,19 +357,23 @@ pub(crate) fn shrink_with<'a>(
     for (case, failure, puzzle, predicate) in failing.into_iter().take(3) {
         let mut run = runner_for(predicate);
         let left = budget.saturating_sub(start.elapsed());
-        // a try's limit: ten times the failing case's time (at least a second, at most the
-        // case limit); for a hang, the case limit, or less when little time is left
+        // a try's limit: ten times the failing case's time and what loading the file again
+        // took in the suite (at least a second, at most the case limit); for a hang, the case
+        // limit, or less when little time is left
         let limit = match case.elapsed_ms {
-            Some(ms) if failure != Failure::Hang => {
-                Duration::from_secs_f64((ms / 100.0).clamp(1.0, timeout.as_secs_f64().max(1.0)))
-            }
-            _ => try_limit(timeout, left),
+            Some(ms) if failure != Failure::Hang => Duration::from_secs_f64(
+                (ms / 100.0 + load_time(judgement).as_secs_f64())
+                    .clamp(1.0, timeout.as_secs_f64().max(1.0)),
+            ),
+            // (a hang runs to its limit: three times, then twice more in the end)
+            _ => try_limit(timeout, left / 2),
         };
         if case
             .elapsed_ms
             .is_some_and(|ms| 3.0 * ms / 1000.0 > left.as_secs_f64())
+            || run_time(3, limit) + run_time(CHECK_RUNS, limit) > left
         {
-            // (too slow to run three times in the time left)
+            // (too slow to run three times, and then check, in the time left)
             continue;
         }
         let repeats = vec![puzzle.clone(); 3];
@@ -405,20 +409,25 @@ pub(crate) fn shrink_with<'a>(
             found.elapsed_s = start.elapsed().as_secs_f64();
             return Some(found);
         }
+        let puzzle_as_it_was = puzzle.clone();
         let mut current = puzzle;
         let mut complete = false;
         'shrinking: loop {
             let mut pending = candidates(&current);
             while !pending.is_empty() {
-                let left = budget.saturating_sub(start.elapsed());
+                // (the time the last check needs is kept for it)
+                let left = budget
+                    .saturating_sub(start.elapsed())
+                    .saturating_sub(run_time(CHECK_RUNS, limit));
                 let per_try = try_limit(limit, left);
-                if left < per_try {
+                if !fits(1, per_try, left) {
                     break 'shrinking;
                 }
-                // as many as fit in the time left if every one ran to its limit
-                let most = (left.as_secs_f64() / per_try.as_secs_f64())
-                    .floor()
-                    .max(1.0) as usize;
+                // as many as fit in the time left if every one, and the file's load before
+                // them, ran to its limit
+                let most = ((left.as_secs_f64() / per_try.as_secs_f64()).floor() as usize)
+                    .saturating_sub(1)
+                    .max(1);
                 let rest = pending.split_off(most.min(pending.len()));
                 let batch = std::mem::replace(&mut pending, rest);
                 let Some(reports) = run(&batch, per_try, Some(failure)) else {
@@ -438,17 +447,23 @@ pub(crate) fn shrink_with<'a>(
             complete = true;
             break;
         }
-        // the puzzle found, twice more in a fresh engine: the same failure each time
-        tries += 2;
-        let again = run(
-            &[current.clone(), current.clone()],
-            try_limit(limit, limit * 4),
-            None,
-        );
+        // the puzzle found, twice more as cases of a suite in a fresh engine: the same failure
+        // each time; and no case of the judgement with the same goal passed (a file that
+        // fails a puzzle only while it is shrunk has its failing case reported as it was)
+        tries += CHECK_RUNS;
+        let again = run(&vec![current.clone(); CHECK_RUNS], limit, None);
         let again: Vec<CaseReport> = again.into_iter().flatten().flatten().collect();
-        let reproducible = again.len() == 2
+        let passed_in_suite = judgement
+            .cases
+            .iter()
+            .any(|c| c.verdict == Verdict::Pass && c.goal == found.goal);
+        let reproducible = again.len() == CHECK_RUNS
             && again.iter().all(|r| Failure::of(r) == Some(failure))
-            && same_outcome(&again[0], &again[1]);
+            && again.windows(2).all(|w| same_outcome(&w[0], &w[1]))
+            && !passed_in_suite;
+        if !reproducible {
+            found = Counterexample::of(&puzzle_as_it_was, predicate, failure, case, case);
+        }
         found.reproducible = reproducible;
         found.complete = complete && reproducible;
         found.tries = tries;
@@ -456,6 +471,29 @@ pub(crate) fn shrink_with<'a>(
         return Some(found);
     }
     None
+}
+
+/// About what loading the file took in `judgement`, per load (its engine's start included):
+/// the judgement's time less its goals', shared by its cases and its first load. A try loads
+/// the file again in a fresh process, within its limit.
+fn load_time(judgement: &Judgement) -> Duration {
+    let goals: f64 = judgement.cases.iter().filter_map(|c| c.elapsed_ms).sum();
+    let loads = judgement.cases.len() as f64 + 1.0;
+    Duration::from_secs_f64(((judgement.elapsed_s * 1000.0 - goals) / loads / 1000.0).max(0.0))
+}
+
+/// How many times the puzzle found runs again, at the end, before it is reported.
+const CHECK_RUNS: usize = 2;
+
+/// The longest a batch of `runs` tries of `per_try` each takes: the file's load, then each
+/// try (each try's limit covers its load in a fresh engine too).
+fn run_time(runs: usize, per_try: Duration) -> Duration {
+    per_try * (runs as u32 + 1)
+}
+
+/// Whether a batch of `runs` tries of `per_try` each ends within `left` ([`run_time`]).
+fn fits(runs: usize, per_try: Duration, left: Duration) -> bool {
+    run_time(runs, per_try) <= left
 }
 
 /// The time limit of one try: the case limit, or less when little of the budget is left (at
@@ -707,170 +745,4 @@ fn unmet_cells(p: &Puzzle, grid: &Grid) -> Vec<[usize; 2]> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spec_6x6() -> Puzzle {
-        suite::spec_items()
-            .into_iter()
-            .find(|i| i.name == "spec 6x6 testcase")
-            .unwrap()
-            .puzzle
-    }
-
-    #[test]
-    fn a_goal_gives_back_its_puzzle() {
-        let p = spec_6x6();
-        let cages: Vec<String> = p.cages.iter().map(prolog::cage_text).collect();
-        let goal = format!("plain_kenken(6, [{}], T)", cages.join(", "));
-        assert_eq!(puzzle_of_goal(&goal), Some((Predicate::Plain, p.clone())));
-        let given = format!(
-            "T = [_,[3,4,2,1],_,_], kenken(6, [{}], T)",
-            cages.join(", ")
-        );
-        assert_eq!(puzzle_of_goal(&given), Some((Predicate::Fd, p)));
-    }
-
-    #[test]
-    fn candidates_are_smaller_valid_and_listable() {
-        let p = spec_6x6();
-        let c = candidates(&p);
-        assert!(c.iter().any(|q| q.size == 1));
-        assert!(c.iter().any(|q| q.size == 6 && q.cages.len() == 14));
-        for q in &c {
-            assert!(measure(q) < measure(&p));
-            assert!(q.check().is_ok());
-            assert!(suite::expected(q).is_some());
-        }
-        assert!(c.windows(2).all(|w| measure(&w[0]) <= measure(&w[1])));
-    }
-
-    /// A fake file: wrong (a grid of 1s) whenever the puzzle has a `-` cage, right otherwise.
-    fn wrong_on_sub(p: &Puzzle) -> CaseReport {
-        let expected = suite::expected(p).unwrap();
-        let case = suite::Case {
-            name: "fake".into(),
-            predicate: Predicate::Fd,
-            size: p.size,
-            goal: String::new(),
-            expected: expected.clone(),
-        };
-        let answers = if p.cages.iter().any(|c| c.op == Op::Sub) {
-            vec![vec![vec![1; p.size]; p.size]]
-        } else {
-            expected
-        };
-        let run = super::super::Run {
-            answers: answers
-                .into_iter()
-                .map(super::super::JudgedAnswer::Grid)
-                .collect(),
-            end: super::super::RunEnd::Complete,
-            elapsed: Duration::from_millis(1),
-        };
-        super::super::verdict::judge(&case, &run)
-    }
-
-    fn judged(p: &Puzzle) -> Judgement {
-        let mut report = wrong_on_sub(p);
-        let cages: Vec<String> = p.cages.iter().map(prolog::cage_text).collect();
-        report.goal = format!("kenken({}, [{}], T)", p.size, cages.join(", "));
-        report.case = "spec 6x6 testcase".into();
-        Judgement {
-            file: "f.pl".into(),
-            system: super::super::System::Scryer,
-            dialect: super::super::Dialect::Scryer,
-            dialect_detected: true,
-            max_size: 7,
-            suite: "spec".into(),
-            seed: None,
-            warnings: String::new(),
-            cases: vec![report],
-            form: None,
-            notes: Vec::new(),
-            elapsed_s: 0.0,
-        }
-    }
-
-    #[test]
-    fn a_wrong_answer_shrinks_to_one_small_cage_that_still_fails() {
-        let p = spec_6x6();
-        let j = judged(&p);
-        // (as the judge runs a batch: in order, up to the first that fails as asked)
-        let runs = std::cell::Cell::new(0usize);
-        let runs = &runs;
-        let mut runner = |_: Predicate| -> Box<Runner<'_>> {
-            Box::new(move |ps: &[Puzzle], _, until: Option<Failure>| {
-                let mut stopped = false;
-                Some(
-                    ps.iter()
-                        .map(|p| {
-                            if stopped {
-                                return None;
-                            }
-                            runs.set(runs.get() + 1);
-                            let r = wrong_on_sub(p);
-                            stopped = until.is_some() && Failure::of(&r) == until;
-                            Some(r)
-                        })
-                        .collect(),
-                )
-            })
-        };
-        let c = shrink_with(
-            &j,
-            Duration::from_secs(1),
-            Duration::from_secs(600),
-            Instant::now(),
-            &mut runner,
-        )
-        .unwrap();
-        assert!(c.reproducible && c.complete, "{c:?}");
-        // the tries counted are the puzzles run, not those left out after a failing one
-        assert_eq!(c.tries, runs.get());
-        assert_eq!(c.failure, Failure::WrongAnswer);
-        assert_eq!((c.size, c.cages), (2, 1), "{}", c.text());
-        assert_eq!(c.shape.cages[0].op, Op::Sub);
-        assert_eq!(c.answer, Some(vec![vec![1, 1], vec![1, 1]]));
-        assert!(!c.differ.is_empty());
-        assert!(c
-            .text()
-            .contains("smallest failing puzzle: kenken/3, wrong answer (2x2, 1 cage;"));
-        // the puzzle is a suite file
-        let back = prolog::read(&c.puzzle).unwrap();
-        assert_eq!(back[0].puzzle.bare(), c.shape);
-    }
-
-    #[test]
-    fn a_file_that_answers_differently_each_time_is_not_shrunk() {
-        let p = spec_6x6();
-        let j = judged(&p);
-        let n = std::cell::Cell::new(0u32);
-        let n = &n;
-        let mut runner = |_: Predicate| -> Box<Runner<'_>> {
-            Box::new(move |ps: &[Puzzle], _, _| {
-                Some(
-                    ps.iter()
-                        .map(|p| {
-                            n.set(n.get() + 1);
-                            let mut r = wrong_on_sub(p);
-                            r.extra = vec![vec![vec![n.get(); p.size]; p.size]];
-                            Some(r)
-                        })
-                        .collect(),
-                )
-            })
-        };
-        let c = shrink_with(
-            &j,
-            Duration::from_secs(1),
-            Duration::from_secs(600),
-            Instant::now(),
-            &mut runner,
-        )
-        .unwrap();
-        assert!(!c.reproducible);
-        assert_eq!(c.size, 6);
-        assert!(c.text().contains("NOT REPRODUCIBLE"));
-    }
-}
+mod tests;

@@ -27,6 +27,8 @@ pub(crate) type Open = dyn Fn() -> Result<Box<dyn PrologSystem>, SystemError> + 
 pub(crate) struct SystemBackend {
     open: Arc<Open>,
     file: PathBuf,
+    /// The file's name in reports ([`super::path_text`] of the path it was given by).
+    name: String,
     dialect: Dialect,
     jail: Option<Jail>,
     /// The predicate whose system [`Backend::load`] loads.
@@ -37,11 +39,12 @@ pub(crate) struct SystemBackend {
 }
 
 impl SystemBackend {
-    /// The backend for `file` (written in `dialect`), whose systems `open` gives; `first` is
+    /// The backend for `file` (written in `dialect`; `name` in reports), whose systems `open`
+    /// gives; `first` is
     /// the predicate whose system loads first (its load's warnings are the judgement's).
     pub(crate) fn new(
         open: Arc<Open>,
-        file: &Path,
+        (file, name): (&Path, &str),
         dialect: Dialect,
         jail: Option<Jail>,
         first: Predicate,
@@ -49,6 +52,7 @@ impl SystemBackend {
         SystemBackend {
             open,
             file: file.to_path_buf(),
+            name: name.to_string(),
             dialect,
             jail,
             first,
@@ -68,7 +72,7 @@ impl SystemBackend {
             dialect: self.dialect,
             fd: predicate == Predicate::Fd,
         };
-        let file = self.file.display().to_string();
+        let file = self.name.clone();
         let slot = match predicate {
             Predicate::Fd => &mut self.fd,
             Predicate::Plain => &mut self.plain,
@@ -91,6 +95,28 @@ impl SystemBackend {
             Some(system) => Ok((system, loaded)),
             None => Err(JudgeError::Failed("no system".into())),
         }
+    }
+}
+
+/// Why a `plain_kenken/3` case judged under `system` (confined or not, GNU Prolog's FD-free
+/// build at hand or not) proves less than it says: where the FD solver stays reachable from
+/// it, said on every such case; `None` where it does not (SWI-Prolog confined, GNU Prolog
+/// with `gplc`).
+pub(crate) fn plain_caveat(system: super::System, confined: bool) -> Option<String> {
+    use super::System;
+    match system {
+        System::Scryer => Some(crate::system::SCRYER_OPEN_ROUTE.to_string()),
+        System::Gprolog if !crate::system::Gprolog::without_fd_available() => Some(
+            "plain_kenken/3 ran in gprolog with its FD solver: gplc (GNU Prolog's compiler, \
+             with a C compiler), which builds a GNU Prolog without it, is not installed"
+                .into(),
+        ),
+        System::Swipl if !confined => Some(
+            "not confined (--no-confine): plain_kenken/3 could read and load SWI-Prolog's \
+             constraint libraries"
+                .into(),
+        ),
+        System::Gprolog | System::Swipl => None,
     }
 }
 
@@ -134,11 +160,39 @@ fn exception_text(ball: &str) -> String {
     }
     match ball
         .strip_prefix("error(existence_error(procedure,")
-        .and_then(|rest| rest.split_once(')'))
+        .and_then(balanced)
     {
-        Some((pi, _)) => format!("existence_error(procedure,{pi}): {pi} is not defined"),
+        Some(pi) => format!("existence_error(procedure,{pi}): {pi} is not defined"),
         None => ball.to_string(),
     }
+}
+
+/// The constraint library (of `solvers`, the ones hidden from the engine) that the exception
+/// `ball` says could not be read, if it says so.
+fn solver_read(ball: &str, solvers: &[PathBuf]) -> Option<String> {
+    let path = super::jail::quoted_path(ball)?;
+    solvers
+        .iter()
+        .any(|s| Path::new(&path).starts_with(s))
+        .then_some(path)
+}
+
+/// The text of `rest` up to the `)` that closes a bracket open before it (`clpfd:(ins)/2`
+/// of `clpfd:(ins)/2),foo)`), brackets inside it balanced; quoted atoms are not looked into.
+fn balanced(rest: &str) -> Option<&str> {
+    let mut depth = 0usize;
+    let mut quoted = false;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '\'' => quoted = !quoted,
+            _ if quoted => {}
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return Some(&rest[..i]),
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 impl Backend for SystemBackend {
@@ -182,7 +236,9 @@ impl Backend for SystemBackend {
         };
         system.keep_spare(true);
         // one more than wanted: the system stops there, and one more says "there are more";
-        // the case's time starts once its system is loaded
+        // the case's time starts once its system is loaded (the first load of a predicate's
+        // system has a timeout of its own; the file loaded again in the fresh process of each
+        // later case shares the case's timeout: see each system's `run`)
         let goal = Goal {
             max_answers: Some(max + 1),
             deadline: Some(Instant::now() + timeout),
@@ -214,9 +270,13 @@ impl Backend for SystemBackend {
             End::Stopped(Bound::Answers) => RunEnd::Limit,
             // (no system of the judge counts inferences: a bound of time, as it were)
             End::Stopped(Bound::Time | Bound::Inferences) => RunEnd::Timeout,
-            End::Exception(ball) => {
-                exception_end(jail.as_ref(), exception_text(&ball), scratch, read)
-            }
+            End::Exception(ball) => match solver_read(&ball, &system.hidden_solvers()) {
+                Some(library) => RunEnd::Blocked(format!(
+                    "plain_kenken/3 tried to read the constraint library {library}, which the \
+                     spec forbids there (its engine cannot read it)"
+                )),
+                None => exception_end(jail.as_ref(), exception_text(&ball), scratch, read),
+            },
             End::Unsupported(pi) => RunEnd::Unsupported(pi),
             End::Halted(code) => RunEnd::Halted(code),
             End::Crashed(c) => {
@@ -258,5 +318,9 @@ mod tests {
              engine has none)"
         );
         assert_eq!(exception_text("foo"), "foo");
+        assert_eq!(
+            exception_text("error(existence_error(procedure,clpfd:(ins)/2),clpfd:(ins)/2)"),
+            "existence_error(procedure,clpfd:(ins)/2): clpfd:(ins)/2 is not defined"
+        );
     }
 }

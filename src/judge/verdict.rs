@@ -152,6 +152,11 @@ pub struct CaseReport {
     pub duplicates: Vec<Grid>,
     /// Wall-clock time of the goal, in milliseconds (`None` when it did not finish).
     pub elapsed_ms: Option<f64>,
+    /// Why the verdict proves less than it says, when it does: a `plain_kenken/3` case run
+    /// where the FD solver stays reachable (under Scryer, whose loader serves its libraries'
+    /// text; GNU Prolog without `gplc`; SWI-Prolog not confined).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<String>,
 }
 
 impl CaseReport {
@@ -170,6 +175,7 @@ impl CaseReport {
             extra: Vec::new(),
             duplicates: Vec::new(),
             elapsed_ms: None,
+            caveat: None,
         }
     }
 }

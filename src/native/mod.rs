@@ -27,6 +27,7 @@
 
 mod learn;
 mod line;
+mod luby;
 mod portfolio;
 mod propagate;
 mod search;
@@ -428,7 +429,6 @@ pub fn for_each_cage_tuple(
 
 #[cfg(test)]
 mod tests {
-    use super::search::luby;
     use super::*;
     use crate::format;
 
@@ -444,12 +444,6 @@ mod tests {
             let s = Solver::new(&p).unwrap();
             assert_eq!(s.count(None), (expected, None), "n = {n}");
         }
-    }
-
-    #[test]
-    fn luby_sequence() {
-        let terms: Vec<u64> = (1..=15).map(luby).collect();
-        assert_eq!(terms, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]);
     }
 
     /// A generated puzzle with unknown operators on its cages of two or more cells: many

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::learn::{Learner, Outcome};
+use super::luby::luby;
 use super::portfolio::{Next, Portfolio};
 use super::{Scratch, SearchStats, Solver, Stop};
 use crate::puzzle::Grid;
@@ -96,20 +97,6 @@ impl Restarts {
             limit: unit,
             found: Vec::new(),
         }
-    }
-}
-
-/// The `i`-th term (from 1) of Luby's sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, ...
-pub(super) fn luby(mut i: u64) -> u64 {
-    loop {
-        let mut k = 1u32;
-        while k < 63 && (1u64 << k) - 1 < i {
-            k += 1;
-        }
-        if (1u64 << k) - 1 == i || k == 63 {
-            return 1u64 << (k - 1);
-        }
-        i -= (1u64 << (k - 1)) - 1;
     }
 }
 

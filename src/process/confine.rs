@@ -74,13 +74,25 @@ impl Default for Limits {
 }
 
 /// What a confined child may do.
+///
+/// Paths travel to the child as bytes (a name need not be UTF-8): UTF-8 text with `%XX` for
+/// the bytes that are not.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Confinement {
     /// Folders and files it may read (and list).
+    #[serde(with = "os_paths")]
     pub read: Vec<PathBuf>,
+    /// Files and folders it may never read, whatever [`Confinement::read`] and the system's
+    /// folders hold (links resolved): each folder granted that holds one is granted as what
+    /// it holds less that one. A judged `plain_kenken/3`'s SWI-Prolog, say, reads
+    /// its home but the constraint libraries.
+    #[serde(default, with = "os_paths")]
+    pub hidden: Vec<PathBuf>,
     /// The one folder it may write in (and read): a fresh scratch directory.
+    #[serde(with = "os_path")]
     pub scratch: PathBuf,
     /// Programs it may `exec` (with the dynamic loader each needs); empty: none.
+    #[serde(with = "os_paths")]
     pub exec: Vec<PathBuf>,
     /// Its limits.
     pub limits: Limits,
@@ -90,6 +102,117 @@ pub struct Confinement {
     /// scratch directory itself (each file bounded by [`Limits::file_size`] only), for a child
     /// whose output the parent reads afterwards (a compiler's).
     pub scratch_size: Option<u64>,
+}
+
+/// A path as text that keeps every byte of it: a name need not be UTF-8, and JSON holds only
+/// UTF-8. Its UTF-8 runs stay as they are, but `%`, which becomes `%25`; each byte that is no
+/// UTF-8 becomes `%XX`.
+pub(crate) fn path_to_text(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+        out.push_str(&chunk.valid().replace('%', "%25"));
+        for b in chunk.invalid() {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The path [`path_to_text`] wrote (a `%` not followed by two hexadecimal digits is kept).
+pub(crate) fn path_of_text(text: &str) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    PathBuf::from(std::ffi::OsString::from_vec(out))
+}
+
+/// Serde for a path as [`path_to_text`] writes it.
+mod os_path {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::path::{Path, PathBuf};
+
+    pub(super) fn serialize<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::path_to_text(path))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+        Ok(super::path_of_text(&String::deserialize(d)?))
+    }
+}
+
+/// Serde for paths as [`path_to_text`] writes them.
+mod os_paths {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::path::PathBuf;
+
+    pub(super) fn serialize<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(paths.iter().map(|p| super::path_to_text(p)))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+        let texts = Vec::<String>::deserialize(d)?;
+        Ok(texts.iter().map(|t| super::path_of_text(t)).collect())
+    }
+}
+
+/// `read` less every path of `hidden` (both with links resolved): a path at or below a hidden
+/// one is left out, and a folder that holds a hidden path is replaced by what it holds, taken
+/// the same way (so that a class folder given to `--read` lets judged code read everything in
+/// it but the class's files and the judge, and SWI-Prolog's home can be read but for its
+/// constraint libraries).
+pub(crate) fn narrow(read: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let hidden: Vec<PathBuf> = hidden
+        .iter()
+        .map(|h| std::fs::canonicalize(h).unwrap_or_else(|_| h.clone()))
+        .collect();
+    let mut out = Vec::new();
+    for p in read {
+        narrow_into(p, &hidden, 0, &mut out);
+    }
+    out
+}
+
+/// How deep [`narrow`] goes into folders before it leaves one out whole.
+const NARROW_DEPTH: usize = 16;
+
+fn narrow_into(p: &Path, hidden: &[PathBuf], depth: usize, out: &mut Vec<PathBuf>) {
+    let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    if hidden.iter().any(|h| real.starts_with(h)) {
+        return;
+    }
+    if !hidden.iter().any(|h| h.starts_with(&real)) {
+        out.push(real);
+        return;
+    }
+    // (a folder that holds a hidden file: what it holds instead; deeper than this, or
+    // unreadable, it is left out, as is a file it would have given)
+    if depth >= NARROW_DEPTH {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(&real) else {
+        return;
+    };
+    for e in entries.flatten() {
+        narrow_into(&e.path(), hidden, depth + 1, out);
+    }
 }
 
 /// The system folders every confined program reads: shared libraries and the loader's cache.
@@ -171,6 +294,8 @@ pub(crate) fn apply_from_env() -> Result<bool, String> {
     let c: Confinement =
         serde_json::from_str(&text).map_err(|e| format!("bad {CONFINE_VAR}: {e}"))?;
     c.apply()?;
+    // (nothing of the judge's configuration stays where the confined code could read it)
+    std::env::remove_var(CONFINE_VAR);
     Ok(true)
 }
 
@@ -286,7 +411,12 @@ impl Confinement {
             }
         };
         let mut rules: Vec<(PathBuf, BitFlags<AccessFs>)> = Vec::new();
-        for p in self.read.iter().chain(system_paths().iter()) {
+        let mut readable = self.read.clone();
+        readable.extend(system_paths());
+        if !self.hidden.is_empty() {
+            readable = narrow(&readable, &self.hidden);
+        }
+        for p in &readable {
             rules.push((p.clone(), file_rights(p, read)));
         }
         rules.push((self.scratch.clone(), all & !AccessFs::Execute));
@@ -421,6 +551,32 @@ impl Confinement {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_travel_as_their_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        for bytes in [
+            &b"/a/b.pl"[..],
+            b"/x/ann\xff%41%.pl",
+            "/é/\u{200b}".as_bytes(),
+            b"%",
+        ] {
+            let path = Path::new(std::ffi::OsStr::from_bytes(bytes));
+            let text = path_to_text(path);
+            assert_eq!(path_of_text(&text), path, "{text}");
+        }
+        assert_eq!(path_to_text(Path::new("/a%b")), "/a%25b");
+        let c = Confinement {
+            read: vec![PathBuf::from(std::ffi::OsStr::from_bytes(b"/k\xfe.pl"))],
+            hidden: Vec::new(),
+            scratch: PathBuf::from("/tmp/s"),
+            exec: Vec::new(),
+            limits: Limits::default(),
+            scratch_size: None,
+        };
+        let json = serde_json::to_string(&c).unwrap();
+        assert_eq!(serde_json::from_str::<Confinement>(&json).unwrap(), c);
+    }
 
     #[test]
     fn the_loader_of_this_program_is_found() {

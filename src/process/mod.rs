@@ -34,11 +34,13 @@ mod child;
 mod frame;
 mod lines;
 mod spawn;
+mod temp;
 mod worker;
 
 pub use child::Child;
 pub use confine::{Confinement, Limits};
 pub use spawn::{set_program, Spawn};
+pub use temp::{remove_temporary_folders, TempFolder};
 
 pub(crate) use channel::{read_request, Channel};
 pub(crate) use child::status_text;

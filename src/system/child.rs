@@ -124,6 +124,7 @@ pub(super) fn start(
         read.extend(setup.read.iter().cloned());
         let confinement = Confinement {
             read,
+            hidden: setup.hidden.clone(),
             scratch: scratch.to_path_buf(),
             exec: vec![program.to_path_buf()],
             limits: setup.limits,
@@ -169,6 +170,7 @@ pub(super) fn read_run(
     let mut loaded = false;
     let mut printed = Vec::new();
     let mut at = None;
+    let mut answers = 0u64;
     let end = loop {
         match child.next_reply(ticket, Some(deadline)) {
             Ok(Reply::Part(p)) if p == "loaded" && !loaded => {
@@ -176,7 +178,18 @@ pub(super) fn read_run(
                 clock.goal_started(child.last_read_at().unwrap_or_else(Instant::now));
                 printed = child.take_printed();
             }
-            Ok(Reply::Part(p)) if loaded => answer(self::answer(&p, goal.size)),
+            // (the driver stops at the answers asked for: more is not its word, and is not
+            // kept)
+            Ok(Reply::Part(_)) if loaded && answers >= max_answers(goal) => {
+                break End::Untrusted(format!(
+                    "more answers than the {} asked for",
+                    max_answers(goal)
+                ))
+            }
+            Ok(Reply::Part(p)) if loaded => {
+                answers += 1;
+                answer(self::answer(&p, goal.size))
+            }
             Ok(Reply::Part(p)) => {
                 break End::Untrusted(format!(
                     "an answer before the goal started: {}",
@@ -215,6 +228,7 @@ pub(super) fn read_run(
             end,
             elapsed,
             inferences: None,
+            cpu: None,
         },
         loaded,
         printed_before_loading: printed,

@@ -46,11 +46,11 @@ const NO_FD_BUILD: Duration = Duration::from_secs(60);
 pub struct Gprolog {
     gnu: Gnu,
     setup: ChildSetup,
-    scratch: tempfile::TempDir,
+    scratch: crate::process::TempFolder,
     /// Where the GNU Prolog without FD solver is built (not in the scratch: a confined
     /// child's scratch runs no program), and that GNU Prolog once built (`Some(None)`: it
     /// could not be).
-    no_fd: Option<(tempfile::TempDir, Option<PathBuf>)>,
+    no_fd: Option<(crate::process::TempFolder, Option<PathBuf>)>,
     /// The loaded program runs in the GNU Prolog without FD solver (`Some(true)`), in
     /// `gprolog` (`Some(false)`); `None`: nothing is loaded.
     loaded: Option<bool>,
@@ -146,10 +146,8 @@ impl Gprolog {
 }
 
 /// A fresh folder of ours, removed when dropped.
-fn folder(prefix: &str) -> Result<tempfile::TempDir, SystemError> {
-    tempfile::Builder::new()
-        .prefix(prefix)
-        .tempdir()
+fn folder(prefix: &str) -> Result<crate::process::TempFolder, SystemError> {
+    crate::process::TempFolder::new(prefix)
         .map_err(|e| SystemError::Io(format!("making a scratch folder for gprolog: {e}")))
 }
 

@@ -63,7 +63,7 @@ use crate::process::{Limits, WorkerError};
 use crate::puzzle::Grid;
 
 pub use gprolog::Gprolog;
-pub(crate) use scryer::scryer_worker;
+pub(crate) use scryer::{scryer_worker, OPEN_ROUTE as SCRYER_OPEN_ROUTE};
 pub use scryer::{ScryerThread, ScryerWorker};
 pub use swipl::Swipl;
 
@@ -201,6 +201,10 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// Inferences of the whole run, where the system counts them.
     pub inferences: Option<u64>,
+    /// The CPU time the engine spent on the goal, as `time/1` in it would say (Scryer: the
+    /// engine's thread, from the query's start to its end, our wrapper included), where the
+    /// system measures it; never more than [`Outcome::elapsed`].
+    pub cpu: Option<Duration>,
 }
 
 /// What a load said.
@@ -261,6 +265,9 @@ pub struct ChildSetup {
     /// Files and folders the child reads besides its installation and its scratch folder (a
     /// judged file).
     pub read: Vec<PathBuf>,
+    /// Files and folders the child never reads, whatever else says it may (the judge's own
+    /// program, a classmate's file): see [`Confinement::hidden`](crate::process::Confinement::hidden).
+    pub hidden: Vec<PathBuf>,
     /// At most this many bytes of a goal's output are read (answers and printed output
     /// together); past it the child is killed and the run is [`End::Untrusted`]. 16 MiB by
     /// default; the engines, which may be asked for every answer of a puzzle with millions,
@@ -281,6 +288,7 @@ impl Default for ChildSetup {
         ChildSetup {
             limits: Limits::default(),
             read: Vec::new(),
+            hidden: Vec::new(),
             output_cap: 16 << 20,
             frame_cap: 1 << 20,
             confined: true,
@@ -358,6 +366,14 @@ pub trait PrologSystem: Send {
     /// `jail`); `None` for a system that runs nothing confined.
     fn reach(&self) -> Option<Reach> {
         None
+    }
+
+    /// The constraint libraries of the system that the loaded program cannot read, loaded
+    /// without FD solver ([`Program::File`] with `fd: false`) where confinement hides them
+    /// (SWI-Prolog's `library/clp/`), so that a refused read of one is told as such; empty
+    /// for a system that hides none that way.
+    fn hidden_solvers(&self) -> Vec<PathBuf> {
+        Vec::new()
     }
 
     /// Keeps a process in reserve (a warm spare) for the next goal, or not: a caller that

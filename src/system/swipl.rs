@@ -41,6 +41,9 @@ const NO_FD_PL: &str = include_str!("../../prolog/swi_no_fd.pl");
 /// `library(clpz)` for a file written for Scryer: `library(clpfd)` (whichever the folder
 /// gives).
 const CLPZ_PL: &str = ":- module(clpz, []).\n:- reexport(library(clpfd)).\n";
+/// `library(clp/clpfd)` and `library(clp/bounds)` where no FD solver is to be reached: the
+/// stub `library(clpfd)` under those names (the real files are not readable there).
+const CLP_ALIAS_PL: &str = ":- module(kk_no_fd_alias, []).\n:- reexport(library(clpfd)).\n";
 /// `library(lists)` for a file written for Scryer: SWI-Prolog's, and the two predicates
 /// Scryer's has that SWI names otherwise.
 const LISTS_PL: &str = "\
@@ -71,13 +74,17 @@ struct Install {
 pub struct Swipl {
     install: Install,
     setup: ChildSetup,
-    scratch: tempfile::TempDir,
+    scratch: crate::process::TempFolder,
     /// The libraries of a judged file: `fd/` with the FD solver, `plain/` without.
-    libraries: tempfile::TempDir,
+    libraries: crate::process::TempFolder,
     /// The driver's module and names start with this (`kk_drv_` and a random part).
     prefix: String,
     /// The program loaded and the folder of libraries it loads with, as the driver is told.
     program: Option<(PathBuf, Option<PathBuf>)>,
+    /// What the setup hides, before a program without FD solver hid more.
+    hidden: Vec<PathBuf>,
+    /// The constraint libraries hidden from the program loaded (without FD solver).
+    solvers: Vec<PathBuf>,
 }
 
 impl Swipl {
@@ -96,9 +103,7 @@ impl Swipl {
                       swipl is on the PATH",
         })?;
         let folder = |prefix: &str| {
-            tempfile::Builder::new()
-                .prefix(prefix)
-                .tempdir()
+            crate::process::TempFolder::new(prefix)
                 .map_err(|e| SystemError::Io(format!("making a scratch folder for swipl: {e}")))
         };
         let scratch = folder("kenken-swipl-")?;
@@ -106,13 +111,20 @@ impl Swipl {
         for (dir, clpfd) in [("fd", None), ("plain", Some(NO_FD_PL))] {
             let dir = libraries.path().join(dir);
             let mut files: Vec<(&str, &str)> = vec![("clpz", CLPZ_PL), ("lists", LISTS_PL)];
-            files.extend(clpfd.map(|t| ("clpfd", t)));
+            if let Some(t) = clpfd {
+                // (the real libraries' own paths give the stub too: their files cannot be read)
+                files.extend([
+                    ("clpfd", t),
+                    ("clp/clpfd", CLP_ALIAS_PL),
+                    ("clp/bounds", CLP_ALIAS_PL),
+                ]);
+            }
             let empty: Vec<String> = BUILT_IN
                 .iter()
                 .map(|l| format!(":- module({l}, []).\n"))
                 .collect();
             files.extend(BUILT_IN.iter().zip(&empty).map(|(l, t)| (*l, t.as_str())));
-            std::fs::create_dir_all(&dir)
+            std::fs::create_dir_all(dir.join("clp"))
                 .and_then(|()| {
                     files
                         .iter()
@@ -127,6 +139,8 @@ impl Swipl {
             .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
         let mut system = Swipl {
             install: Install { swipl, home: guess },
+            hidden: setup.hidden.clone(),
+            solvers: Vec::new(),
             setup,
             scratch,
             libraries,
@@ -240,6 +254,27 @@ impl Swipl {
     }
 }
 
+/// The constraint solvers of SWI-Prolog's home `home`: every file and folder of
+/// `library/clp/` but its autoload index `INDEX.pl` (clpfd, bounds, clpb, clpq, clpr,
+/// simplex, inclpr... whatever a version ships there), the SICStus 4 dialect's `clpfd.pl`,
+/// and inclpr's foreign library (`lib/ARCH/inclpr.so`).
+pub(crate) fn constraint_libraries(home: &Path) -> Vec<PathBuf> {
+    let entries = |dir: PathBuf| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .map(|es| es.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default()
+    };
+    let mut hidden: Vec<PathBuf> = entries(home.join("library/clp"))
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n != "INDEX.pl"))
+        .collect();
+    hidden.push(home.join("library/dialect/sicstus4/clpfd.pl"));
+    for arch in entries(home.join("lib")) {
+        hidden.push(arch.join("inclpr.so"));
+    }
+    hidden
+}
+
 /// The syntax errors swipl reported while loading `file` (its standard error, where it goes on
 /// loading after each): (line, message).
 fn syntax_errors(file: &Path, stderr: &str) -> Vec<(usize, String)> {
@@ -277,6 +312,17 @@ impl PrologSystem for Swipl {
                 if !self.setup.read.contains(path) {
                     self.setup.read.push(path.clone());
                 }
+                // without FD solver, no constraint library can be read at all (the stub
+                // clpfd.pl aside): neither loaded over the stub nor read as text
+                self.solvers = if *fd {
+                    Vec::new()
+                } else {
+                    let mut solvers = constraint_libraries(&self.install.home);
+                    solvers.push(self.libraries.path().join("fd"));
+                    solvers
+                };
+                self.setup.hidden = self.hidden.clone();
+                self.setup.hidden.extend(self.solvers.iter().cloned());
                 let library = self.libraries.path().join(if *fd { "fd" } else { "plain" });
                 (path.clone(), Some(library))
             }
@@ -325,6 +371,14 @@ impl PrologSystem for Swipl {
 
     fn reach(&self) -> Option<Reach> {
         child::reach(&self.setup, self.scratch.path(), self.own_reads())
+    }
+
+    fn hidden_solvers(&self) -> Vec<PathBuf> {
+        if self.setup.confined {
+            self.solvers.clone()
+        } else {
+            Vec::new()
+        }
     }
 }
 

@@ -182,13 +182,18 @@ fn show_candidates() {
 const BENCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/bench/");
 
 fn bench_records(args: &[&str], code: i32) -> Vec<serde_json::Value> {
+    bench_run(args, code).0
+}
+
+/// The records a bench run writes, and what it prints.
+fn bench_run(args: &[&str], code: i32) -> (Vec<serde_json::Value>, String) {
     let dir = std::env::temp_dir().join(format!("kenken-bench-{}-{code}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let json = dir.join(format!("{run}.jsonl"));
     let svg = dir.join(format!("{run}.svg"));
-    kenken()
+    let out = kenken()
         .arg("bench")
         .args(args)
         .args([
@@ -199,23 +204,42 @@ fn bench_records(args: &[&str], code: i32) -> Vec<serde_json::Value> {
         ])
         .assert()
         .code(code);
+    let printed = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     let plot = std::fs::read_to_string(&svg).unwrap();
     assert!(
         plot.starts_with("<svg") && plot.contains("grid size N"),
         "{plot}"
     );
-    std::fs::read_to_string(&json)
+    let records = std::fs::read_to_string(&json)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+        .collect();
+    (records, printed)
 }
 
 #[test]
 fn bench_reports_every_engine_and_no_solution() {
     let file = format!("{BENCH}small.jsonl");
-    let records = bench_records(&[&file, "--timeout", "20"], 0);
+    let (records, printed) = bench_run(&[&file, "--timeout", "20"], 0);
     assert_eq!(records.len(), 9, "{records:?}");
+    // what our layer adds is reported, engine by engine, as a ratio (its value is the machine's)
+    let layer = printed
+        .lines()
+        .find(|l| l.starts_with("our layer"))
+        .unwrap_or_else(|| panic!("no line on our layer: {printed}"));
+    for engine in ["fd ×", "plain ×"] {
+        assert!(layer.contains(engine), "{layer}");
+    }
+    assert!(!layer.contains("native"), "{layer}");
+    let starts = printed
+        .lines()
+        .find(|l| l.starts_with("engines' start"))
+        .unwrap_or_else(|| panic!("no line on the engines' start: {printed}"));
+    assert!(
+        starts.contains("fd ") && starts.contains("plain "),
+        "{starts}"
+    );
     for engine in ["native", "fd", "plain"] {
         let mine: Vec<_> = records.iter().filter(|r| r["engine"] == engine).collect();
         assert_eq!(mine.len(), 3, "{engine}");
@@ -227,7 +251,13 @@ fn bench_reports_every_engine_and_no_solution() {
                 "solved"
             };
             assert_eq!(status, expected, "{r}");
-            assert!(r["time_ms"].as_f64().unwrap() >= 0.0);
+            let time = r["time_ms"].as_f64().unwrap();
+            assert!(time >= 0.0);
+            // (the Prolog engines' own CPU time for the goal, which never exceeds the time)
+            match r["cpu_ms"].as_f64() {
+                Some(cpu) => assert!(engine != "native" && cpu <= time, "{r}"),
+                None => assert_eq!(engine, "native", "{r}"),
+            }
         }
         let spec = mine.iter().find(|r| r["puzzle"] == "spec-4x4").unwrap();
         assert_eq!(spec["solutions"], 6);

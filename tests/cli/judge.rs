@@ -9,9 +9,12 @@ use serde_json::Value;
 
 use crate::common::{gprolog, kenken};
 
+mod bounds;
 mod cheats;
 mod contain;
 mod hostile;
+mod names;
+mod solvers;
 mod swipl;
 mod trust;
 

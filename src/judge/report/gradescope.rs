@@ -144,6 +144,9 @@ pub fn results(judged: &Judged, weights: &Weights, tests: Tests) -> Value {
                         if !c.detail.is_empty() {
                             l.push_str(&format!(": {}", c.detail));
                         }
+                        if let Some(k) = &c.caveat {
+                            l.push_str(&format!(" ({k})"));
+                        }
                         if let Some(x) = judged
                             .counterexample
                             .filter(|x| x.from_case == c.case && x.predicate == c.predicate)

@@ -59,13 +59,20 @@ pub fn page(files: &[Judged], rows: &[Row], title: &str) -> String {
             esc(&r.file),
             esc(&r.file)
         ));
-        for (_, pass, total) in &r.passed {
+        for (p, pass, total) in &r.passed {
             let v = if *total == 0 {
                 0.0
             } else {
                 *pass as f64 / *total as f64
             };
-            s.push_str(&format!("<td data-v=\"{v:.4}\">{pass}/{total}</td>"));
+            // (verdicts that prove less than they say are marked, the why in a title)
+            let mark = match &r.plain_caveat {
+                Some(k) if p == "plain_kenken" => {
+                    format!(" <span class=\"caveat\" title=\"{}\">*</span>", esc(k))
+                }
+                _ => String::new(),
+            };
+            s.push_str(&format!("<td data-v=\"{v:.4}\">{pass}/{total}{mark}</td>"));
         }
         s.push_str(&format!(
             "<td data-v=\"{verdict}\" class=\"v\">{verdict}</td><td data-v=\"{0}\">{0}</td>",
@@ -106,8 +113,12 @@ pub fn page(files: &[Judged], rows: &[Row], title: &str) -> String {
         });
         s.push_str("</tr>\n");
     }
+    s.push_str("</tbody>\n</table>\n");
+    if let Some(k) = rows.iter().find_map(|r| r.plain_caveat.as_deref()) {
+        s.push_str(&format!("<p class=\"caveat\">* {}</p>\n", esc(k)));
+    }
     s.push_str(
-        "</tbody>\n</table>\n<p class=\"hint\">Click a column's head to sort by it (again: the \
+        "<p class=\"hint\">Click a column's head to sort by it (again: the \
          other way), or open the page with <code>#sort=time</code> or \
          <code>#sort=-time</code>.</p>\n",
     );

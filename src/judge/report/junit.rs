@@ -70,8 +70,16 @@ fn suite(f: &Judged) -> (String, [usize; 4], f64) {
                     c.predicate,
                     xml_text(&c.case)
                 );
+                // (a verdict that proves less than it says: where the FD solver stays reachable)
+                let caveat = c.caveat.as_deref().map_or_else(String::new, |k| {
+                    format!("      <system-out>{}</system-out>\n", xml_text(k))
+                });
                 let Some(what) = what else {
-                    cases.push_str(&format!("{head}/>\n"));
+                    if caveat.is_empty() {
+                        cases.push_str(&format!("{head}/>\n"));
+                    } else {
+                        cases.push_str(&format!("{head}>\n{caveat}    </testcase>\n"));
+                    }
                     continue;
                 };
                 counts[match what {
@@ -90,12 +98,13 @@ fn suite(f: &Judged) -> (String, [usize; 4], f64) {
                 }
                 if what == "skipped" {
                     cases.push_str(&format!(
-                        "{head}>\n      <skipped message=\"{message}\"/>\n    </testcase>\n"
+                        "{head}>\n      <skipped message=\"{message}\"/>\n{caveat}    \
+                         </testcase>\n"
                     ));
                 } else {
                     cases.push_str(&format!(
-                        "{head}>\n      <{what} message=\"{message}\" type=\"{}\">{}</{what}>\n    \
-                         </testcase>\n",
+                        "{head}>\n      <{what} message=\"{message}\" type=\"{}\">{}</{what}>\n\
+                         {caveat}    </testcase>\n",
                         c.verdict,
                         xml_text(&body)
                     ));

@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use crate::rng::Rng;
 
-use super::search::luby;
+use super::luby::luby;
 use super::table::values;
 use super::{CellQueue, Recorder, Scratch, SearchStats, Solver, Stop};
 use analyze::Analyzer;

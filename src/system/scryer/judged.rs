@@ -2,8 +2,9 @@
 //! `prolog/judge.pl` (loading with syntax errors by line, `halt` turned into an exception,
 //! refused file operations made errors) and, for a GNU-dialect file, the GNU Prolog layer
 //! `prolog/gnu/`; not our `kenken.pl`. An engine without FD solver (a judged
-//! `plain_kenken/3`'s) has `prolog/judge_no_fd.pl` for library(clpz) (loaded before the judged
-//! file and the GNU layer), so that every constraint throws.
+//! `plain_kenken/3`'s) has stubs for the constraint libraries (`no_fd`: `prolog/judge_no_fd.pl`
+//! for library(clpz), loaded before the judged file and the GNU layer), so that every
+//! constraint throws.
 //!
 //! A goal's answers are read here, in Rust: no Prolog predicate collects or checks them, so
 //! nothing the judged file defines (it can redefine any predicate of any module, ours
@@ -34,8 +35,6 @@ const GNU_PL: &str = concat!(
     include_str!("../../../prolog/gnu/builtins.pl"),
     include_str!("../../../prolog/gnu/loading.pl"),
 );
-/// library(clpz) as an engine without FD solver has it: every constraint throws.
-const NO_FD_PL: &str = include_str!("../../../prolog/judge_no_fd.pl");
 
 /// At most this much of what the judged file writes while loading is kept.
 const MAX_WARNINGS: usize = 4096;
@@ -95,32 +94,19 @@ fn result_of(machine: &mut Machine, query: String) -> Result<Term, String> {
 }
 
 /// The directive that loads library(clpz) before the judged file: the real one for an engine
-/// with an FD solver (so that a file's own import costs nothing), `prolog/judge_no_fd.pl` from
-/// a file for one without (Scryer then takes it for the library), and that file (in the
-/// temporary folder: a worker's is its scratch), to be removed once loaded; `Err` when it
-/// cannot be written.
-fn clpz_directive(fd: bool) -> Result<(String, Option<PathBuf>), String> {
+/// with an FD solver (so that a file's own import costs nothing), the stubs of `no_fd` for
+/// one without, and the stubs' files, to be removed once loaded; `Err` when they cannot be
+/// written.
+fn clpz_directive(fd: bool) -> Result<(String, Vec<PathBuf>), String> {
     // (zcompare/3 only is imported into user: an empty list loads nothing in Scryer 0.10, and
     // a file's own all_different/1 or label/1 must not clash with an import)
     if fd {
-        return Ok((":- use_module(library(clpz), [zcompare/3]).\n".into(), None));
+        return Ok((
+            ":- use_module(library(clpz), [zcompare/3]).\n".into(),
+            Vec::new(),
+        ));
     }
-    let file = std::env::temp_dir().join(format!(
-        "kenken-judge-no-fd-{}.pl",
-        &crate::process::random_hex()[..16]
-    ));
-    std::fs::write(&file, NO_FD_PL).map_err(|e| format!("writing {}: {e}", file.display()))?;
-    // (an atom: the path of a scratch folder holds no quote or control character, and one that
-    // did would only make the load fail, closed)
-    let path = file
-        .display()
-        .to_string()
-        .replace('\\', "\\\\")
-        .replace('\'', "\\'");
-    Ok((
-        format!(":- use_module('{path}', [zcompare/3]).\n"),
-        Some(file),
-    ))
+    super::no_fd::directives()
 }
 
 /// A fresh engine for a file of `dialect`: the judge's Prolog side loaded, no file yet; with
@@ -133,9 +119,9 @@ pub(super) fn engine(dialect: Dialect, fd: bool) -> Judged {
         .with_user_output(sink(warnings.clone(), MAX_WARNINGS))
         .with_user_error(sink(warnings.clone(), MAX_WARNINGS));
     let mut machine = Builder::new(Purpose::Bare).streams(streams).build();
-    let (clpz, stub, mut broken) = match clpz_directive(fd) {
-        Ok((d, stub)) => (d, stub, None),
-        Err(why) => (String::new(), None, Some(why)),
+    let (clpz, stubs, mut broken) = match clpz_directive(fd) {
+        Ok((d, stubs)) => (d, stubs, None),
+        Err(why) => (String::new(), Vec::new(), Some(why)),
     };
     let program = match dialect {
         Dialect::Gnu => format!("{JUDGE_PL}\n{clpz}{GNU_PL}"),
@@ -143,7 +129,7 @@ pub(super) fn engine(dialect: Dialect, fd: bool) -> Judged {
         Dialect::Scryer => format!("{JUDGE_PL}\n{clpz}kk_judge_clpfd_is_clpz.\n"),
     };
     machine.consult_module_string("user", program);
-    if let Some(stub) = stub {
+    for stub in stubs {
         let _ = std::fs::remove_file(stub);
     }
     if let Ok(mut w) = warnings.lock() {
@@ -151,8 +137,7 @@ pub(super) fn engine(dialect: Dialect, fd: bool) -> Judged {
     }
     // (fail closed: an engine without FD solver whose clpz is the real one serves no file)
     if !fd && broken.is_none() {
-        let probe = "catch((clpz:'#='(1, 1), R = reached), kk_judge_no_fd(_), R = none).";
-        match result_of(&mut machine, probe.into()) {
+        match result_of(&mut machine, super::no_fd::PROBE.into()) {
             Ok(Term::Atom(a)) if a == "none" => {}
             _ => broken = Some("the FD solver could not be taken away".into()),
         }
@@ -325,6 +310,7 @@ impl Judged {
         Reply::Ended {
             end,
             inferences: None,
+            cpu_us: None,
         }
     }
 }
@@ -333,11 +319,7 @@ impl Judged {
 fn ball_end(ball: &Term, unsupported: &[String]) -> WireEnd {
     if let Term::Compound(f, a) = ball {
         if f == "kk_judge_no_fd" && a.len() == 1 {
-            return WireEnd::Exception(format!(
-                "{}: plain_kenken/3 called the FD solver, which the spec forbids there (its \
-                 engine has none)",
-                quoted_text(&a[0], 200)
-            ));
+            return WireEnd::Exception(super::no_fd::reached(&a[0]));
         }
         if f == "kk_judge_halt" && a.len() == 1 {
             return WireEnd::Halted(match &a[0] {

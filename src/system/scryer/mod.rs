@@ -7,8 +7,10 @@
 //!   worker's side of it ([`scryer_worker`]), which serves either program;
 //! - `thread.rs`: [`ScryerThread`];
 //! - `worker.rs`: [`ScryerWorker`], the parent's side of the worker;
-//! - `judged.rs`: a judged file's engine (`prolog/judge.pl`, the GNU layer `prolog/gnu/`, the
-//!   stub `library(clpz)` of `prolog/judge_no_fd.pl`), its load and its goals.
+//! - `judged.rs`: a judged file's engine (`prolog/judge.pl`, the GNU layer `prolog/gnu/`), its
+//!   load and its goals;
+//! - `no_fd.rs`: the stub constraint libraries of an engine without FD solver
+//!   (`prolog/judge_no_fd.pl` for `library(clpz)`, `library(clpb)`, `library(simplex)`).
 //!
 //! A worker builds its engine before it says it is ready (so that a load's time is the
 //! file's): the homework's [`Session`], or, when [`PROGRAM_VAR`] names one, a judged file's
@@ -17,6 +19,7 @@
 //! ([`Found`]) as soon as it is found, and the request's end as its reply ([`Reply`]).
 
 mod judged;
+mod no_fd;
 mod thread;
 mod worker;
 
@@ -28,6 +31,7 @@ use crate::process::Handler;
 use crate::prolog::{PrologError, Session, DEFAULT_INFERENCE_LIMIT};
 use crate::puzzle::Grid;
 
+pub(crate) use no_fd::OPEN_ROUTE;
 pub use thread::ScryerThread;
 pub use worker::ScryerWorker;
 
@@ -142,6 +146,9 @@ enum Reply {
     Ended {
         end: WireEnd,
         inferences: Option<u64>,
+        /// The CPU time of the engine's thread on the goal, in microseconds.
+        #[serde(default)]
+        cpu_us: Option<u64>,
     },
     /// The request could not be served.
     Failed(String),
@@ -157,6 +164,7 @@ fn run_homework(
     inferences: Option<u64>,
     found: &mut dyn FnMut(Found),
 ) -> Reply {
+    let cpu = thread_cpu();
     let got = session.solve_goal_each(
         goal,
         size,
@@ -176,7 +184,33 @@ fn run_homework(
         Err(PrologError::Exception(ball)) => (WireEnd::Exception(ball), None),
         Err(e) => (WireEnd::Failed(e.to_string()), None),
     };
-    Reply::Ended { end, inferences }
+    let cpu_us = cpu
+        .zip(thread_cpu())
+        .and_then(|(before, after)| u64::try_from(after.saturating_sub(before).as_micros()).ok());
+    Reply::Ended {
+        end,
+        inferences,
+        cpu_us,
+    }
+}
+
+/// The CPU time this thread has used (`None` where it cannot be read).
+fn thread_cpu() -> Option<std::time::Duration> {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let usage = getrusage(UsageWho::RUSAGE_THREAD).ok()?;
+    let micros = |t: nix::sys::time::TimeVal| -> Option<u64> {
+        Some(u64::try_from(t.tv_sec()).ok()? * 1_000_000 + u64::try_from(t.tv_usec()).ok()?)
+    };
+    Some(std::time::Duration::from_micros(
+        micros(usage.user_time())? + micros(usage.system_time())?,
+    ))
+}
+
+/// The CPU time a reply says, if the parent's clock allows it (a thread's CPU time within a
+/// span is at most the span).
+fn checked_cpu(cpu_us: Option<u64>, elapsed: std::time::Duration) -> Option<std::time::Duration> {
+    let cpu = std::time::Duration::from_micros(cpu_us?);
+    (cpu <= elapsed).then_some(cpu)
 }
 
 /// The engine a worker serves with.
@@ -192,6 +226,8 @@ pub(crate) fn scryer_worker(role: &str) -> Option<Handler> {
         return None;
     }
     let program = std::env::var(PROGRAM_VAR).ok();
+    // (read once: the judged file, which runs in this process, reads no setting of the judge)
+    std::env::remove_var(PROGRAM_VAR);
     let mut engine = match program.map(|p| serde_json::from_str::<FileEngine>(&p)) {
         None => Ok(Engine::Homework(Box::new(Session::for_solving()))),
         Some(Ok(e)) => Ok(Engine::File(Box::new(judged::engine(e.dialect, e.fd)))),

@@ -3,7 +3,7 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::{run_homework, Found, Reply, Request, NAME};
+use super::{checked_cpu, run_homework, Found, Reply, Request, NAME};
 use crate::error::Context;
 use crate::process::WorkerError;
 use crate::prolog::Session;
@@ -108,8 +108,12 @@ impl PrologSystem for ScryerThread {
                     answer(f.answer());
                 }
                 Event::End(reply) => {
-                    let (end, inferences) = match reply {
-                        Reply::Ended { end, inferences } => (end.end(), inferences),
+                    let (end, inferences, cpu_us) = match reply {
+                        Reply::Ended {
+                            end,
+                            inferences,
+                            cpu_us,
+                        } => (end.end(), inferences, cpu_us),
                         other => (
                             End::Crashed(Crash {
                                 why: format!("{THREAD} answered out of turn: {other:?}"),
@@ -117,12 +121,15 @@ impl PrologSystem for ScryerThread {
                                 stderr: String::new(),
                             }),
                             None,
+                            None,
                         ),
                     };
+                    let elapsed = clock.until(Instant::now());
                     return Ok(Outcome {
                         end,
-                        elapsed: clock.until(Instant::now()),
+                        elapsed,
                         inferences: inferences.or(last),
+                        cpu: checked_cpu(cpu_us, elapsed),
                     });
                 }
             }

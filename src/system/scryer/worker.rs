@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{FileEngine, Found, Reply, Request, NAME, PROGRAM_VAR, ROLE};
+use super::{checked_cpu, FileEngine, Found, Reply, Request, NAME, PROGRAM_VAR, ROLE};
 use crate::error::Context;
 use crate::process::{Confinement, Reply as Frame, Worker, WorkerError};
 use crate::prolog::excerpt;
@@ -32,9 +32,10 @@ const FILE_FRAME_CAP: usize = 4 << 20;
 ///   Prolog layer `prolog/gnu/`, not our `kenken.pl`; without `fd`, no FD solver (a stub
 ///   library(clpz) whose every constraint throws). [`PrologSystem::load`] loads it once to see
 ///   that it loads (syntax errors by line, its warnings), in a worker of its own. A goal's
-///   deadline is a span from the call: the file's load in the goal's fresh worker gets that
-///   span, and the goal gets it again once loaded (neither the worker's start nor the load
-///   is the goal's time). Goals of a file count no inferences and take no inference bound.
+///   deadline is a span from the call, moved on by the start of the goal's fresh worker: the
+///   file's load in that worker and the goal share it (neither the worker's start nor the
+///   load is the goal's time, but the load counts against the deadline). Goals of a file
+///   count no inferences and take no inference bound.
 ///
 /// It keeps a warm spare: a second worker, started once the first is ready, which takes over
 /// at once when the running one is killed or done with (a new spare then starts in the
@@ -48,7 +49,7 @@ pub struct ScryerWorker {
     /// The confinement's setup; `None`: not confined.
     setup: Option<ChildSetup>,
     /// The scratch folder of a worker that is confined or runs a judged file.
-    scratch: Option<tempfile::TempDir>,
+    scratch: Option<crate::process::TempFolder>,
     keep_spare: bool,
     /// The program loaded, and its worker.
     loaded: Option<(Program, Worker)>,
@@ -106,7 +107,7 @@ impl ScryerWorker {
     /// The scratch folder its workers write in (and, confined, the only one), once there is
     /// one (a confined system, or a judged file loaded).
     pub fn scratch(&self) -> Option<&Path> {
-        self.scratch.as_ref().map(tempfile::TempDir::path)
+        self.scratch.as_ref().map(crate::process::TempFolder::path)
     }
 
     /// A worker for `program` (not started).
@@ -149,10 +150,8 @@ impl ScryerWorker {
 }
 
 /// A fresh scratch folder (removed when dropped).
-fn new_scratch() -> Result<tempfile::TempDir, SystemError> {
-    tempfile::Builder::new()
-        .prefix("kenken-scryer-")
-        .tempdir()
+fn new_scratch() -> Result<crate::process::TempFolder, SystemError> {
+    crate::process::TempFolder::new("kenken-scryer-")
         .map_err(|e| SystemError::Io(format!("making a scratch folder for Scryer: {e}")))
 }
 
@@ -164,6 +163,7 @@ fn confinement(setup: &ChildSetup, scratch: &Path, file: Option<&PathBuf>) -> Co
     }
     Confinement {
         read,
+        hidden: setup.hidden.clone(),
         scratch: scratch.to_path_buf(),
         exec: Vec::new(),
         limits: setup.limits,
@@ -303,15 +303,21 @@ impl ScryerWorker {
         let span = goal
             .deadline
             .map(|d| d.saturating_duration_since(clock.called()));
+        // (the deadline from the call, moved on by the worker's start when one starts: the
+        // file's load in it and the goal share the span, so that a case ends within its
+        // timeout and a start)
+        let mut deadline = goal.deadline;
         let ended = |end: End, clock: &Clock| Outcome {
             end,
             elapsed: clock.until(Instant::now()),
             inferences: None,
+            cpu: None,
         };
         let timed_out = |clock: &Clock| Outcome {
             end: End::Stopped(Bound::Time),
             elapsed: span.unwrap_or_else(|| clock.until(Instant::now())),
             inferences: None,
+            cpu: None,
         };
         // (a fresh worker that died meanwhile is started again, as any other)
         let reuse = fresh && worker.is_running() && !worker.running_has_ended();
@@ -331,7 +337,8 @@ impl ScryerWorker {
                 };
             }
             // (the file loaded before, in a worker of its own)
-            match load_file(worker, file, span.map(|s| Instant::now() + s)) {
+            deadline = span.map(|s| Instant::now() + s);
+            match load_file(worker, file, deadline) {
                 LoadEnd::Loaded(_) => {}
                 LoadEnd::TimedOut => {
                     worker.stop();
@@ -363,7 +370,6 @@ impl ScryerWorker {
             inferences: None,
             ..goal.clone()
         });
-        let deadline = span.map(|s| started + s);
         let got = exchange(worker, &request, deadline, false, answer, &mut None);
         worker.stop();
         Ok(match got {
@@ -387,20 +393,27 @@ impl ScryerWorker {
         let mut last = None;
         let request = Request::solve(goal);
         let got = exchange(worker, &request, goal.deadline, true, answer, &mut last);
-        let (end, inferences) = match got {
-            Ok(Some(Reply::Ended { end, inferences })) => (end.end(), inferences.or(last)),
+        let (end, inferences, cpu_us) = match got {
+            Ok(Some(Reply::Ended {
+                end,
+                inferences,
+                cpu_us,
+            })) => (end.end(), inferences.or(last), cpu_us),
             Ok(Some(_)) => (
                 End::Untrusted("the Scryer worker answered out of turn".into()),
                 None,
+                None,
             ),
-            Ok(None) => (End::Stopped(Bound::Time), last),
-            Err(WorkerError::BadFrame(why)) => (End::Untrusted(why), None),
+            Ok(None) => (End::Stopped(Bound::Time), last, None),
+            Err(WorkerError::BadFrame(why)) => (End::Untrusted(why), None, None),
             Err(e) => return Err(e.into()),
         };
+        let elapsed = clock.until(Instant::now());
         Ok(Outcome {
             end,
-            elapsed: clock.until(Instant::now()),
+            elapsed,
             inferences,
+            cpu: checked_cpu(cpu_us, elapsed),
         })
     }
 }
