@@ -166,15 +166,14 @@ kk_next_copy(Copy) :-
     atom_concat(Base, '.pl', Copy).
 
 % kk_load_entry(+Entry): the copy of Entry loaded as its file, as consult/1 loads a file
-% (loader:use_module/3): the clauses of a file that is no module go to user, a module's
-% exports are imported.
+% (loader:consult_stream/2, what loader:use_module/3 does): the clauses of a file that is no
+% module go to user, a module's exports are imported.
 kk_load_entry(c(_, Name, Copy, _, _)) :-
     iso_ext:setup_call_cleanup(open(Copy, read, S), user:kk_load_as(S, Name),
                                catch(close(S), _, true)).
 
 kk_load_as(S, Name) :-
-    '$push_load_state_payload'(Ev),
-    catch(( loader:file_load(S, Name, Sub), '$use_module'(Ev, Sub, []) ), file_load_error, fail).
+    catch(loader:consult_stream(S, Name), file_load_error, fail).
 
 % kk_log_entry(+Entry, +Loaded): Entry (kk_keep_copy/2) is the last of the session's consults
 % (bb kk_log; an entry the same as the last one is not added again), Loaded whether it loaded
