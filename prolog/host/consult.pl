@@ -89,11 +89,19 @@ kk_consult_kept(F) :-
     catch(( kk_loading(kk_load_entry(Entry)) -> R = true ; R = false ), E, R = error(E)),
     (   R == true -> kk_log_entry(Entry, true)
     ;   R = error(kk_halt(C)) -> kk_log_entry(Entry, true), throw(kk_halt(C))
+    ;   R = error(I), kk_interrupt(I)
+    ->  % (Ctrl-C or a timeout stopped the load where it was: what it loaded stays, and the
+        % file is noted as not loaded, which make/0 loads again)
+        kk_log_entry(Entry, false), throw(I)
     ;   kk_log_entry(Entry, false),
         Entry = c(_, _, Copy, _, _),
         kk_not_loaded(F, Copy, R),
         fail
     ).
+
+% kk_interrupt(+Ball): Ball is the exception of Scryer's interrupt (Ctrl-C, or a timeout:
+% src/prolog/toplevel/interrupt.rs), which no part of the host catches for good.
+kk_interrupt(Ball) :- nonvar(Ball), Ball = error(I, _), I == '$interrupt_thrown'.
 
 % kk_consult_read(+F): F consulted as consult/1 does, and remembered by its name
 % (kk_remember/1: an engine without a directory for copies, a Session's: its files are
@@ -101,6 +109,7 @@ kk_consult_kept(F) :-
 kk_consult_read(F) :-
     catch(( kk_loading(consult(F)) -> R = true ; R = false ), E, R = error(E)),
     (   R == true -> kk_remember(F), kk_broken(F, false)
+    ;   R = error(I), kk_interrupt(I) -> kk_remember(F), kk_broken(F, true), throw(I)
     ;   R = error(kk_halt(C)) -> kk_remember(F), kk_broken(F, false), throw(kk_halt(C))
     ;   R = error(error(existence_error(source_sink, _), _))
     ->  throw(error(existence_error(source_sink, F), consult/1))
@@ -168,12 +177,27 @@ kk_next_copy(Copy) :-
 % kk_load_entry(+Entry): the copy of Entry loaded as its file, as consult/1 loads a file
 % (loader:consult_stream/2, what loader:use_module/3 does): the clauses of a file that is no
 % module go to user, a module's exports are imported.
+% Scryer 0.10's consult_stream/2 imports a module with an export list left unbound, which it
+% refuses (invalid_module_declaration) once the module is loaded: the module is then imported
+% as a library already loaded is (loader:use_module/1 of library(M) finds it compiled).
 kk_load_entry(c(_, Name, Copy, _, _)) :-
-    iso_ext:setup_call_cleanup(open(Copy, read, S), user:kk_load_as(S, Name),
+    (   catch(iso_ext:setup_call_cleanup(open(Copy, read, S0), read_term(S0, T, []), close(S0)),
+              _, fail),
+        nonvar(T), T = (:- module(M, _)), atom(M)
+    ->  Module = M
+    ;   Module = []
+    ),
+    iso_ext:setup_call_cleanup(open(Copy, read, S), user:kk_load_as(S, Name, Module),
                                catch(close(S), _, true)).
 
-kk_load_as(S, Name) :-
-    catch(loader:consult_stream(S, Name), file_load_error, fail).
+kk_load_as(S, Name, Module) :-
+    catch(loader:consult_stream(S, Name), E, true),
+    (   var(E) -> true
+    ;   E == file_load_error -> fail
+    ;   Module \== [], E = error(_, _), catch(current_module(Module), _, fail)
+    ->  loader:use_module(library(Module))
+    ;   throw(E)
+    ).
 
 % kk_log_entry(+Entry, +Loaded): Entry (kk_keep_copy/2) is the last of the session's consults
 % (bb kk_log; an entry the same as the last one is not added again), Loaded whether it loaded

@@ -209,9 +209,7 @@ kk_typed_error(E0, E) :-
 kk_top_ball(kk_halt(Code), halt(Code)) :- !, kk_fresh_line.
 % (Ctrl-C or a timeout stopped the goal: the host says so)
 kk_top_ball(Ball, interrupted) :-
-    nonvar(Ball),
-    Ball = error(I, _),
-    I == '$interrupt_thrown',
+    kk_interrupt(Ball),
     !,
     kk_fresh_line.
 % (the file replaces kenken.pl: the host runs the goal again, or not when it stopped there)
