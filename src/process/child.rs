@@ -303,9 +303,8 @@ impl Child {
         if self.has_ended() {
             return false;
         }
-        i32::try_from(self.child.id()).is_ok_and(|pid| {
-            nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGINT).is_ok()
-        })
+        i32::try_from(self.child.id())
+            .is_ok_and(|pid| nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGINT).is_ok())
     }
 
     /// Kills the child and every process of its group, and reaps the child.

@@ -111,7 +111,10 @@ fn repl_ctrl_c_keeps_what_the_goal_did_and_a_kill_rebuilds_the_same_program() {
     p.send_control('c').unwrap();
     p.exp_string("% interrupted").unwrap();
     let said = p.exp_string("?- ").unwrap();
-    println!("Ctrl-C to the prompt, the goal stopped in place: {:?}", start.elapsed());
+    println!(
+        "Ctrl-C to the prompt, the goal stopped in place: {:?}",
+        start.elapsed()
+    );
     assert!(!said.contains("did not stop"), "{said}");
     p.send_line(CHECK).unwrap();
     for c in CHECKED {
@@ -138,7 +141,10 @@ fn repl_ctrl_c_keeps_what_the_goal_did_and_a_kill_rebuilds_the_same_program() {
         .unwrap();
     assert!(said.contains("% interrupted"), "{said}");
     p.exp_string("?- ").unwrap();
-    println!("Ctrl-C to the prompt, the goal killed: {:?}", start.elapsed());
+    println!(
+        "Ctrl-C to the prompt, the goal killed: {:?}",
+        start.elapsed()
+    );
     p.send_line(CHECK).unwrap();
     let before = p.exp_string(CHECKED[0]).unwrap();
     assert!(!before.contains("Warning"), "{before}");
@@ -179,9 +185,14 @@ fn piped_repl_timeout_keeps_what_the_goal_did_and_a_restart_rebuilds_the_same_pr
     assert_eq!(checks.len(), 2, "{out}");
     assert!(out.contains("% timed out\n?- "), "{out}");
     assert!(!out.contains("did not stop"), "{out}");
-    let (_, after) = out.split_once("the session goes on in a fresh engine").unwrap();
+    let (_, after) = out
+        .split_once("the session goes on in a fresh engine")
+        .unwrap();
     assert!(!after.contains("Warning"), "{out}");
-    assert!(after.ends_with("?- listing(r/1).\nr(2).\n\ntrue.\n"), "{out}");
+    assert!(
+        after.ends_with("?- listing(r/1).\nr(2).\n\ntrue.\n"),
+        "{out}"
+    );
 }
 
 /// Item 2 in a homework session: a student's buggy file, then the fixed one (each a kenken.pl
@@ -195,23 +206,31 @@ fn a_homework_session_rebuilt_after_a_restart_answers_rightly() {
         "kenken(N, _, T) :- length(T, N).\nhelper(bad).\nhelper(worse).\n",
     )
     .unwrap();
-    let kenken_pl = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("prolog/kenken.pl"),
+    let kenken_pl =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("prolog/kenken.pl"))
+            .unwrap();
+    std::fs::write(
+        dir.join("kenken.pl"),
+        format!("{kenken_pl}\nhelper(good).\n"),
     )
     .unwrap();
-    std::fs::write(dir.join("kenken.pl"), format!("{kenken_pl}\nhelper(good).\n")).unwrap();
     let input = "[kenken_bad].\n[kenken].\n\
                  use_module(library(os)), shell(\"kill -9 $PPID\").\n\
                  kenken_testcase(6, C), kenken(6, C, T).\nfindall(H, helper(H), Hs).\n";
     let (out, code) = piped(&dir, &[], input);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("kenken_bad.pl defines kenken/3"), "{out}");
-    let (_, after) = out.split_once("the session goes on in a fresh engine").unwrap();
+    let (_, after) = out
+        .split_once("the session goes on in a fresh engine")
+        .unwrap();
     assert!(
         after.contains("T = [[5,6,3,4,1,2],[6,1,4,5,2,3],[4,5,2,3,6,1],[3,4,1,2,5,6]"),
         "{out}"
     );
-    assert!(after.ends_with("?- findall(H, helper(H), Hs).\nHs = [good].\n"), "{out}");
+    assert!(
+        after.ends_with("?- findall(H, helper(H), Hs).\nHs = [good].\n"),
+        "{out}"
+    );
 }
 
 /// Item 3: double_quotes set to codes, chars or atom, then read/1, get_char/1, format/2 and a
@@ -222,7 +241,11 @@ fn a_homework_session_rebuilt_after_a_restart_answers_rightly() {
 fn double_quotes_of_every_kind_read_write_and_consult() {
     let dir = tempdir();
     std::fs::write(dir.join("s.pl"), "s(\"ab\").\n").unwrap();
-    std::fs::write(dir.join("dq.pl"), ":- set_prolog_flag(double_quotes, codes).\n").unwrap();
+    std::fs::write(
+        dir.join("dq.pl"),
+        ":- set_prolog_flag(double_quotes, codes).\n",
+    )
+    .unwrap();
     for (dq, s) in [("codes", "[97,98]"), ("chars", "\"ab\""), ("atom", "ab")] {
         let (out, err, code) = query(
             &dir,
@@ -244,10 +267,22 @@ fn double_quotes_of_every_kind_read_write_and_consult() {
             out.starts_with(&format!("true.\nx\nX = foo,\nC = ' ',\nS = {s}.\n{format}")),
             "{dq}: {out}"
         );
-        assert_eq!((err.as_str(), code), ("", if dq == "chars" { 0 } else { 2 }), "{dq}");
+        assert_eq!(
+            (err.as_str(), code),
+            ("", if dq == "chars" { 0 } else { 2 }),
+            "{dq}"
+        );
     }
-    let (out, err, code) = query(&dir, &["--no-kenken", "--consult", "dq.pl"], "X = \"ab\".", "");
-    assert_eq!((out.as_str(), err.as_str(), code), ("X = [97,98].\n", "", 0));
+    let (out, err, code) = query(
+        &dir,
+        &["--no-kenken", "--consult", "dq.pl"],
+        "X = \"ab\".",
+        "",
+    );
+    assert_eq!(
+        (out.as_str(), err.as_str(), code),
+        ("X = [97,98].\n", "", 0)
+    );
     let (out, code) = piped(
         &dir,
         &["--no-kenken"],
@@ -268,19 +303,40 @@ fn double_quotes_of_every_kind_read_write_and_consult() {
 fn syntax_errors_say_line_and_column_and_test_cases_leave_kenken() {
     let dir = tempdir();
     for (name, text, said) in [
-        ("e1.pl", "p(a.\nq(b).\n", "e1.pl:1:4: syntax error: incomplete_reduction"),
-        ("e3.pl", "p(\"abc\n", "e3.pl:1:6: syntax error: missing_quote"),
-        ("e4.pl", "a :- b\nc :- d.\n", "e4.pl:2:7: syntax error: incomplete_reduction"),
-        ("e13.pl", "p(a).\n:- X = 'ab\nq.\n", "e13.pl:2:10: syntax error: invalid_single_quoted_character"),
+        (
+            "e1.pl",
+            "p(a.\nq(b).\n",
+            "e1.pl:1:4: syntax error: incomplete_reduction",
+        ),
+        (
+            "e3.pl",
+            "p(\"abc\n",
+            "e3.pl:1:6: syntax error: missing_quote",
+        ),
+        (
+            "e4.pl",
+            "a :- b\nc :- d.\n",
+            "e4.pl:2:7: syntax error: incomplete_reduction",
+        ),
+        (
+            "e13.pl",
+            "p(a).\n:- X = 'ab\nq.\n",
+            "e13.pl:2:10: syntax error: invalid_single_quoted_character",
+        ),
     ] {
         std::fs::write(dir.join(name), text).unwrap();
         let (out, _, code) = query(&dir, &["--no-kenken", "--consult", name], "true.", "");
         assert!(out.contains(&format!("% {said}\n")), "{name}: {out}");
-        assert!(!out.contains(":0:") && !out.contains("none"), "{name}: {out}");
+        assert!(
+            !out.contains(":0:") && !out.contains("none"),
+            "{name}: {out}"
+        );
         assert_eq!(code, 2, "{name}");
     }
     let out = kenken()
-        .args(["generate", "--size", "4", "--seed", "1", "--output", "prolog"])
+        .args([
+            "generate", "--size", "4", "--seed", "1", "--output", "prolog",
+        ])
         .output()
         .unwrap();
     std::fs::write(dir.join("gen.pl"), &out.stdout).unwrap();

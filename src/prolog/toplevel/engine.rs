@@ -80,7 +80,10 @@ impl Toplevel {
     /// The copies of the files it consults are kept in a private directory of its own,
     /// removed with it.
     pub fn new(no_kenken: bool) -> Toplevel {
-        let own = tempfile::Builder::new().prefix("kenken-consulted-").tempdir().ok();
+        let own = tempfile::Builder::new()
+            .prefix("kenken-consulted-")
+            .tempdir()
+            .ok();
         let dir = own
             .as_ref()
             .map_or_else(std::env::temp_dir, |d| d.path().to_path_buf());
