@@ -3,7 +3,7 @@
     queries (src/prolog/session.rs, Session), not by the top level.
 
     kk_host_stream(+Text, +Params, +InferenceLimit, +MaxAnswers, +Cap, +Mode, -Item,
-                   -Inferences)
+                   -Inferences, -Warnings)
       Parses Text (chars, codes or an atom: what the flag double_quotes makes of a string) as
       a goal (read_term_from_chars/3 inside catch/3), binds its variables named in Params (a
       list of Name=Value as text, the values written by the host: kk_bind_params/5) and runs
@@ -34,7 +34,9 @@
                                (kk_may_change/1), none otherwise.
       The goal is never left with a choice point: after MaxAnswers + 1 answers, an exception,
       the inference limit or an answer too large, it is cut, and end/2 follows. Inferences
-      counts the inferences from the start of the query to the item. What the goal wrote to
+      counts the inferences from the start of the query to the item; Warnings are the
+      loader's warnings noted since the item before (host_warnings.pl: Scryer would have
+      written them to the process's standard output), each as chars. What the goal wrote to
       user_output is flushed with each item (the host reads it from its buffer then).
 
     kk_query_start, kk_query_restore(+Chars, -Lost) and kk_query_consult(+File, -Result)
@@ -47,13 +49,14 @@
     is '$kk' gets c as its first argument, anything else is itself.
 */
 
-kk_host_stream(Text, Params, Limit, Max, Cap, Mode, Item, Inferences) :-
+kk_host_stream(Text, Params, Limit, Max, Cap, Mode, Item, Inferences, Warnings) :-
     '$inference_count'(I0),
     kk_chars(Text, Chars),      % (whatever the flag double_quotes made of it)
     kk_chars(Params, PChars),
     kk_host_stream(Chars, PChars, Limit, Max, Cap, Mode, Item),
     '$inference_count'(I1),
     Inferences is I1 - I0,
+    kk_take_warnings(Warnings),
     % (what the goal wrote so far reaches the host's buffer with the item)
     catch(flush_output(user_output), _, true).
 
@@ -61,7 +64,7 @@ kk_host_stream(Chars, PChars, Limit, Max, Cap, Mode, Item) :-
     catch(kk_read_goal(Chars, Goal0, VNs0), E, true),
     (   nonvar(E) -> Item = syntax_error(E)
     ;   var(Goal0) -> Item = syntax_error(goal_is_a_variable)
-    ;   catch(kk_read_goal(PChars, Params, PVNs), E1, true),
+    ;   catch(( kk_read_goal(PChars, Ps, _), kk_params(Ps, Params, [], PVNs) ), E1, true),
         (   nonvar(E1) -> Item = syntax_error(E1)
         ;   % (parameters that do not unify with the goal's variables: the goal fails)
             (   kk_bind_params(Params, PVNs, VNs0, VNs, Unknown) -> Goal1 = Goal0
@@ -74,6 +77,41 @@ kk_host_stream(Chars, PChars, Limit, Max, Cap, Mode, Item) :-
                 kk_stream(kk_qualified(Goal), VNs, Limit, Max, Cap, Mode, Item)
             )
         )
+    ).
+
+% kk_params(+Ps, -Params, +PVNs0, -PVNs): the parameters Ps (p(Name, Tokens), as the host
+% sends them: src/prolog/term/param.rs) as Name=Value, each value built of its tokens in
+% post-order (i(Integer), f(Float), r(N, D) a rational, a(Atom), s(Atom) its characters,
+% v(Name) a variable, l(N) a list of the N terms before, c(Name, N) a compound term of them):
+% the very term the host sent, whatever the operators (no token is read as one), at any
+% depth. PVNs names the variables (Name=Var), one for each name.
+kk_params([], [], PVNs, PVNs).
+kk_params([p(N, Ts) | Ps], [N=V | Params], PVNs0, PVNs) :-
+    kk_build(Ts, [], [V], PVNs0, PVNs1),
+    kk_params(Ps, Params, PVNs1, PVNs).
+
+kk_build([], S, S, VNs, VNs).
+kk_build([T | Ts], S0, S, VNs0, VNs) :-
+    kk_token(T, S0, S1, VNs0, VNs1),
+    kk_build(Ts, S1, S, VNs1, VNs).
+
+kk_token(i(I), S, [I | S], VNs, VNs) :- integer(I).
+kk_token(f(X), S, [X | S], VNs, VNs) :- float(X).
+kk_token(r(N, D), S, [R | S], VNs, VNs) :- R is N rdiv D.
+kk_token(a(A), S, [A | S], VNs, VNs) :- atom(A).
+kk_token(s(A), S, [Cs | S], VNs, VNs) :- atom_chars(A, Cs).
+kk_token(v(N), S, [V | S], VNs0, VNs) :-
+    (   lists:memberchk(N=V0, VNs0) -> V = V0, VNs = VNs0 ; VNs = [N=V | VNs0] ).
+kk_token(l(K), S0, [L | S], VNs, VNs) :- kk_pop(K, S0, [], L, S).
+kk_token(c(F, K), S0, [T | S], VNs, VNs) :-
+    kk_pop(K, S0, [], Args, S),
+    (   F == '.', Args = [H, Tl] -> T = [H | Tl] ; T =.. [F | Args] ).
+
+% kk_pop(+K, +S0, +Acc, -Items, -S): the K terms on top of the stack S0, in the order they
+% were pushed, and the stack below them.
+kk_pop(K, S0, Acc, Items, S) :-
+    (   K =:= 0 -> Items = Acc, S = S0
+    ;   S0 = [X | S1], K1 is K - 1, kk_pop(K1, S1, [X | Acc], Items, S)
     ).
 
 % kk_bind_params(+Params, +PVNs, +VNs0, -VNs, -Unknown): each Name=Value of Params binds the
@@ -279,7 +317,8 @@ kk_name_vars([N=V | VNs]) :-
 % kk_enc(+T, -E, +N0, -N, +Cap): E is T encoded (see the head of this file), N - N0 the nodes of
 % T (atomic terms, variables, compound terms, list cells); kk_answer_too_large is thrown past
 % Cap nodes, for a compound term nested more than a million levels deep (not counting list
-% tails), and for a cyclic term. (Not acyclic_term/1: in Scryer 0.10 it garbles a partial
+% tails), and for a cyclic term (a cyclic list at once, another a thousand levels deep:
+% kk_no_cycle/1). (Not acyclic_term/1 of T itself: in Scryer 0.10 it garbles a partial
 % string inside a compound term, "ab" in f("ab").) Last call over list tails and last
 % arguments: the engine's own stacks hold the rest, at any depth.
 kk_enc(T, E, N0, N, Cap) :-
@@ -293,7 +332,10 @@ kk_enc(T, E, N0, N, Cap, D) :-
         kk_enc_list(T, E, N0, N, Cap, D)
     ;   atomic(T) -> kk_count(N0, N, Cap), E = T
     ;   D1 is D + 1,
-        (   D1 > 1000000 -> throw(kk_answer_too_large) ; true ),
+        (   D1 > 1000000 -> throw(kk_answer_too_large)
+        ;   D1 =:= 1000 -> kk_no_cycle(T)
+        ;   true
+        ),
         kk_count(N0, N1, Cap),
         functor(T, F, Ar),
         (   F == '$kk'
@@ -302,6 +344,12 @@ kk_enc(T, E, N0, N, Cap, D) :-
         ),
         kk_enc_args(1, Ar, Off, T, E, N1, N, Cap, D1)
     ).
+
+% kk_no_cycle(+T): T, a term met a thousand levels deep, is acyclic; a cyclic one is refused
+% there (it took 7 s to walk X = f(X) a million levels deep). (acyclic_term/1 of a copy:
+% Scryer 0.10's garbles a partial string, "ab" in f("ab"), of the term it is asked of.)
+kk_no_cycle(T) :-
+    (   copy_term(T, C), acyclic_term(C) -> true ; throw(kk_answer_too_large) ).
 
 kk_count(N0, N, Cap) :-
     N is N0 + 1,
@@ -328,7 +376,8 @@ kk_enc_args(I, Ar, Off, T, E, N0, N, Cap, D) :-
 % the variables named by VNs or numbered in the order of Fresh, as text(Pieces, Numbered):
 % Pieces a chain '$kk'(l, Piece, Pieces) ending in [], each Piece Name=Chars (a binding,
 % "Name = Value") or g(Chars) (a residual goal); the host joins them (",\n"; none is "true"),
-% and names the numbered variables when Numbered is true (Fresh is not []). Built in time
+% and names the numbered variables when Numbered is numbered(Taken) (Fresh is not []; Taken
+% the query's names those names must not be: kk_fresh_looking/1), false else. Built in time
 % linear in the answer's size: each piece is written once, never appended to (Scryer's
 % conversion of a list's cells into Rust takes quadratic time), and the chain is a nest of
 % compound terms (whose conversion is linear).
@@ -344,8 +393,24 @@ kk_answer_text(Bindings, Gs, VNs, Fresh, text(Pieces, Numbered)) :-
     iso_ext:copy_term(PItems-PVNs-Fresh, CItems-CVNs-CFresh, _),
     kk_numbered_offset(Off),
     kk_number_fresh(CFresh, Off),
-    (   Fresh == [] -> Numbered = false ; Numbered = true ),
+    (   Fresh == [] -> Numbered = false
+    ;   findall(N, ( lists:member(N=_, VNs), kk_fresh_looking(N) ), Taken),
+        Numbered = numbered(Taken)
+    ),
     kk_text_pieces(CItems, CVNs, Pieces).
+
+% kk_fresh_looking(+N): N is a name of the sequence _A, ..., _Z, _A1, ... (kk_fresh_name/2),
+% which the host leaves out when it names the numbered variables (FreshNames in
+% src/prolog/term/mod.rs): a variable of the query never shares its name with another.
+kk_fresh_looking(N) :-
+    atom_chars(N, ['_', C | Ds]),
+    char_code(C, K), K >= 0'A, K =< 0'Z,
+    (   Ds == [] -> true
+    ;   Ds = [D | _], D \== '0', kk_digits(Ds)
+    ).
+
+kk_digits([]).
+kk_digits([D | Ds]) :- char_code(D, K), K >= 0'0, K =< 0'9, kk_digits(Ds).
 
 kk_number_fresh([], _).
 kk_number_fresh(['$VAR'(K) | Vs], K) :-
@@ -529,17 +594,25 @@ kk_note_code_names :-
 % took in the engine before it, with kk_restore/8; its files are consulted one by one
 % (kk_query_consult/2) between the modules and operators and the clauses, so that one that no
 % longer loads is told. Lost is what could not be given back: global(Key, Why) for a
-% bb_put/2 value kk_state/1 could not keep (Why: cyclic, 'not ground', 'too big'), and
-% file(File, Why) for a file (Why a result of kk_query_consult/2).
+% bb_put/2 value kk_state/1 could not keep (Why: cyclic, 'not ground', 'too big'),
+% predicate(Name, Why) for a predicate whose clauses it could not read (Name: its indicator
+% as writeq/1 writes it), and file(File, Why) for
+% a file (Why a result of kk_query_consult/2).
 kk_query_restore(Text, Lost) :-
     kk_chars(Text, Chars),
     kk_read_goal(Chars, kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost0, Broken), _),
     kk_restore(Setup, Ops, [], [], [], [], [], Broken),
     kk_restore_files(FileFlags, LostFiles),
     kk_restore(Setup, [], [], Dyn, Flags, Globals, [], Broken),
-    findall(global(K, Why), lists:member(K-Why, Lost0), LostGlobals),
-    lists:append(LostGlobals, LostFiles, Lost),
+    findall(L, ( lists:member(K-Why, Lost0), kk_lost(K, Why, L) ), LostState),
+    lists:append(LostState, LostFiles, Lost),
     kk_note_code_names.
+
+kk_lost(predicate(PI), Why, predicate(Name, Why)) :-
+    !,
+    kk_text(PI, [], Cs),
+    atom_chars(Name, Cs).
+kk_lost(K, Why, global(K, Why)).
 
 kk_restore_files([], []).
 kk_restore_files([F-Flags | FFs], Lost) :-

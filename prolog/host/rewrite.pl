@@ -142,6 +142,7 @@ kk_leaf(Where, G0, G) :-
         kk_read_goal(G0, G1),
         (   G1 == G0 -> G = G0 ; G = user:G1 )
     ;   G0 = bb_put(K, V) -> G = user:kk_bb_put(K, V)
+    ;   G0 = set_prolog_flag(F, V) -> kk_flag_goal(Where, F, V, G)
     ;   G0 == halt, kk_ends_session(Where) -> G = throw(kk_halt(0))
     ;   G0 = halt(C), kk_ends_session(Where) -> G = user:kk_halt_(C)
     ;   kk_import_goal(G0), kk_records_imports(Where) -> G = user:kk_recorded(G0)
@@ -177,6 +178,26 @@ kk_recorded(G) :-
     (   iso_ext:bb_get(kk_setup, Gs0) -> true ; Gs0 = [] ),
     (   lists:memberchk(G, Gs0) -> Gs = Gs0 ; lists:append(Gs0, [G], Gs) ),
     iso_ext:bb_put(kk_setup, Gs).
+
+% kk_flag_goal(+Where, +F, +V, -G): set_prolog_flag(F, V) rewritten: the flag unknown may not
+% be set to warning in the engine of a Session in its program's own process (bb
+% kk_no_unknown_warning: Scryer 0.10 writes those warnings to the process's standard output,
+% past the engine's streams), which a directive says as it loads.
+kk_flag_goal(directive(_), F, V, G) :-
+    (   F == unknown, V == warning, iso_ext:bb_get(kk_no_unknown_warning, true)
+    ->  kk_unknown_warning_error(E), G = initialization(throw(E))
+    ;   G = set_prolog_flag(F, V)
+    ).
+kk_flag_goal(typed, F, V, user:kk_set_flag(F, V)).
+kk_flag_goal(code(_), F, V, user:kk_set_flag(F, V)).
+
+kk_set_flag(F, V) :-
+    (   F == unknown, V == warning, iso_ext:bb_get(kk_no_unknown_warning, true)
+    ->  kk_unknown_warning_error(E), throw(E)
+    ;   set_prolog_flag(F, V)
+    ).
+
+kk_unknown_warning_error(error(domain_error(flag_value, unknown+warning), set_prolog_flag/2)).
 
 kk_bb_put(K, V) :-
     iso_ext:bb_put(K, V),

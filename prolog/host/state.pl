@@ -54,17 +54,40 @@ kk_state_pieces(Pieces) :-
     kk_changed_flags(Flags),
     kk_changed_ops(Ops),
     kk_state_files(FileFlags),
-    catch(( findall(P, kk_dynamic_key(P), Ps),
-            lists:maplist(user:kk_pred_text, Ps, Texts)
-          ),
-          _,
-          Texts = []),
-    kk_globals(Keys, Globals, Lost),
+    catch(findall(P, kk_dynamic_key(P), Ps), E, true),
+    (   var(E) -> LostAll = []
+    ;   Ps = [], kk_why(E, Why), LostAll = [predicate(every)-Why]
+    ),
+    kk_pred_texts(Ps, Texts, LostPreds),
+    kk_globals(Keys, Globals, LostGlobals),
+    lists:append([LostGlobals, LostAll, LostPreds], Lost),
     (   iso_ext:bb_get(kk_broken_files, Broken) -> true ; Broken = [] ),
     lists:maplist(user:kk_part_text, [Setup, Ops, FileFlags, Flags, Globals, Lost, Broken],
             [T1, T2, T3, T5, T6, T7, T8]),
     kk_commas(Texts, Dyn, ["],(", T5, "),(", T6, "),(", T7, "),(", T8, "))"]),
     kk_chain(["kk_restore((", T1, "),(", T2, "),(", T3, "),[" | Dyn], Pieces).
+
+% kk_pred_texts(+Ps, -Texts, -Lost): the texts of the predicates Ps (kk_pred_text/2); one
+% whose clauses cannot be read or written is named in Lost (predicate(PI)-Why), and the
+% others are kept.
+kk_pred_texts([], [], []).
+kk_pred_texts([P | Ps], Ts, Ls) :-
+    (   catch(kk_pred_text(P, T), E, true) -> true ; E = failed ),
+    (   var(E) -> Ts = [T | Ts1], Ls = Ls1
+    ;   Ts = Ts1,
+        kk_pred_pi(P, PI),
+        kk_why(E, Why),
+        Ls = [predicate(PI)-Why | Ls1]
+    ),
+    kk_pred_texts(Ps, Ts1, Ls1).
+
+kk_pred_pi(N/A, N/A).
+kk_pred_pi(m(M, N, A), M:N/A).
+
+% kk_why(+E, -Why): the exception E as an atom, to say why something was not kept.
+kk_why(E, Why) :-
+    kk_text(E, [], Cs),
+    atom_chars(Why, Cs).
 
 % kk_pred_text(+P, -Text): the text of the predicate P and its clauses (P-Clauses), the one
 % written last when they did not change since.
@@ -145,21 +168,39 @@ kk_dynamic_key(N/A) :-
     current_predicate(user:N/A),
     \+ kk_hidden(N/A),
     functor(H, N, A),
-    predicate_property(user:H, dynamic).
+    predicate_property(user:H, dynamic),
+    \+ kk_made_dynamic(user:N/A).
 kk_dynamic_key(m(M, N, A)) :-
     iso_ext:bb_get(kk_modules, Ms),
     lists:member(M, Ms),
     current_predicate(M:(N/A)),
     functor(H, N, A),
-    predicate_property(M:H, dynamic).
+    predicate_property(M:H, dynamic),
+    \+ kk_made_dynamic(M:N/A).
+
+% kk_made_dynamic(+M:PI): PI was declared dynamic by the host only, so that Scryer replaces it
+% without writing its warning to the process's standard output (host_warnings.pl): a static
+% predicate for the state (its clauses are those of its files, consulted again; clause/2 of
+% a dynamic predicate that another file replaced gives the clauses replaced too).
+kk_made_dynamic(MPI) :-
+    iso_ext:bb_get(kk_made_dynamic, Ds),
+    lists:memberchk(MPI, Ds).
 
 % kk_raw_clauses(+P, -Raw): the clauses of P (kk_dynamic_key/1) as H-B pairs, in order.
 kk_raw_clauses(N/A, Raw) :-
-    functor(H, N, A),
-    findall(H-B, clause(H, B), Raw).
+    (   N/A == (:)/2
+    ->  % (Scryer 0.10's assertz((M:H :- B)) makes a clause of (:)/2 in user, which clause/2
+        % cannot read, an instantiation error: read by retract/1, and asserted back in order)
+        findall((M:H)-B, retract((M:H :- B)), Raw),
+        lists:maplist(user:kk_assert_back, Raw)
+    ;   functor(H, N, A),
+        findall(H-B, clause(H, B), Raw)
+    ).
 kk_raw_clauses(m(M, N, A), Raw) :-
     functor(H, N, A),
     findall(H-B, clause(M:H, B), Raw).
+
+kk_assert_back(H-B) :- assertz((H :- B)).
 
 % kk_stored(+P, +Raw, -Cs): the clauses Raw of P (kk_raw_clauses/2) as kk_restore_/1 asserts
 % them: a fact as its head alone, half the text of (H :- true) to write, send and read back
@@ -307,6 +348,10 @@ kk_restore_flag(F-V) :- kk_restore_goal(set_prolog_flag(F, V)).
 
 kk_restore_global(K-V) :- kk_bb_put(K, V).
 
+kk_report_lost(predicate(PI)-Why) :-
+    !,
+    write('% lost in the restart: the clauses of '), writeq(PI), write(' ('), write(Why),
+    write(')'), nl.
 kk_report_lost(K-Why) :-
     write('% lost in the restart: the value of '), writeq(K), write(' (bb_put/2; '),
     write(Why), write(')'), nl.
@@ -334,9 +379,9 @@ kk_restore_file(Broken, F-Flags) :-
     ).
 
 kk_restore_(N/A-Cs) :-
-    functor(H, N, A),
-    kk_declare_dynamic(user:H),
-    retractall(H),
+    (   N/A == (:)/2 -> kk_retract_all((_:_ :- _))
+    ;   functor(H, N, A), kk_declare_dynamic(user:H), retractall(H)
+    ),
     lists:maplist(user:kk_restore_clause, Cs).
 kk_restore_(m(M, N, A)-Cs) :-
     functor(H, N, A),
@@ -351,6 +396,9 @@ kk_declare_dynamic(M:H) :-
     (   catch(predicate_property(M:H, dynamic), _, fail) -> true
     ;   catch(( assertz(M:H), retract(M:H) ), _, true)
     ).
+
+% (retractall/1 of a head M:H, (:)/2 in user, is an instantiation error)
+kk_retract_all(C) :- ( retract(C), fail ; true ).
 
 kk_restore_clause(C0) :- kk_clause_reads(C0, C), assertz(C).
 

@@ -78,16 +78,25 @@ kk_read_goal(Chars, Goal, VNs) :-
     Goal = Goal0,
     VNs = VNs0.
 
-% kk_fresh_names(+Vars, +VNs, +K, -Names): names _A, _B, ... for the variables without one.
-%?- kk_fresh_names([X, Y], ['Y'=Y], 0, Ns).
-%@ Ns = ['_A'=X].
+% kk_fresh_names(+Vars, +VNs, +K, -Names): names _A, _B, ... for the variables without one,
+% none of them a name of VNs (the query's _A keeps its own).
+%?- kk_fresh_names([X, Y], ['Y'=Y, '_A'=_], 0, Ns).
+%@ Ns = ['_B'=X].
 kk_fresh_names([], _, _, []).
 kk_fresh_names([V | Vs], VNs, K, Names) :-
     (   lists:member(_=W, VNs), W == V
     ->  Names = Names1, K1 = K
-    ;   kk_fresh_name(K, Name), Names = [Name=V | Names1], K1 is K + 1
+    ;   kk_free_name(K, VNs, K0, Name), Names = [Name=V | Names1], K1 is K0 + 1
     ),
     kk_fresh_names(Vs, VNs, K1, Names1).
+
+% kk_free_name(+K, +VNs, -K1, -Name): Name, the K1-th fresh name, the first from the K-th that
+% is no name of VNs.
+kk_free_name(K, VNs, K1, Name) :-
+    kk_fresh_name(K, N),
+    (   lists:memberchk(N=_, VNs) -> K2 is K + 1, kk_free_name(K2, VNs, K1, Name)
+    ;   K1 = K, Name = N
+    ).
 
 kk_fresh_name(K, Name) :-
     L is 0'A + K mod 26,

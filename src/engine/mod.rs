@@ -478,6 +478,15 @@ pub trait Engine: Send {
     fn settle(&mut self) {}
 }
 
+impl fmt::Debug for dyn Engine + '_ {
+    /// The engine's kind (`Engine { kind: Fd }`); each engine's own type says more.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engine")
+            .field("kind", &self.kind())
+            .finish_non_exhaustive()
+    }
+}
+
 /// Puts the solutions of a complete enumeration in the spec's order (row by row,
 /// lexicographic), so that every engine lists them alike.
 pub(crate) fn spec_order(report: &mut Report, request: &Request) {

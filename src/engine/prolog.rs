@@ -21,6 +21,7 @@ use crate::system::{
 const LOAD_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// `kenken/3` or `plain_kenken/3` of the homework in the Prolog system `S`.
+#[derive(Debug)]
 pub struct SystemEngine<S: PrologSystem> {
     kind: EngineKind,
     predicate: Predicate,

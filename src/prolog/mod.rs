@@ -7,7 +7,7 @@
 //!   (`term.rs`).
 //! - [`toplevel`]: the top level behind `kenken query` and `kenken repl`.
 //!
-//! Every query goes through the Prolog-side wrapper `kk_host_stream/8` (`prolog/host_query.pl`):
+//! Every query goes through the Prolog-side wrapper `kk_host_stream/9` (`prolog/host_query.pl`):
 //! the goal travels as an escaped string, so `Machine::run_query` always receives text that
 //! parses; the wrapper parses it with `read_term_from_chars/3` inside `catch/3`, bounds each
 //! answer with `call_with_inference_limit/3`, and gives the answers one by one, then how the
@@ -63,8 +63,12 @@ pub(crate) const HOST_PL: &str = concat!(
 /// after [`HOST_PL`] by the engines that answer a person's goals (the top level, a query
 /// [`Session`]), not by those that only solve puzzles.
 pub(crate) const HOST_EXPAND_PL: &str = include_str!("../../prolog/host_expand.pl");
-/// The host's query wrapper (`kk_host_stream/8`), loaded after [`HOST_PL`] by a [`Session`].
-pub(crate) const HOST_QUERY_PL: &str = include_str!("../../prolog/host_query.pl");
+/// The host's query wrapper (`kk_host_stream/9`), loaded after [`HOST_PL`] by a [`Session`],
+/// and the loader's warnings kept from the process's standard output (`host_warnings.pl`).
+pub(crate) const HOST_QUERY_PL: &str = concat!(
+    include_str!("../../prolog/host_query.pl"),
+    include_str!("../../prolog/host_warnings.pl"),
+);
 /// What follows [`HOST_PL`] when `kenken.pl` is loaded too: the libraries it otherwise
 /// loads only when a goal needs them (`kk_need_libraries/1`), imported at once as before
 /// (`kenken.pl` has loaded most of them already), so that every goal finds them.
@@ -97,6 +101,20 @@ pub enum PrologError {
     /// The answer is not a grid of the puzzle's size.
     #[error("answer is not an {0}x{0} grid: {1}")]
     BadGrid(usize, String),
+    /// The answer binds no such variable (it is unbound, or not one of the query's).
+    #[error("the answer binds no {0}")]
+    Unbound(String),
+    /// The value of a variable is not of the type asked for
+    /// ([`Answer::integer`](query::Answer::integer) of an atom).
+    #[error("{name} = {value} is not {expected}")]
+    NotA {
+        /// The variable.
+        name: String,
+        /// What was asked for (`an integer`, `an integer of 64 bits`).
+        expected: &'static str,
+        /// Its value, as Prolog writes it.
+        value: String,
+    },
     /// The engine could not go on (it failed on a goal, or its process could not start).
     #[error("{0}")]
     Failed(String),

@@ -15,7 +15,7 @@ fn printed<'a>(answers: &'a Answers<'_>) -> (&'a str, bool) {
 /// state after the goal when it may have changed it (the parent keeps it for a replacement), as
 /// what changed since the state sent before when that is shorter ([`StateDelta`]). The reply says only whether the query failed.
 pub(crate) fn query_worker() -> crate::process::Handler {
-    let mut session = Session::new();
+    let mut session = Session::serving();
     // the state sent last: the parent holds it, and is sent what changed since
     // (and its number: StateDelta)
     let mut last_state: Option<String> = None;

@@ -54,10 +54,50 @@ pub struct NoopSolutions {
 /// machine goes on: see [`Answers`]); the new one gets the state the old one had after the
 /// last query that ended (consulted files, asserted clauses, flags, operators, modules,
 /// `bb_put/2` values), and the next query's [`Answers::lost`] names what it could not get.
+///
+/// # What it writes, and where
+///
+/// A `Session` owns nothing of the process: it never touches its file descriptors (another
+/// thread's `println!` lines go out as they are written, whatever the engine does), and
+/// what the engine writes is kept for the query that wrote it:
+///
+/// - `user_output` (`write/1`, `format/2`): [`Answers::printed`], up to
+///   [`super::PRINTED_CAP`] bytes; `user_error`: dropped.
+/// - Scryer's loader warning `% Warning: overwriting p/1 because the clauses are
+///   discontiguous` (a run of clauses after another predicate's, a predicate a library or
+///   another file defined), which Scryer 0.10 writes with `println!` to the process's standard
+///   output: told on the Prolog side as the file loads (`prolog/host_warnings.pl`), given by
+///   [`Consulted::warnings`] (or [`Answers::warnings`] for a goal that consults), told once
+///   (a replacement engine that consults the file anew says nothing); Scryer is kept from
+///   printing it by declaring the predicate dynamic before the clauses that replace it, which
+///   replaces it as Scryer would have: such a predicate is dynamic
+///   (`predicate_property/2`, `assertz/1` add to it), the one difference.
+/// - The flag `unknown` set to `warning` (Scryer then writes `% Warning: predicate p/0 is
+///   undefined` with `println!` at each call of an undefined predicate): refused,
+///   `domain_error(flag_value, unknown+warning)`, when `set_prolog_flag/2` is called by the
+///   goal, a consulted file's clause or directive, or a goal built as the goal runs. A
+///   [`super::QueryWorker`] allows it and keeps its warnings ([`Answers::warnings`]): its
+///   process is the crate's.
+/// - Not kept: `% Warning: overwriting multifile predicate m:p/1 because it was not locally
+///   declared multifile` (a consulted file's clause for another module's multifile predicate,
+///   which the file did not declare multifile), and `unknown` set to `warning` by a closure
+///   (`call(set_prolog_flag, unknown, warning)`): Scryer writes those to the process's
+///   standard output. A [`super::QueryWorker`] keeps them.
+///
+/// # A panic in Scryer
+///
+/// A goal Scryer 0.10 panics on (rather than raising a Prolog error) ends its query with
+/// [`End::Crashed`], the panic caught, and the machine is replaced. A program built with
+/// `panic = "abort"` cannot catch it: the whole process aborts (exit code 134, with nothing
+/// said by the library). Use a [`super::QueryWorker`] there (and wherever a goal may be
+/// hostile): a panic kills the worker process only, and the query ends with
+/// [`End::Crashed`].
 pub struct Session {
     machine: Machine,
     /// What the machine was built for (a replacement is built alike).
     purpose: Purpose,
+    /// Where it runs: the program's own process, or a worker process of the crate's.
+    place: Place,
     /// What is kept for a replacement machine.
     kept: Kept,
     /// What the machine writes to `user_output`.
@@ -69,21 +109,31 @@ pub struct Session {
 impl Session {
     /// Starts a machine and consults `kenken.pl` and the host wrapper (about 0.4 s).
     pub fn new() -> Session {
-        Session::for_purpose(Purpose::Queries)
+        Session::for_purpose(Purpose::Queries, Place::Program)
     }
 
     /// A session that only runs the homework's solvers for the host (worker engines): built as
     /// [`Session::new`] is (so that `kenken/3` costs the same in both), keeping nothing of the
     /// process's standard output.
     pub(crate) fn for_solving() -> Session {
-        Session::for_purpose(Purpose::Solving)
+        Session::for_purpose(Purpose::Solving, Place::Program)
     }
 
-    fn for_purpose(purpose: Purpose) -> Session {
-        let capture = Rc::new(Capture::new(purpose == Purpose::Queries));
+    /// The session of a [`super::QueryWorker`]'s worker process, which is the crate's own:
+    /// what Scryer writes to the process's standard output (the parent's channel) is kept
+    /// there (`stdout.rs`), the flag `unknown` set to `warning` among it.
+    pub(crate) fn serving() -> Session {
+        Session::for_purpose(Purpose::Queries, Place::Worker)
+    }
+
+    fn for_purpose(purpose: Purpose, place: Place) -> Session {
+        let capture = Rc::new(Capture::new(
+            purpose == Purpose::Queries && place == Place::Worker,
+        ));
         Session {
-            machine: machine(purpose, &capture),
+            machine: machine(purpose, place, &capture),
             purpose,
+            place,
             kept: Kept::default(),
             capture,
             engines: 1,
@@ -106,8 +156,8 @@ impl Session {
     }
 
     /// [`Session::consult`], and what Scryer's loader warned of ([`Consulted::warnings`]),
-    /// kept from the process's standard output and told once (not again when a replacement
-    /// engine consults the file anew).
+    /// kept from the process's standard output (see [`Session`]) and told once (not again
+    /// when a replacement engine consults the file anew).
     pub fn load(&mut self, file: &std::path::Path) -> Result<Consulted, QueryError> {
         let answers = self.query(&consult_query(file))?;
         let (lost, got) = read_consult(answers);
@@ -119,7 +169,7 @@ impl Session {
     /// Replaces a broken machine, and gives the new one the state of the old: what could
     /// not be given back is kept in `kept.lost`, to be told.
     fn renew(&mut self) {
-        self.machine = machine(self.purpose, &self.capture);
+        self.machine = machine(self.purpose, self.place, &self.capture);
         self.engines += 1;
         self.kept.broken = false;
         let Some(state) = self.kept.state.clone() else {
@@ -137,7 +187,7 @@ impl Session {
         if matches!(lost.as_slice(), [Lost::State(_)]) {
             // (the machine may hold part of it: a fresh one starts without it)
             self.kept.state = None;
-            self.machine = machine(self.purpose, &self.capture);
+            self.machine = machine(self.purpose, self.place, &self.capture);
             self.engines += 1;
             self.kept.broken = false;
         }
@@ -285,6 +335,7 @@ impl Session {
             QueryError::Engine(e) => e,
             e @ (QueryError::NeedsWorker
             | QueryError::UnknownParam { .. }
+            | QueryError::BadParam { .. }
             | QueryError::SeveralGoals { .. }
             | QueryError::AnswerTooLarge { .. }
             | QueryError::StartTimeout(_)
@@ -303,18 +354,45 @@ impl Session {
     }
 }
 
+impl std::fmt::Debug for Session {
+    /// What it is for, where it runs, how many machines it built and what it keeps for a
+    /// replacement (Scryer's machine says nothing of itself).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("purpose", &self.purpose)
+            .field("place", &self.place)
+            .field("engines_built", &self.engines)
+            .field("state_bytes", &self.kept.state.as_ref().map(String::len))
+            .field("lost", &self.kept.lost)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Default for Session {
     fn default() -> Self {
         Session::new()
     }
 }
 
+/// Where a [`Session`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// The program's own process: nothing of the process is the session's (its standard
+    /// output is the program's).
+    Program,
+    /// A worker process of the crate's ([`Session::serving`]).
+    Worker,
+}
+
 /// A machine with `kenken.pl`, the host's wrapper and the libraries every goal finds, for
-/// `purpose`, its flags and operators noted (`kk_query_start/0`); what it writes to
+/// `purpose`, its flags and operators noted (`kk_query_start/0`), the loader's warnings kept
+/// from the process's standard output (`kk_keep_warnings/1` of `prolog/host_warnings.pl`;
+/// in the program's own process, the flag `unknown` refused the value `warning`, whose
+/// warnings Scryer writes there as a goal runs); what it writes to
 /// `user_output` goes to `capture`, what it writes to `user_error` nowhere; its `user_input` is
 /// a channel kept by `capture`, empty but for what the host tells the wrapper between answers
 /// (`Capture::tell`).
-fn machine(purpose: Purpose, capture: &Rc<Capture>) -> Machine {
+fn machine(purpose: Purpose, place: Place, capture: &Rc<Capture>) -> Machine {
     let out = Rc::clone(capture);
     let (input, input_config) = InputStreamConfig::channel();
     capture.set_input(input);
@@ -331,8 +409,13 @@ fn machine(purpose: Purpose, capture: &Rc<Capture>) -> Machine {
         })));
     let mut machine = Builder::new(purpose).streams(streams).build();
     // (what loading wrote is flushed, and dropped)
+    let keep = match (purpose, place) {
+        (Purpose::Queries, Place::Program) => "kk_keep_warnings(true), ",
+        (Purpose::Queries, Place::Worker) => "kk_keep_warnings(false), ",
+        _ => "",
+    };
     let _ = machine
-        .run_query("kk_query_start, flush_output(user_output).".to_string())
+        .run_query(format!("kk_query_start, {keep}flush_output(user_output)."))
         .count();
     capture.reset();
     machine

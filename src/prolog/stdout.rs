@@ -1,17 +1,17 @@
-//! What Scryer writes to the process's standard output, kept from it.
+//! What Scryer writes to the standard output of a worker process of the crate's, kept from
+//! it (the process's standard output is its parent's channel).
 //!
 //! Scryer 0.10 writes a few messages with `println!`, past the machine's streams: the loader's
 //! warnings (`% Warning: overwriting p/1 because the clauses are discontiguous`, a multifile
 //! predicate overwritten) and `% Warning: predicate p/0 is undefined` (the flag `unknown` set
-//! to `warning`). A library must not write to its host's standard output: while an engine of
-//! a [`Session`](super::Session) answers, [`kept`] points file descriptor 1 at a file of ours,
-//! gives back the lines Scryer wrote there (`% ...`), and passes anything else written there
-//! meanwhile (by another thread of the program) on to the real standard output.
+//! to `warning`). In a worker process (the session of [`Session::serving`]: the process is
+//! the crate's, no thread of a program runs there), while its engine answers, [`kept`] points
+//! file descriptor 1 at a file of ours and gives back the lines Scryer wrote there (`% ...`).
+//! Never in a program's own process: a [`Session`] there owns none of its file descriptors
+//! (its loader warnings are told on the Prolog side instead: `prolog/host_warnings.pl`).
 //!
-//! File descriptor 1 is the process's, not the thread's: while two threads run engines, one
-//! file serves both, and a line goes to the one of them that leaves first. (Under `cargo
-//! test`, the test harness takes `println!` from test threads before it reaches the file
-//! descriptor: nothing is seen here then.)
+//! [`Session::serving`]: super::Session
+//! [`Session`]: super::Session
 
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};

@@ -1,7 +1,9 @@
 //! Writing a [`Term`] as Prolog text that reads back as the same term (`writeq/1` semantics):
 //! atoms quoted where they must be, the standard operators written as operators with brackets
 //! where their priorities need them, lists in list notation, variables by name. What
-//! `Term`'s `Display` writes, and what a query's parameters ([`super::Query::bind`]) travel as.
+//! `Term`'s `Display` writes. (A query's parameters travel as tokens the engine builds the
+//! term of: [`super::term`]'s `param`.) A rational is written as Scryer 0.10 writes it
+//! (`1 rdiv 3`), which no reader of Scryer 0.10 reads as a rational: it has no syntax for one.
 //!
 //! Only the standard operators of ISO Prolog (and Scryer's defaults among them) are written as
 //! operators; a term whose name is any other operator is written in canonical form (`#=(X, 1)`),
@@ -81,7 +83,8 @@ pub(crate) fn write(t: &Term, out: &mut String, max: Option<usize>) {
         };
         match t {
             Term::Integer(i) => number(out, &i.to_string(), max_prio),
-            Term::BigInteger(s) | Term::Rational(s) => number(out, s, max_prio),
+            Term::BigInteger(s) => number(out, s, max_prio),
+            Term::Rational(s) => rational(out, s, max_prio),
             Term::Float(x) => number(out, &float(*x), max_prio),
             Term::Atom(a) => {
                 if max_prio < 1200 && is_op_atom(a) {
@@ -229,9 +232,27 @@ fn number(out: &mut String, text: &str, max_prio: u16) {
     }
 }
 
+/// A rational (`NrD`, or `N/D`) as Scryer 0.10 writes it: `N rdiv D`, bracketed as an
+/// operand of an operator of priority under 400 (`rdiv` is `yfx` 400).
+fn rational(out: &mut String, text: &str, max_prio: u16) {
+    let Some((n, d)) = text.split_once('r').or_else(|| text.split_once('/')) else {
+        return number(out, text, max_prio);
+    };
+    let bracket = max_prio < 400;
+    if bracket {
+        out.push('(');
+    }
+    out.push_str(n);
+    out.push_str(" rdiv ");
+    out.push_str(d);
+    if bracket {
+        out.push(')');
+    }
+}
+
 /// A float as Prolog reads it back: digits on both sides of the point, before any exponent
 /// (`1.0e20`, not Rust's `1e20`). Infinities and NaN have no such text (`inf`, `-inf`, `nan`).
-fn float(x: f64) -> String {
+pub(crate) fn float(x: f64) -> String {
     if x.is_nan() {
         return "nan".into();
     }

@@ -56,6 +56,16 @@ pub struct Gprolog {
     loaded: Option<bool>,
 }
 
+impl std::fmt::Debug for Gprolog {
+    /// Its confinement, and which GNU Prolog runs the program loaded.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gprolog")
+            .field("setup", &self.setup)
+            .field("without_fd", &self.loaded)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Gprolog {
     /// Whether `gprolog` (and its compiler beside it) is installed.
     pub fn available() -> bool {

@@ -120,6 +120,11 @@ fn query_answer_with_a_hundred_thousand_elements_is_abbreviated() {
         "L = [_A,_B,_C,_D,_E,_F,_G,_H,_I,_J,_K,_L,_M,_N,_O,_P,_Q,_R,_S,_T|...].\n"
     );
     assert_eq!(code, 0);
+    // Regression (#54 item 4): a fresh variable never takes a name of the query's own.
+    assert_eq!(
+        query_with(&["--no-kenken"], "X = g(_A, _, _B, _).").0,
+        "X = g(_A,_C,_B,_D).\n"
+    );
     // The whole answer, as in Scryer, through the flag answer_write_options.
     assert_eq!(
         query("set_prolog_flag(answer_write_options, [max_depth(0)]), numlist(1,25,L)."),

@@ -145,7 +145,7 @@ fn a_program_that_is_no_worker_is_named_in_the_error() {
     // the worker starts when the engine is opened: opening it fails, saying why
     let opened = EngineKind::Fd.open(Isolation::Worker);
     kenken::worker::set_program(env!("CARGO_BIN_EXE_kenken").into());
-    let message = opened.err().expect("opened").to_string();
+    let message = opened.expect_err("opened").to_string();
     assert!(
         message.contains("did not start as a kenken worker")
             && message.contains("kenken::worker::init()"),

@@ -7,11 +7,14 @@
 mod common;
 
 mod engine;
+mod kept_state;
 mod lifecycle;
 mod prolog;
 mod query;
 mod scryer_file;
+mod stdout;
 mod system;
+mod terms;
 mod user_code;
 
 use std::sync::{Mutex, MutexGuard};

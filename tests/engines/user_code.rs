@@ -406,8 +406,9 @@ fn the_hosts_prolog_calls_nothing_a_user_can_redefine() {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    files.push(root.join("prolog/host_query.pl"));
-    files.push(root.join("prolog/host_expand.pl"));
+    for file in ["host_query.pl", "host_expand.pl", "host_warnings.pl"] {
+        files.push(root.join("prolog").join(file));
+    }
     let files: Vec<Term> = files
         .iter()
         .map(|p| Term::atom(&p.to_string_lossy()))

@@ -144,40 +144,6 @@ mod tests {
         assert_eq!(word(b"two\nlines.pl"), "\"$(printf 'two\\012lines.pl')\"");
     }
 
-    /// What `sh` makes of `command`'s words: each printed between `<` and `>`, as bytes.
-    fn shell_reads(words: &str) -> Vec<u8> {
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("for w in {words}; do printf '<%s>' \"$w\"; done"))
-            .output()
-            .unwrap();
-        out.stdout
-    }
-
-    #[test]
-    fn the_shell_reads_each_word_back_as_its_bytes_and_runs_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let canary = dir.path().join("pwned");
-        let names: Vec<Vec<u8>> = vec![
-            format!("{}/$(touch pwned).pl", dir.path().display()).into_bytes(),
-            format!("`touch {}`.pl", canary.display()).into_bytes(),
-            b"eve's \"file\".pl".to_vec(),
-            "ann\u{200b}\u{200f}.pl".as_bytes().to_vec(),
-            b"a\xff%\\'$x.pl".to_vec(),
-            b"two\nlines\ttab.pl".to_vec(),
-        ];
-        for name in names {
-            let w = word(&name);
-            assert!(!w.contains('\n') && !w.contains('\u{200b}'), "{w}");
-            let mut expected = b"<".to_vec();
-            expected.extend(&name);
-            expected.push(b'>');
-            assert_eq!(shell_reads(&w), expected, "{w}");
-        }
-        assert!(!canary.exists());
-        assert!(!dir.path().join("pwned").exists());
-    }
-
     #[test]
     fn every_option_that_chose_the_cases_is_kept() {
         let config = Config {

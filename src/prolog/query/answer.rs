@@ -28,10 +28,10 @@ impl Answer {
             .map(|(_, t)| t)
     }
 
-    /// The value of `name`, which must be bound.
+    /// The value of `name`, which must be bound ([`PrologError::Unbound`]).
     pub fn term(&self, name: &str) -> Result<&Term, PrologError> {
         self.get(name)
-            .ok_or_else(|| PrologError::Protocol(format!("the answer binds no {name}")))
+            .ok_or_else(|| PrologError::Unbound(name.to_string()))
     }
 
     /// The value of `name` as an `n` x `n` grid (the `T` of `kenken(N, C, T)`).
@@ -39,11 +39,19 @@ impl Answer {
         self.term(name)?.as_grid(n)
     }
 
-    /// The value of `name` as an integer.
+    /// The value of `name` as an integer: a typed error when it is unbound
+    /// ([`PrologError::Unbound`]) or no integer of 64 bits ([`PrologError::NotA`]).
     pub fn integer(&self, name: &str) -> Result<i64, PrologError> {
         let t = self.term(name)?;
-        t.as_i64()
-            .ok_or_else(|| PrologError::Protocol(format!("{name} = {t} is not an integer")))
+        t.as_i64().ok_or_else(|| PrologError::NotA {
+            name: name.to_string(),
+            expected: if matches!(t, Term::BigInteger(_)) {
+                "an integer of 64 bits"
+            } else {
+                "an integer"
+            },
+            value: t.to_string(),
+        })
     }
 }
 
@@ -95,6 +103,14 @@ pub enum Lost {
         /// Why it was not kept.
         why: String,
     },
+    /// The clauses of a predicate that could not be read to be kept (none of them were given
+    /// back; the other predicates were).
+    Predicate {
+        /// The predicate, as Prolog writes it (`p/1`, `m:p/1`).
+        name: String,
+        /// Why, as Prolog writes the error.
+        why: String,
+    },
     /// A file consulted before that did not load again.
     File(ConsultError),
     /// The whole state: giving it back failed (this says how), so the replacement started
@@ -106,6 +122,7 @@ impl std::fmt::Display for Lost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Lost::Global { key, why } => write!(f, "the value of {key} (bb_put/2; {why})"),
+            Lost::Predicate { name, why } => write!(f, "the clauses of {name} ({why})"),
             Lost::File(e) => write!(f, "a consulted file: {e}"),
             Lost::State(why) => write!(f, "the whole state: {why}"),
         }

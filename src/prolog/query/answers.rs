@@ -83,6 +83,20 @@ pub struct Answers<'a, S: AnswerSource = InThread<'a>> {
     _source: std::marker::PhantomData<&'a ()>,
 }
 
+impl<S: AnswerSource> std::fmt::Debug for Answers<'_, S> {
+    /// How the query ended (once it has), what was lost before it, the inferences, what the
+    /// goal printed and Scryer warned of so far.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Answers")
+            .field("end", &self.end)
+            .field("lost", &self.lost)
+            .field("inferences", &self.got.inferences)
+            .field("printed", &self.got.printed.text.len())
+            .field("warnings", &self.got.warnings)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'a> Answers<'a, InThread<'a>> {
     /// Answers read from a query running in a machine whose `user_output` is `capture`;
     /// `kept` is told when the machine must not be used again, and the state after the query.
@@ -209,13 +223,14 @@ impl<'a, S: AnswerSource> Answers<'a, S> {
         self.got.printed.cut
     }
 
-    /// What Scryer wrote to the process's standard output while the goal ran, so far, kept
-    /// from it: its loader's warnings (`% Warning: overwriting p/1 because the clauses are
-    /// discontiguous`, when the goal consults a file), one line each. Scryer 0.10 writes them
-    /// past the engine's streams, with Rust's `println!`; a [`crate::prolog::Session`] points
-    /// the process's standard output elsewhere while its engine runs, and passes on what
-    /// another thread wrote meanwhile. (Under the test harness of `cargo test` without
-    /// `--nocapture`, the harness takes them first: none are seen.) Never repeated when a
+    /// What Scryer would have written to the process's standard output while the goal ran,
+    /// so far, kept from it: its loader's warnings (`% Warning: overwriting p/1 because the
+    /// clauses are discontiguous`, when the goal consults a file), and in a worker `% Warning:
+    /// predicate p/0 is undefined` (the flag `unknown` set to `warning`), one line each.
+    /// Scryer 0.10 writes them past the engine's streams, with Rust's `println!`: a
+    /// [`crate::prolog::Session`] tells the loader's on the Prolog side and keeps Scryer from
+    /// printing them, never touching the process's standard output (see its documentation
+    /// for what is kept where); a worker keeps them in its own process. Never repeated when a
     /// replaced engine gets its state back.
     pub fn warnings(&self) -> &[String] {
         &self.got.warnings

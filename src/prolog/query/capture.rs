@@ -16,7 +16,7 @@ pub(crate) struct Capture {
     /// The sending end of the machine's `user_input`.
     stop: RefCell<Option<UserInput>>,
     /// Whether the process's standard output is kept from Scryer while the machine runs
-    /// ([`crate::prolog::stdout`]): where a person's goals are answered (files are consulted).
+    /// (`stdout.rs`): in a worker process of the crate's only.
     keep_stdout: bool,
 }
 
@@ -27,7 +27,7 @@ const STOP: &[u8] = b"\x18";
 
 impl Capture {
     /// A capture; `keep_stdout`: the process's standard output is kept from Scryer while the
-    /// machine runs ([`crate::prolog::stdout`]).
+    /// machine runs (`stdout.rs`: a worker process's only).
     pub(crate) fn new(keep_stdout: bool) -> Capture {
         Capture {
             keep_stdout,

@@ -24,8 +24,8 @@ pub struct Consulted {
 impl Consulted {
     /// What Scryer's loader warned of while the file loaded, one line each (`% Warning:
     /// overwriting p/1 because the clauses are discontiguous`): Scryer 0.10 writes these to
-    /// the process's standard output; they are kept from it and given here instead
-    /// ([`Answers::warnings`]).
+    /// the process's standard output; they are kept from it (without touching it: see
+    /// [`crate::prolog::Session`]) and given here instead ([`Answers::warnings`]).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
@@ -129,6 +129,10 @@ pub(crate) fn restored(answers: &[Answer]) -> Vec<Lost> {
                 key: a[0].to_string(),
                 why: text(&a[1]),
             },
+            Term::Compound(f, a) if f == "predicate" && a.len() == 2 => Lost::Predicate {
+                name: text(&a[0]),
+                why: text(&a[1]),
+            },
             Term::Compound(f, a) if f == "file" && a.len() == 2 => {
                 let file = text(&a[0]);
                 Lost::File(
@@ -141,4 +145,35 @@ pub(crate) fn restored(answers: &[Answer]) -> Vec<Lost> {
             other => Lost::State(format!("unreadable: {other}")),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_replay_lost_is_read_from_its_answer() {
+        let c = |f: &str, args: Vec<Term>| Term::Compound(f.into(), args);
+        let list = Term::List(vec![
+            c("global", vec![Term::atom("k"), Term::atom("not ground")]),
+            c("predicate", vec![Term::atom("(:)/2"), Term::atom("why")]),
+        ]);
+        let answer = Answer {
+            bindings: vec![("L".into(), list)],
+            text: String::new(),
+        };
+        assert_eq!(
+            restored(&[answer]),
+            [
+                Lost::Global {
+                    key: "k".into(),
+                    why: "not ground".into()
+                },
+                Lost::Predicate {
+                    name: "(:)/2".into(),
+                    why: "why".into()
+                }
+            ]
+        );
+    }
 }

@@ -103,6 +103,15 @@ pub enum QueryError {
     /// the background, killed when the error is dropped with nothing else holding it.
     #[error("the Prolog worker did not start within {0:?}")]
     StartTimeout(Duration),
+    /// A parameter's value ([`Query::bind`](super::Query::bind)) is no term: a
+    /// [`Term::BigInteger`] or [`Term::Rational`] whose text is not a number.
+    #[error("the parameter {name} is no term: {why}")]
+    BadParam {
+        /// The parameter's name.
+        name: String,
+        /// What is wrong with it.
+        why: String,
+    },
     /// A parameter ([`Query::bind`](super::Query::bind)) names no variable of the goal.
     #[error("the goal has no variable {name} to bind (Query::bind)")]
     UnknownParam {

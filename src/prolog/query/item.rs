@@ -5,7 +5,7 @@ use scryer_prolog::Term as ScryerTerm;
 use serde::{Deserialize, Serialize};
 
 use super::{Answer, End, Exception, Lost, StateDelta};
-use crate::prolog::term::{chain_text, chars_of_owned, drop_scryer, term_text, Term};
+use crate::prolog::term::{chain_text, chars_of_owned, drop_scryer, term_text, FreshNames, Term};
 use crate::prolog::PrologError;
 use crate::Limit;
 
@@ -54,6 +54,9 @@ pub(super) fn item(r: ScryerTerm) -> Result<Item, PrologError> {
         ("answer", ScryerTerm::Compound(a, parts)) if a == "a" => {
             let [bindings, text]: [ScryerTerm; 2] =
                 parts.try_into().map_err(|_| proto("a malformed answer"))?;
+            // (the text first: it says which names the query's variables took)
+            let (text, fresh) =
+                answer_text(text).ok_or_else(|| proto("an answer without its text"))?;
             let items = match bindings {
                 ScryerTerm::List(items) => items,
                 ScryerTerm::Atom(n) if n == "[]" => Vec::new(),
@@ -72,10 +75,9 @@ pub(super) fn item(r: ScryerTerm) -> Result<Item, PrologError> {
                     ScryerTerm::Atom(n) | ScryerTerm::String(n) => n,
                     _ => return Err(proto("a binding without a name")),
                 };
-                let value = Term::from_encoded(value).map_err(|e| proto(&e))?;
+                let value = Term::from_encoded(value, &fresh).map_err(|e| proto(&e))?;
                 out.push((name, value));
             }
-            let text = answer_text(text).ok_or_else(|| proto("an answer without its text"))?;
             Ok(Item::Answer(Answer {
                 bindings: out,
                 text,
@@ -86,19 +88,34 @@ pub(super) fn item(r: ScryerTerm) -> Result<Item, PrologError> {
     }
 }
 
-/// An answer's text from the wrapper's `text(Pieces)` (`kk_answer_text/4` of
+/// An answer's text from the wrapper's `text(Pieces, Numbered)` (`kk_answer_text/5` of
 /// `prolog/host_query.pl`): its pieces joined, each binding `Name = Value`, each residual goal
 /// as it is, `true` for none; `[]` (the text left unwritten) is empty. Taken apart as it is
-/// read: the chain of pieces is as deep as they are many.
-pub(super) fn answer_text(t: ScryerTerm) -> Option<String> {
-    let (mut pieces, numbered) = match t {
+/// read: the chain of pieces is as deep as they are many. With it, the names of the
+/// variables the wrapper numbered: `Numbered` is `numbered(Taken)`, `Taken` the query's
+/// names that [`Term::fresh_name`]'s sequence has (they are left out), or `false`.
+pub(super) fn answer_text(t: ScryerTerm) -> Option<(String, FreshNames)> {
+    let none = || Some((String::new(), FreshNames::default()));
+    let (mut pieces, fresh) = match t {
         ScryerTerm::Compound(f, mut args) if f == "text" && args.len() == 2 => {
-            let numbered = matches!(args.pop()?, ScryerTerm::Atom(n) if n == "true");
-            (args.pop()?, numbered)
+            let fresh = match args.pop()? {
+                ScryerTerm::Compound(n, mut taken) if n == "numbered" && taken.len() == 1 => {
+                    let names = match taken.pop()? {
+                        ScryerTerm::List(names) => names,
+                        _ => Vec::new(),
+                    };
+                    Some(FreshNames::new(names.iter().filter_map(|n| match n {
+                        ScryerTerm::Atom(a) => Some(a.as_str()),
+                        _ => None,
+                    })))
+                }
+                _ => None,
+            };
+            (args.pop()?, fresh)
         }
-        ScryerTerm::Atom(a) if a == "[]" => return Some(String::new()),
-        ScryerTerm::List(items) if items.is_empty() => return Some(String::new()),
-        ScryerTerm::String(s) if s.is_empty() => return Some(String::new()),
+        ScryerTerm::Atom(a) if a == "[]" => return none(),
+        ScryerTerm::List(items) if items.is_empty() => return none(),
+        ScryerTerm::String(s) if s.is_empty() => return none(),
         other => {
             drop_scryer(other);
             return None;
@@ -152,13 +169,17 @@ pub(super) fn answer_text(t: ScryerTerm) -> Option<String> {
     if text.is_empty() {
         text.push_str("true");
     }
-    Some(if numbered { unnumbered(&text) } else { text })
+    Some(match fresh {
+        Some(fresh) => (unnumbered(&text, &fresh), fresh),
+        None => (text, FreshNames::default()),
+    })
 }
 
 /// `text` with the variables the wrapper numbered (written as `'$VAR'(K + 26 * 10^12)` is: a
-/// capital letter and 13 digits starting with 1) named as [`Term::fresh_name`] names the
-/// `K`-th: `_A`, ..., `_Z`, `_A1`, ... Quoted atoms and strings are left as they are.
-pub(super) fn unnumbered(text: &str) -> String {
+/// capital letter and 13 digits starting with 1) named as `fresh` names the `K`-th: `_A`,
+/// ..., `_Z`, `_A1`, ..., but those the query's variables have. Quoted atoms and strings are
+/// left as they are.
+pub(super) fn unnumbered(text: &str, fresh: &FreshNames) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
@@ -207,7 +228,7 @@ pub(super) fn unnumbered(text: &str) -> String {
                     if let Ok(n) = digits.parse::<u64>() {
                         let k = (n - 1_000_000_000_000) * 26 + u64::from(bytes[start] - b'A');
                         out.push_str(&text[copied..start]);
-                        out.push_str(&Term::fresh_name(k));
+                        out.push_str(&fresh.name(k));
                         copied = i;
                     }
                 }
@@ -249,12 +270,12 @@ pub(super) fn end_item(status: ScryerTerm, state: ScryerTerm) -> Result<Item, Pr
                 e.try_into().map_err(|_| proto("a malformed exception"))?;
             // (its variables numbered as in an answer's text: named here)
             let text = chars_of_owned(text)
-                .map(|t| unnumbered(&t))
+                .map(|t| unnumbered(&t, &FreshNames::default()))
                 .unwrap_or_else(|| "an exception".into());
             let term = match term {
-                ScryerTerm::Compound(t, mut v) if t == "term" && v.len() == 1 => {
-                    v.pop().and_then(|v| Term::from_encoded(v).ok())
-                }
+                ScryerTerm::Compound(t, mut v) if t == "term" && v.len() == 1 => v
+                    .pop()
+                    .and_then(|v| Term::from_encoded(v, &FreshNames::default()).ok()),
                 _ => None,
             };
             End::Exception(Exception { text, term })
@@ -306,11 +327,17 @@ mod tests {
         // Regression (#45): the escape `\x11\` ended a quoted atom's scan at its closing `\`,
         // which was taken to escape the quote: the variables after it kept their numbers.
         assert_eq!(
-            unnumbered("['\\x11\\'-A1000000000000,'\\21\\'-B1000000000000]"),
+            unnumbered(
+                "['\\x11\\'-A1000000000000,'\\21\\'-B1000000000000]",
+                &FreshNames::default()
+            ),
             "['\\x11\\'-_A,'\\21\\'-_B]"
         );
         assert_eq!(
-            unnumbered("f('it''s A1000000000000',A1000000000000,\"\\n\",B1000000000000)"),
+            unnumbered(
+                "f('it''s A1000000000000',A1000000000000,\"\\n\",B1000000000000)",
+                &FreshNames::default()
+            ),
             "f('it''s A1000000000000',_A,\"\\n\",_B)"
         );
     }

@@ -133,9 +133,12 @@ impl Query {
     }
 
     /// This query, its goal's variable `name` bound to `value` before the goal runs: a
-    /// parameter, as `rusqlite`'s `params!` are, never spliced into the goal's text (the value
-    /// travels as Prolog text that reads back as the same term: [`Term::to_prolog`]). The
-    /// value's variables are the goal's of the same names. A name the goal has no variable
+    /// parameter, as `rusqlite`'s `params!` are, never spliced into the goal's text: the
+    /// engine builds the very term (the value travels as a flat list of tokens, none read as
+    /// an operator: `(a:b)-c`, `xor(1, 2)`, `dynamic(a/1)` arrive as they are, whatever the
+    /// engine's operators and flags, at any depth). The value's variables are the goal's of
+    /// the same names. A [`Term::BigInteger`] or [`Term::Rational`] whose text is not a number
+    /// is an error of the query ([`QueryError::BadParam`]). A name the goal has no variable
     /// of is an error of the query ([`QueryError::UnknownParam`]); the answers do not show
     /// the variables bound so.
     ///
@@ -173,12 +176,21 @@ impl Query {
         }
     }
 
-    /// Refuses a text of several goals: [`QueryError::SeveralGoals`].
+    /// Refuses a text of several goals ([`QueryError::SeveralGoals`]), and a parameter that
+    /// is no term ([`QueryError::BadParam`]: a number whose text is not one).
     pub(crate) fn check(&self) -> Result<(), QueryError> {
         let goals = super::goals::split_goals(&self.goal);
         let count = goals.complete.len() + usize::from(goals.rest.is_some());
         if count > 1 {
             return Err(QueryError::SeveralGoals { count });
+        }
+        for (name, value) in &self.params {
+            super::term::param::tokens(value, &mut String::new()).map_err(|why| {
+                QueryError::BadParam {
+                    name: name.clone(),
+                    why,
+                }
+            })?;
         }
         Ok(())
     }
@@ -204,7 +216,7 @@ impl Query {
         }
     }
 
-    /// The goal the engine runs: the wrapper `kk_host_stream/8` of `prolog/host_query.pl`,
+    /// The goal the engine runs: the wrapper `kk_host_stream/9` of `prolog/host_query.pl`,
     /// the user's text passed as an escaped string, so that it always parses.
     pub(crate) fn wrapped(&self) -> String {
         let mut text = self.goal.trim_end().to_string();
@@ -214,19 +226,26 @@ impl Query {
             text.push(' ');
         }
         let max = self.max_answers.unwrap_or(usize::MAX / 2).max(1);
+        // (each value as the tokens the engine builds it of: the very term, whatever the
+        // engine's operators; a value `check` refused is left out)
         let mut params = String::from("[");
-        for (i, (name, value)) in self.params.iter().enumerate() {
-            if i > 0 {
+        for (name, value) in &self.params {
+            let mut tokens = String::new();
+            if super::term::param::tokens(value, &mut tokens).is_err() {
+                continue;
+            }
+            if params.len() > 1 {
                 params.push(',');
             }
-            super::write::atom(&mut params, name);
-            params.push_str("=(");
-            super::write::write(value, &mut params, None);
+            params.push_str("p(");
+            super::write::quoted(&mut params, name);
+            params.push(',');
+            params.push_str(&tokens);
             params.push(')');
         }
         params.push_str("] .");
         format!(
-            "kk_host_stream({}, {}, {}, {}, {}, {}, R, I).",
+            "kk_host_stream({}, {}, {}, {}, {}, {}, R, I, W).",
             super::quote(&text),
             super::quote(&params),
             self.inferences,

@@ -9,7 +9,7 @@ use super::{excerpt, item, End, Item, Lost, Printed, QueryError, EXCERPT};
 use crate::error::Context;
 use crate::process::{Reply, Worker, WorkerError};
 use crate::prolog::guard::catch as quietly;
-use crate::prolog::term::{drop_scryer, term_text};
+use crate::prolog::term::{chars_of_owned, drop_scryer, term_text};
 use crate::prolog::PrologError;
 use crate::Limit;
 use source::Got;
@@ -91,6 +91,23 @@ pub struct InWorker<'a> {
     pub(super) number: u64,
 }
 
+impl std::fmt::Debug for InThread<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InThread")
+            .field("running", &self.state.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for InWorker<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InWorker")
+            .field("pid", &self.worker.as_ref().and_then(|w| w.pid()))
+            .field("deadline", &self.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
 impl AnswerSource for InThread<'_> {}
 impl AnswerSource for InWorker<'_> {}
 
@@ -155,6 +172,12 @@ impl InThread<'_> {
             Ok(Some(Ok(LeafAnswer::LeafAnswer { mut bindings, .. }))) => {
                 if let Some(ScryerTerm::Integer(i)) = bindings.get("I") {
                     got.inferences = i.to_string().parse().ok();
+                }
+                // (the loader's warnings, kept from the process's standard output by the
+                // wrapper: prolog/host_warnings.pl)
+                if let Some(ScryerTerm::List(ws)) = bindings.remove("W") {
+                    got.warnings
+                        .extend(ws.into_iter().filter_map(chars_of_owned));
                 }
                 match bindings.remove("R") {
                     Some(r) => item(r).map_err(QueryError::from),

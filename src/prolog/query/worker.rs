@@ -31,6 +31,17 @@ pub struct QueryWorker {
     kept: Kept,
 }
 
+impl std::fmt::Debug for QueryWorker {
+    /// The worker process running, and what is kept for a replacement.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueryWorker")
+            .field("pid", &self.pid())
+            .field("state_bytes", &self.kept.state.as_ref().map(String::len))
+            .field("lost", &self.kept.lost)
+            .finish_non_exhaustive()
+    }
+}
+
 impl QueryWorker {
     /// Starts a worker (about 0.5 s) and waits until it is ready. The program must call
     /// [`crate::worker::init`] first thing in `main`.

@@ -12,6 +12,7 @@
 //! The type, its accessors, constructors and the walks that keep it non-recursive are here;
 //! [`scryer`] converts Scryer's terms, [`quoted`] writes a term as `writeq/1` would for messages.
 
+pub(crate) mod param;
 mod quoted;
 mod scryer;
 
@@ -29,8 +30,9 @@ use crate::puzzle::Grid;
 /// A Prolog term, as an answer binds a variable to it.
 ///
 /// Lists come back as [`Term::List`], except a list of one-character atoms (Prolog's text
-/// under `double_quotes` `chars`), which comes back as [`Term::Chars`]; a partial list
-/// `[H|T]` comes back as `Compound(".", [H, T])`.
+/// under `double_quotes` `chars`), which comes back as [`Term::Chars`]; the empty list `[]`
+/// comes back as the atom [`Term::Atom`]`("[]")` (an empty `List` or `Chars` is equal to it);
+/// a partial list `[H|T]` comes back as `Compound(".", [H, T])`.
 ///
 /// `Term` has its own `Drop` (iterative, so that a deep term does not overflow the stack):
 /// take a compound term's arguments by reference or with [`std::mem::take`], not by moving
@@ -40,7 +42,7 @@ pub enum Term {
     Integer(i64),
     /// A larger integer, in decimal.
     BigInteger(String),
-    /// A rational number, as Scryer writes it (`1r3`).
+    /// A rational number, as Scryer writes it (`1r3`, `-2r5`).
     Rational(String),
     /// A float.
     Float(f64),
@@ -48,7 +50,7 @@ pub enum Term {
     Atom(String),
     /// A list of characters.
     Chars(String),
-    /// A proper list.
+    /// A proper list (of one element at least, in an answer: `[]` is the atom).
     List(Vec<Term>),
     /// A compound term: its name and arguments.
     Compound(String, Vec<Term>),
@@ -132,8 +134,10 @@ impl Term {
 }
 
 impl Term {
-    /// The name an answer gives its `k`-th variable without a name of the query's (from 0):
-    /// `_A`, ..., `_Z`, `_A1`, ..., `_Z1`, `_A2`, ... (as `kk_fresh_name/2` of `prolog/host.pl`).
+    /// The `k`-th name of the sequence an answer names its variables without a name of the
+    /// query's with (from 0): `_A`, ..., `_Z`, `_A1`, ..., `_Z1`, `_A2`, ... (as
+    /// `kk_fresh_name/2` of `prolog/host/toplevel.pl`), those the query's own variables have
+    /// left out ([`FreshNames`]).
     pub(crate) fn fresh_name(k: u64) -> String {
         let letter = char::from(b'A' + (k % 26) as u8);
         match k / 26 {
@@ -141,6 +145,54 @@ impl Term {
             n => format!("_{letter}{n}"),
         }
     }
+}
+
+/// The names an answer gives its variables without a name of the query's: the `k`-th is the
+/// `k`-th of [`Term::fresh_name`]'s sequence that no variable of the query has (a query's
+/// `_A` keeps its name; the answer's own variables are `_B`, `_C`, ...).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct FreshNames {
+    /// The places in the sequence of the names the query's variables have, in order.
+    taken: Vec<u64>,
+}
+
+impl FreshNames {
+    /// The names of a query whose variables have `names` (those not in the sequence are
+    /// ignored).
+    pub(crate) fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> FreshNames {
+        let mut taken: Vec<u64> = names.into_iter().filter_map(fresh_place).collect();
+        taken.sort_unstable();
+        taken.dedup();
+        FreshNames { taken }
+    }
+
+    /// The name of the `k`-th variable without a name of the query's (from 0).
+    pub(crate) fn name(&self, k: u64) -> String {
+        let mut place = k;
+        for &t in &self.taken {
+            if t > place {
+                break;
+            }
+            place += 1;
+        }
+        Term::fresh_name(place)
+    }
+}
+
+/// The place of `name` in [`Term::fresh_name`]'s sequence, when it is one of it.
+fn fresh_place(name: &str) -> Option<u64> {
+    let rest = name.strip_prefix('_')?;
+    let mut cs = rest.chars();
+    let letter = cs.next().filter(char::is_ascii_uppercase)?;
+    let digits = cs.as_str();
+    let n: u64 = match digits {
+        "" => 0,
+        d if !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit()) => d.parse().ok()?,
+        _ => return None,
+    };
+    n.checked_mul(26)?
+        .checked_add(u64::from(letter as u8 - b'A'))
+        .filter(|_| n > 0 || digits.is_empty())
 }
 /// One step of a walk through a term ([`walk`]).
 enum Step<'a> {

@@ -3,7 +3,7 @@
 
 use scryer_prolog::Term as ScryerTerm;
 
-use super::Term;
+use super::{FreshNames, Term};
 use crate::prolog::PrologError;
 use crate::puzzle::Grid;
 
@@ -15,6 +15,8 @@ impl Term {
         let mut stack: Vec<(&ScryerTerm, bool)> = vec![(t, false)];
         while let Some((t, built)) = stack.pop() {
             match t {
+                // ([] is the atom, as Term documents it)
+                ScryerTerm::List(items) if items.is_empty() => out.push(nil()),
                 ScryerTerm::List(items) | ScryerTerm::Compound(_, items) if !built => {
                     stack.push((t, true));
                     stack.extend(items.iter().rev().map(|i| (i, false)));
@@ -35,8 +37,9 @@ impl Term {
 
     /// The crate's term for a value the query wrapper encoded (`kk_enc/5` of
     /// `prolog/host_query.pl`), taken apart as it is read: linear in its size, iterative (the
-    /// Scryer term, however deep, is never dropped recursively).
-    pub(crate) fn from_encoded(t: ScryerTerm) -> Result<Term, String> {
+    /// Scryer term, however deep, is never dropped recursively). Its numbered variables are
+    /// named by `fresh`.
+    pub(crate) fn from_encoded(t: ScryerTerm, fresh: &FreshNames) -> Result<Term, String> {
         enum Step {
             Read(ScryerTerm),
             /// A list of this many items, its tail after them on `out`.
@@ -58,7 +61,7 @@ impl Term {
                                         .to_string()
                                         .parse()
                                         .map_err(|_| "a malformed variable")?;
-                                    out.push(Term::Var(Term::fresh_name(k)));
+                                    out.push(Term::Var(fresh.name(k)));
                                 }
                                 _ => return Err("a malformed variable".into()),
                             }
@@ -104,8 +107,8 @@ impl Term {
                     stack.extend(args.into_iter().rev().map(Step::Read));
                 }
                 Step::Read(ScryerTerm::List(items)) if items.is_empty() => {
-                    // (Scryer gives `[]` as an empty list, as `from_scryer` keeps it)
-                    out.push(Term::List(Vec::new()));
+                    // (Scryer gives `[]` as an empty list: the atom, as Term documents it)
+                    out.push(nil());
                 }
                 Step::Read(ScryerTerm::List(items)) => {
                     // (longer lists come encoded, but a list is a list)
@@ -135,6 +138,11 @@ impl Term {
 /// The name of the wrapper's encoding's nodes (`prolog/host_query.pl`).
 const KK: &str = "$kk";
 
+/// `[]`, the atom.
+fn nil() -> Term {
+    Term::Atom("[]".into())
+}
+
 /// The crate's term for a Scryer term without arguments.
 fn scryer_leaf(t: &ScryerTerm) -> Term {
     match t {
@@ -142,11 +150,13 @@ fn scryer_leaf(t: &ScryerTerm) -> Term {
             let text = i.to_string();
             text.parse().map_or(Term::BigInteger(text), Term::Integer)
         }
-        ScryerTerm::Rational(r) => Term::Rational(r.to_string()),
+        // (as Scryer writes it, 1r3: the number's own text is 1/3)
+        ScryerTerm::Rational(r) => Term::Rational(r.to_string().replacen('/', "r", 1)),
         ScryerTerm::Float(f) => Term::Float(*f),
         ScryerTerm::Atom(a) => Term::Atom(a.clone()),
+        ScryerTerm::String(s) if s.is_empty() => nil(),
         ScryerTerm::String(s) => Term::Chars(s.clone()),
-        ScryerTerm::List(items) if items.is_empty() => Term::List(Vec::new()),
+        ScryerTerm::List(items) if items.is_empty() => nil(),
         ScryerTerm::Var(v) => Term::Var(v.clone()),
         other => Term::Atom(format!("{other:?}")),
     }

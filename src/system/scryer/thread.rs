@@ -29,6 +29,7 @@ type Job = (Request, mpsc::Sender<Event>);
 /// ([`SystemError::NeedsWorker`]): bound it by inferences, or use a
 /// [`ScryerWorker`](super::ScryerWorker). A judged file is refused too
 /// ([`SystemError::Unsupported`]): it runs only in a worker, a fresh one for each goal.
+#[derive(Debug)]
 pub struct ScryerThread {
     jobs: mpsc::Sender<Job>,
 }

@@ -171,6 +171,18 @@ fn confinement(setup: &ChildSetup, scratch: &Path, file: Option<&PathBuf>) -> Co
     }
 }
 
+impl std::fmt::Debug for ScryerWorker {
+    /// The program loaded and the process running it, whether it is confined and keeps a spare.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScryerWorker")
+            .field("confined", &self.setup.is_some())
+            .field("keep_spare", &self.keep_spare)
+            .field("program", &self.loaded.as_ref().map(|(p, _)| p))
+            .field("pid", &self.loaded.as_ref().and_then(|(_, w)| w.pid()))
+            .finish_non_exhaustive()
+    }
+}
+
 impl Default for ScryerWorker {
     fn default() -> ScryerWorker {
         ScryerWorker::new()
