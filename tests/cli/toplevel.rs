@@ -1985,7 +1985,6 @@ fn repl_homework_file_consulted_in_the_session_replaces_ours() {
 /// (a list of 200 million numbers under a 256 MiB bound) is a resource error too, never "the
 /// engine failed"; in the repl the session goes on with its state.
 #[test]
-#[ignore = "issue 51 regression: the repl's child now calls run_binary() (Scryer's SIGINT handler), whose threads reserve address space under --memory; numlist/3 at 256M then panics in copier.rs instead of throwing a resource error"]
 fn out_of_memory_where_scryer_panics_is_a_resource_error() {
     assert_eq!(
         query_with(

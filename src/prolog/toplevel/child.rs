@@ -239,11 +239,13 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
 }
 
 fn serve(setup: &ChildSetup, link: &Arc<Link>, installing: Installing) -> std::io::Result<()> {
+    let mut top = Toplevel::with_scratch(!setup.setup.loads_kenken(), &setup.scratch);
+    installing.wait();
+    // (bounded once the engine is loaded and `run_binary()` has returned: its threads' stacks
+    // and allocator arenas are in the address space by then, so the bound is what goals get)
     if let Some(m) = setup.setup.memory {
         limit_memory(m).map_err(std::io::Error::other)?;
     }
-    let mut top = Toplevel::with_scratch(!setup.setup.loads_kenken(), &setup.scratch);
-    installing.wait();
     top.talk_to(Box::new(Asker(link.clone())));
     if let Some(fifo) = &setup.feed {
         top.feed_from(fifo).map_err(std::io::Error::other)?;
