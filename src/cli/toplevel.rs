@@ -37,10 +37,10 @@ fn code(r: TopResult) -> i32 {
 /// 2.`) run in order, up to the first that does not answer (its exit code is the query's).
 /// `kenken.pl` is loaded only when a goal may need it ([`needs_kenken`]) or files are
 /// consulted. The goals run in the top level's child process ([`TopProcess`]), bounded by
-/// `setup.memory` (reaching it is a resource error) and killed when `timeout` (counted from the
-/// start) is up.
+/// `setup.memory` (reaching it is a resource error) and killed when `timeout` is up (counted
+/// once the engine is loaded: the files' consults count, the engine's own start does not).
 pub fn query(goal: &str, limit: usize, mut setup: Setup, timeout: Option<f64>) -> Result<i32> {
-    let deadline = timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
+    let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
     let split = split_goals(goal);
     let mut goals = split.complete;
     goals.extend(split.rest);
@@ -53,9 +53,10 @@ pub fn query(goal: &str, limit: usize, mut setup: Setup, timeout: Option<f64>) -
         setup.no_kenken = true;
     }
     let mut top = TopProcess::batch(setup, limit)?;
-    if let Some(ended) = top.started_by(deadline)? {
-        return query_ended(&top, ended);
-    }
+    let deadline = match top.started_within(timeout)? {
+        Ok(deadline) => deadline,
+        Err(ended) => return query_ended(&top, ended),
+    };
     if top.consult_failed() {
         return Ok(2);
     }

@@ -65,6 +65,9 @@ pub(super) enum Part {
     /// The goal has stopped (by itself, or interrupted): what is left of the request is the
     /// host's own work (the state, the names).
     Stopped,
+    /// The engine is loaded (the first [`Request::Start`]'s part): the setup's files are
+    /// consulted next. A query's `--timeout` counts from here, not the engine's own start.
+    Loaded,
 }
 
 /// The parent's answer to a [`Part::Ask`].
@@ -252,19 +255,26 @@ fn serve(setup: &ChildSetup, link: &Arc<Link>, installing: Installing) -> std::i
     }
     let mut halted = None;
     let mut consult_failed = false;
-    for f in &setup.setup.consult {
-        match top.consult(f) {
-            Ok(TopResult::True) => {}
-            // (a file that halts ends the session before it starts, with its code)
-            Ok(TopResult::Halt(n)) => {
-                halted = Some(n);
-                break;
-            }
-            _ => consult_failed = true,
-        }
-    }
+    // (the setup's files, consulted at the first Start, once the parent is told the engine
+    // is loaded)
+    let mut consults = Some(&setup.setup.consult);
     while let Some(payload) = link.next_request()? {
-        let (reply, failed) = match serde_json::from_str::<Request>(&payload) {
+        let request = serde_json::from_str::<Request>(&payload);
+        if let (Ok(Request::Start), Some(files)) = (&request, consults.take()) {
+            let _ = link.tell(&Part::Loaded);
+            for f in files {
+                match top.consult(f) {
+                    Ok(TopResult::True) => {}
+                    // (a file that halts ends the session before it starts, with its code)
+                    Ok(TopResult::Halt(n)) => {
+                        halted = Some(n);
+                        break;
+                    }
+                    _ => consult_failed = true,
+                }
+            }
+        }
+        let (reply, failed) = match request {
             Ok(Request::Start) => match halted {
                 Some(n) => (done(&mut top, TopResult::Halt(n), false, false), false),
                 None => {

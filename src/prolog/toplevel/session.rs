@@ -145,6 +145,10 @@ pub struct TopProcess {
     stopping: Option<Why>,
     /// The last goal stopped by Ctrl-C or its timeout was killed, what it did lost.
     lost: bool,
+    /// The start's timeout, counted once the engine is loaded ([`TopProcess::started_within`]),
+    /// and when it was.
+    after_load: Option<Duration>,
+    loaded_at: Option<Instant>,
 }
 
 impl TopProcess {
@@ -205,6 +209,8 @@ impl TopProcess {
             ctrl_c: None,
             stopping: None,
             lost: false,
+            after_load: None,
+            loaded_at: None,
         };
         p.spawn()?;
         Ok(p)
@@ -326,7 +332,7 @@ impl TopProcess {
     /// when the goal has not stopped within [`GRACE`] (`self.stopping` says why it stops).
     fn wait(
         &mut self,
-        deadline: Option<Instant>,
+        mut deadline: Option<Instant>,
         goal: bool,
         key: &mut dyn FnMut(&mut Self) -> Key,
     ) -> Result<Waited, PrologError> {
@@ -381,6 +387,14 @@ impl TopProcess {
                 }
                 Frame::Part(p) => match serde_json::from_str::<Part>(&p) {
                     Ok(Part::Line(ends)) => self.line = ends,
+                    // (the start's timeout counts from here: `started_within`)
+                    Ok(Part::Loaded) => {
+                        let now = Instant::now();
+                        self.loaded_at = Some(now);
+                        if let Some(t) = self.after_load.take() {
+                            deadline = Some(now + t);
+                        }
+                    }
                     // (the goal stopped: what is left is the host's; it is not killed)
                     Ok(Part::Stopped) => {
                         running = false;
@@ -560,6 +574,27 @@ impl TopProcess {
         match self.ready(deadline)? {
             Some(w) => self.after_death(w).map(Some),
             None => Ok(None),
+        }
+    }
+
+    /// [`TopProcess::started`], within `timeout` counted once the engine is loaded (its own
+    /// start does not count, however loaded the machine; consulting the setup's files does):
+    /// the deadline that leaves for the goals, or how the engine ended first (killed at the
+    /// deadline: [`Ended::TimedOut`]).
+    pub fn started_within(
+        &mut self,
+        timeout: Option<Duration>,
+    ) -> Result<Result<Option<Instant>, Ended>, PrologError> {
+        self.after_load = timeout;
+        self.loaded_at = None;
+        let waited = self.ready(None);
+        self.after_load = None;
+        match waited? {
+            Some(w) => self.after_death(w).map(Err),
+            None => {
+                let loaded = self.loaded_at.unwrap_or_else(Instant::now);
+                Ok(Ok(timeout.map(|t| loaded + t)))
+            }
         }
     }
 
