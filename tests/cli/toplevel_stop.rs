@@ -105,8 +105,15 @@ fn repl_ctrl_c_keeps_what_the_goal_did_and_a_kill_rebuilds_the_same_program() {
     let dir = tempdir();
     files(&dir);
     let mut p = repl(&dir, &["--no-kenken"]);
-    p.send_line(&format!("{EFFECTS}, repeat, fail.")).unwrap();
-    std::thread::sleep(Duration::from_millis(1000));
+    // (Ctrl-C once the goal runs: a press while the engine still loads, SIGINT blocked, stops
+    // nothing, and the goal is killed after the grace period)
+    // (the echo of the line typed says `write(runs)`, the goal `goal runs`)
+    p.send_line(&format!(
+        "{EFFECTS}, write('goal '), write(runs), nl, repeat, fail."
+    ))
+    .unwrap();
+    p.exp_string("goal runs").unwrap();
+    std::thread::sleep(Duration::from_millis(200));
     let start = std::time::Instant::now();
     p.send_control('c').unwrap();
     p.exp_string("% interrupted").unwrap();
@@ -120,8 +127,10 @@ fn repl_ctrl_c_keeps_what_the_goal_did_and_a_kill_rebuilds_the_same_program() {
     for c in CHECKED {
         p.exp_string(c).unwrap();
     }
-    p.send_line("repeat, assertz(tick(x)), fail.").unwrap();
-    std::thread::sleep(Duration::from_millis(1000));
+    p.send_line("write('goal '), write(runs), nl, repeat, assertz(tick(x)), fail.")
+        .unwrap();
+    p.exp_string("goal runs").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
     p.send_control('c').unwrap();
     p.exp_string("% interrupted").unwrap();
     p.send_line("findall(x, tick(x), Ts), length(Ts, N), N > 100, write(many), nl.")
