@@ -370,3 +370,35 @@ fn syntax_errors_say_line_and_column_and_test_cases_leave_kenken() {
     assert!(out.contains("\nN = 4,"), "{out}");
     assert_eq!(code, 0);
 }
+
+/// A Ctrl-C while the repl's engine loads must not stop the load: `SIGINT` stays blocked in the
+/// child's threads until the engine is loaded, its main thread's too (it was not: a press
+/// went to that thread, and the flag Scryer's handler set stopped the host program's load,
+/// `kk_top_start/2` left undefined).
+#[test]
+fn repl_child_main_thread_blocks_sigint() {
+    let dir = tempdir();
+    let mut p = repl(&dir, &["--no-kenken"]);
+    p.send_line("X = 1.").unwrap();
+    p.exp_string("X = 1.").unwrap();
+    // (the child: the process in this test's directory started with `-f -g halt`)
+    let child = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|d| {
+            std::fs::read_link(d.join("cwd")).is_ok_and(|c| c == dir.canonicalize().unwrap())
+                && std::fs::read(d.join("cmdline")).is_ok_and(|c| c.ends_with(b"-g\0halt\0"))
+        })
+        .expect("the repl's child");
+    let status = std::fs::read_to_string(child.join("status")).unwrap();
+    let blocked = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigBlk:"))
+        .map(|m| u64::from_str_radix(m.trim(), 16).unwrap())
+        .unwrap();
+    // (SIGINT is signal 2: bit 1)
+    assert_ne!(blocked & 2, 0, "{status}");
+    p.send_line("halt.").unwrap();
+    p.exp_eof().unwrap();
+}

@@ -40,8 +40,7 @@ impl Installing {
     /// own top level on standard input); otherwise does nothing: `SIGINT` ends the process, as
     /// by default.
     pub(super) fn start() -> Installing {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        if args != ARGS || sigint_mask(SigmaskHow::SIG_BLOCK).is_err() {
+        if !block_interrupt() {
             return Installing(None);
         }
         let thread = std::thread::Builder::new()
@@ -62,6 +61,16 @@ impl Installing {
         let _ = sigint_mask(SigmaskHow::SIG_UNBLOCK);
         installed
     }
+}
+
+/// Blocks `SIGINT` in the calling thread and every thread it starts after, when this
+/// process's goals are stopped in place (it was started with [`ARGS`]): whether it did. The
+/// worker's main thread calls it before it starts the serving thread (`src/worker.rs`): a
+/// thread left with `SIGINT` unblocked takes a Ctrl-C pressed while the engine loads, and the
+/// flag Scryer's handler then sets stops the load itself (`kk_top_start/2` left undefined).
+pub(crate) fn block_interrupt() -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    args == ARGS && sigint_mask(SigmaskHow::SIG_BLOCK).is_ok()
 }
 
 fn sigint_mask(how: SigmaskHow) -> nix::Result<()> {

@@ -65,6 +65,7 @@ pub use engine::{quiet_panics, Toplevel};
 pub use feed::{Got, PipedInput};
 pub use goals::{needs_kenken, split_goals, Goals};
 pub use homework::homework_defined;
+pub(crate) use interrupt::block_interrupt;
 pub use session::{CtrlC, Ended, Key, TopProcess, GRACE};
 
 /// How a top-level goal ended.
