@@ -68,6 +68,10 @@ pub fn init() {
         eprintln!("kenken worker: {e}");
         std::process::exit(2);
     }
+    // (the top level's child: SIGINT blocked in every thread until its engine is loaded)
+    if role == "toplevel" {
+        crate::prolog::toplevel::block_interrupt();
+    }
     let served = std::thread::Builder::new()
         .name("kenken-worker".into())
         .stack_size(STACK)

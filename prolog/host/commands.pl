@@ -9,7 +9,7 @@
 %% make: consults again every file consulted in this session that changed since it was
 %  loaded (or did not load), saying which; or says that none did.
 make :-
-    (   iso_ext:bb_get(kk_files, Files) -> true ; Files = [] ),
+    kk_files(Files),
     (   Files == []
     ->  write('% make: no file was consulted in this session'), nl
     ;   lists:foldl(user:kk_make_one, Files, 0, N),
@@ -29,13 +29,25 @@ kk_make_one(F, N0, N) :-
         )
     ).
 
-% kk_unchanged(+F): F loaded, and its text is the one it had then.
+% kk_unchanged(+F): F loaded, and its text is the one it had then (the copy last loaded of it:
+% kk_keep_copy/2; or the text noted by kk_remember/1).
 kk_unchanged(F) :-
     \+ ( iso_ext:bb_get(kk_broken_files, Bs), lists:memberchk(F, Bs) ),
-    iso_ext:bb_get(kk_file_texts, Ts),
-    lists:memberchk(F-Cs0, Ts),
-    kk_file_text(F, Cs),
+    (   iso_ext:bb_get(kk_log, Log)
+    ->  lists:memberchk(c(F, Name, _, _, _), Log),
+        kk_last_copy(Log, Name, Copy),
+        kk_file_text(Copy, Cs0),
+        kk_file_text(Name, Cs)
+    ;   iso_ext:bb_get(kk_file_texts, Ts),
+        lists:memberchk(F-Cs0, Ts),
+        kk_file_text(F, Cs)
+    ),
     Cs == Cs0.
+
+% kk_last_copy(+Log, +Name, -Copy): the copy of the file Name its last consult loaded.
+kk_last_copy(Log, Name, Copy) :-
+    lists:reverse(Log, RLog),
+    lists:memberchk(c(_, Name, Copy, _, _), RLog).
 
 % kk_note(+Key, +F, +V): the list of File-Value pairs that bb_get(Key, _) gives holds F-V.
 kk_note(Key, F, V) :-
@@ -60,7 +72,9 @@ kk_file_clauses(F, PITs) :-
 %% listing(+Spec): the clauses of the predicates Spec names (Name/Arity, Name//Arity or Name,
 %  every arity), written as portray_clause/1 writes them: a dynamic predicate's as they are now
 %  (after its dynamic/1 declaration), a predicate of a file consulted in this session (static:
-%  Scryer's own listing/1 refuses it) as the file has them (a grammar rule translated), as
+%  Scryer's own listing/1 refuses it) as the engine has them, from the text of the file's
+%  consult that defined it last, as Scryer loaded it (kk_note_clauses/2: clauses that came
+%  apart replaced, what a syntax error stopped left out; a grammar rule translated), as
 %  SWI-Prolog lists them. (kk_listing/1, made listing/1 as statistics/2 is.)
 kk_listing(Spec) :-
     kk_need_library(format),
@@ -82,8 +96,25 @@ kk_listing_pis(Spec, PIs) :-
 kk_listable(PI) :-
     (   current_predicate(user:PI), PI = N/A, functor(H, N, A), \+ kk_hidden(PI),
         predicate_property(user:H, dynamic)
-    ;   iso_ext:bb_get(kk_file_clauses, FPs), lists:member(_-PITs, FPs), lists:member(PI-_, PITs),
+    ;   kk_file_pi_clauses(PI, _),
         current_predicate(user:PI)
+    ).
+
+% kk_file_pi_clauses(?PI, -Ts): Ts are the clauses of PI as the engine has them from a file
+% consulted in the session (kk_owner/2; or, consulted by kk_remember/1, every file's).
+kk_file_pi_clauses(PI, Ts) :-
+    (   iso_ext:bb_get(kk_copy_clauses, CPs)
+    ->  findall(PI0, ( lists:member(_-PITs, CPs), lists:member(PI0-_, PITs) ), PIs0),
+        sort(PIs0, PIs),
+        lists:member(PI, PIs),
+        kk_owner(PI, Copy),
+        lists:memberchk(Copy-PITs, CPs),
+        lists:memberchk(PI-Ts, PITs)
+    ;   iso_ext:bb_get(kk_file_clauses, FPs)
+    ->  findall(PI0, ( lists:member(_-PITs, FPs), lists:member(PI0-_, PITs) ), PIs0),
+        sort(PIs0, PIs),
+        lists:member(PI, PIs),
+        findall(T, ( lists:member(_-PITs, FPs), lists:member(PI-T, PITs) ), Ts)
     ).
 
 kk_hidden(PI) :- lists:memberchk(PI, ['$kk_goal'/1, time/1, statistics/2, listing/1]).
@@ -94,8 +125,7 @@ kk_list_pi(N/A) :-
     ->  write(':- dynamic('), writeq(N/A), write(').'), nl, nl,
         iso_ext:forall(user:clause(H, B), user:kk_portray((H :- B))),
         nl
-    ;   (   iso_ext:bb_get(kk_file_clauses, FPs) -> true ; FPs = [] ),
-        findall(T, ( lists:member(_-PITs, FPs), lists:member(N/A-T, PITs) ), Ts),
+    ;   kk_file_pi_clauses(N/A, Ts),
         Ts \== [],
         current_predicate(user:N/A)
     ->  lists:maplist(user:kk_portray, Ts),

@@ -1,20 +1,22 @@
 /*  host/input.pl -- the Rust host's Prolog side (prolog/host/, loaded in order as one text:
-    HOST_PL in src/prolog/mod.rs), continued: the engine's start (kk_top_start/1) and its standard
+    HOST_PL in src/prolog/mod.rs), continued: the engine's start (kk_top_start/2) and its standard
     input: the input of a goal, and the relay that feeds a goal that reads.
 */
 
 % ---------------------------------------------------------------------------
 % The engine's start
 
-% kk_top_start(+Relay): what a top level's engine does once loaded: the host's own predicates
-% noted (kk_note_host_predicates/0), the program that relays standard input noted
-% (kk_reader_start/0), its flags and operators noted
-% (what differs from them later is the user's, kept by kk_state/1), the channel of user_input
-% noted for kk_wall_ms/1, and the process's standard input made the current input.
-kk_top_start(Relay) :-
+% kk_top_start(+Relay, +Scratch): what a top level's engine does once loaded: the host's own
+% predicates noted (kk_note_host_predicates/0), the program that relays standard input noted
+% (kk_reader_start/0), the session's private directory noted (where the copies of the files
+% consulted are kept: kk_keep_copy/2), its flags and operators noted (what differs from them
+% later is the user's, kept by kk_state/1), the channel of user_input noted for kk_wall_ms/1,
+% and the process's standard input made the current input.
+kk_top_start(Relay, Scratch) :-
     kk_note_host_predicates,
     atom_chars(Relay, Exe),
     iso_ext:bb_put(kk_relay, Exe),
+    iso_ext:bb_put(kk_scratch, Scratch),
     findall(F-V, current_prolog_flag(F, V), Flags),
     iso_ext:bb_put(kk_flags0, Flags),
     findall(op(P, T, N), current_op(P, T, N), Ops),
@@ -58,7 +60,7 @@ kk_top_input :-
 
 % kk_reader_start: for a goal that reads (bb kk_top_reads, or any goal once a consulted file's
 % code reads: bb kk_code_reads, see kk_leaf/3), the current input is a pipe from a
-% relay (this program again, as kk_top_start/1 named it) that copies the process's standard
+% relay (this program again, as kk_top_start/2 named it) that copies the process's standard
 % input, the terminal or what is piped to query: a pipe reads as it should, where the
 % terminal opened as a file (kk_top_input/0) ends after one get_char/1. The relay runs only
 % while the goal does, not while the host reads a key or the next goal; it dies with this

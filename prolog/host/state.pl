@@ -24,10 +24,12 @@ kk_changed_ops(Ops) :-
 
 % kk_state(-Chars): the session's state, as the goal that restores it in a fresh engine:
 % the modules imported (use_module/1,2 goals that succeeded), the operators changed, the files
-% consulted (each with the flags of its time), every clause of every dynamic predicate of
-% user, the flags changed, and the values a goal put with bb_put/2 (those that are ground,
-% acyclic and small; the others are named as lost). Written without operators, so that it
-% reads back before they are defined.
+% consulted (the top level's: its consults in order, each with the copy of the text it loaded
+% and the flags and operators of its time, kk_keep_copy/2; a Session's: each file once, with
+% the flags of its time), every clause of every dynamic predicate of user (one without
+% clauses too), the flags changed, and the values a goal put with bb_put/2 (those that are
+% ground, acyclic and small; the others are named as lost). Written without operators, so
+% that it reads back before they are defined.
 % (The hosts take it in pieces, kk_state_pieces/1, and join them.)
 kk_state(Chars) :-
     kk_state_pieces(Pieces),
@@ -47,12 +49,11 @@ kk_pieces_list('$kk'(l, Cs, Ps), [Cs | Css]) :- kk_pieces_list(Ps, Css).
 % are the same (==, or variants of the same).
 kk_state_pieces(Pieces) :-
     kk_need_library(charsio),
-    (   iso_ext:bb_get(kk_files, Files) -> true ; Files = [] ),
     (   iso_ext:bb_get(kk_setup, Setup) -> true ; Setup = [] ),
     (   iso_ext:bb_get(kk_bb_keys, Keys) -> true ; Keys = [] ),
     kk_changed_flags(Flags),
     kk_changed_ops(Ops),
-    lists:maplist(user:kk_file_flags, Files, FileFlags),
+    kk_state_files(FileFlags),
     catch(findall(P, kk_dynamic_key(P), Ps), E, true),
     (   var(E) -> LostAll = []
     ;   Ps = [], kk_why(E, Why), LostAll = [predicate(every)-Why]
@@ -126,6 +127,18 @@ kk_commas([T | Ts], ["(", T, ")" | Rest0], Rest) :-
 
 kk_chain([], []).
 kk_chain([P | Ps], '$kk'(l, P, C)) :- kk_chain(Ps, C).
+
+% kk_state_files(-Files): the files of the state: the top level's log (bb kk_log: its copies'
+% count, then its entries, kk_keep_copy/2), or the files consulted from their names, each with
+% the flags it was read with (F-Flags: kk_remember/1).
+kk_state_files(Files) :-
+    (   iso_ext:bb_get(kk_log, Log)
+    ->  (   iso_ext:bb_get(kk_copies, N) -> true ; N = 0 ),
+        Files = [copies(N) | Log]
+    ;   iso_ext:bb_get(kk_files, Fs)
+    ->  lists:maplist(user:kk_file_flags, Fs, Files)
+    ;   Files = []
+    ).
 
 kk_file_flags(F, F-Flags) :-
     (   iso_ext:bb_get(kk_file_flags, FFs), lists:memberchk(F-Flags0, FFs)
@@ -214,9 +227,15 @@ kk_qualified_clauses([C | Cs], M, [M:C | MCs]) :- kk_qualified_clauses(Cs, M, MC
 % ---------------------------------------------------------------------------
 % Restoring it in a fresh engine
 
+% kk_top_restore(+Text, -R): the state Text (kk_state/1) given to this fresh engine of the top
+% level (kk_restore_top/8), R true, false or the error it threw.
 kk_top_restore(Text, R) :-
     kk_chars(Text, Chars),
-    (   catch(( kk_read_goal(Chars, G, _), call(G), R0 = true ), E, R0 = E) -> R = R0
+    (   catch(( kk_read_goal(Chars, kk_restore(A, B, C, D, E, F, G, H), _),
+                kk_restore_top(A, B, C, D, E, F, G, H),
+                R0 = true ),
+              Err, R0 = Err)
+    ->  R = R0
     ;   R = false
     ),
     % (what the restore said is shown now, its last new line too)
@@ -232,6 +251,96 @@ kk_restore(Setup, Ops, FileFlags, Dyn, Flags, Globals, Lost, Broken) :-
     lists:maplist(user:kk_restore_flag, Flags),
     lists:maplist(user:kk_restore_global, Globals),
     lists:maplist(user:kk_report_lost, Lost).
+
+/*  kk_restore_top(+Setup, +Ops, +Files, +Dyn, +Flags, +Globals, +Lost, +Broken): the session's
+    state (kk_state/1) given to a fresh engine of the top level, exactly: the modules imported;
+    the session's consults in their order, each the copy of the text it loaded
+    (kk_restore_entry/2), with the flags and operators of its time; then the operators as they
+    are, every dynamic predicate with its clauses (one without clauses declared), the flags as
+    they are, the globals. What a consult said when it was made (warnings, errors) is not said
+    again; a file that did not load then does not now (the same text, read the same way).
+*/
+kk_restore_top(Setup, Ops, Files, Dyn, Flags, Globals, Lost, Broken) :-
+    lists:maplist(user:kk_restore_goal, Setup),
+    iso_ext:bb_put(kk_setup, Setup),
+    iso_ext:bb_put(kk_broken_files, Broken),
+    (   Files = [copies(N) | Log]
+    ->  iso_ext:bb_put(kk_copies, N),
+        iso_ext:bb_put(kk_log, []),
+        lists:maplist(user:kk_restore_entry(Broken), Log)
+    ;   lists:maplist(user:kk_restore_goal, Ops),
+        lists:maplist(user:kk_restore_file(Broken), Files)
+    ),
+    kk_set_ops(Ops),
+    lists:maplist(user:kk_restore_, Dyn),
+    kk_set_flags(Flags),
+    lists:maplist(user:kk_restore_global, Globals),
+    lists:maplist(user:kk_report_lost, Lost).
+
+% kk_restore_entry(+Broken, +Entry): the copy of Entry (kk_keep_copy/2) loaded again as its
+% file, with the flags and operators it was read with, quietly; only a file that loaded then
+% (it is not one of Broken: its failure was told then) and does not now is told of (a file
+% that replaced kenken.pl, first loaded here).
+kk_restore_entry(Broken, Entry) :-
+    Entry = c(F, _, Copy, Flags, Ops),
+    kk_all_libraries,
+    kk_set_flags(Flags),
+    kk_set_ops(Ops),
+    kk_loader_throws,
+    kk_quietly(( catch(kk_loading(kk_load_entry(Entry)), E, true)
+               ->  (   var(E) -> R = true ; E = kk_halt(_) -> R = true ; R = error(E) )
+               ;   R = false
+               )),
+    (   R == true -> kk_log_entry(Entry, true)
+    ;   kk_log_entry(Entry, false),
+        (   lists:memberchk(F, Broken) -> true ; kk_not_loaded(F, Copy, R) )
+    ).
+
+% kk_quietly(:G): G, what it writes to the current output dropped.
+kk_quietly(G) :-
+    current_output(O),
+    iso_ext:setup_call_cleanup(( open('/dev/null', write, Null), set_output(Null) ),
+                               user:G,
+                               ( set_output(O), close(Null) )).
+
+% kk_set_flags(+Flags): the flags are as at the start but Flags (F-V, kk_changed_flags/1).
+kk_set_flags(Flags) :-
+    kk_changed_flags(Now),
+    (   iso_ext:bb_get(kk_flags0, Flags0) -> true ; Flags0 = [] ),
+    iso_ext:forall(user:( lists:member(F-_, Now), \+ lists:memberchk(F-_, Flags),
+                          lists:memberchk(F-V0, Flags0) ),
+                   user:kk_restore_flag(F-V0)),
+    lists:maplist(user:kk_restore_flag, Flags).
+
+% kk_set_ops(+Ops): the operators are as at the start but Ops (op/3 goals, kk_changed_ops/1).
+kk_set_ops(Ops) :-
+    kk_changed_ops(Now),
+    iso_ext:forall(user:( lists:member(op(_, T, N), Now), \+ kk_op_in(T, N, Ops) ),
+                   user:kk_initial_op(T, N)),
+    lists:maplist(user:kk_restore_goal, Ops).
+
+% kk_op_in(+T, +N, +Ops): Ops defines the operator N of T's class (prefix, infix, postfix).
+kk_op_in(T, N, Ops) :-
+    kk_op_class(T, C),
+    lists:member(op(_, T1, N1), Ops),
+    N1 == N,
+    kk_op_class(T1, C),
+    !.
+
+% kk_initial_op(+T, +N): the operator N of T's class as it was at the start (none: priority 0).
+kk_initial_op(T, N) :-
+    kk_op_class(T, C),
+    (   iso_ext:bb_get(kk_ops0, Ops0),
+        lists:member(op(P0, T0, N0), Ops0), N0 == N, kk_op_class(T0, C)
+    ->  kk_restore_goal(op(P0, T0, N))
+    ;   kk_restore_goal(op(0, T, N))
+    ).
+
+kk_op_class(T, C) :-
+    (   lists:memberchk(T, [fy, fx]) -> C = prefix
+    ;   lists:memberchk(T, [xf, yf]) -> C = postfix
+    ;   C = infix
+    ).
 
 kk_restore_goal(G) :- ( catch(G, _, fail) -> true ; true ).
 
@@ -271,14 +380,22 @@ kk_restore_file(Broken, F-Flags) :-
 
 kk_restore_(N/A-Cs) :-
     (   N/A == (:)/2 -> kk_retract_all((_:_ :- _))
-    ;   functor(H, N, A), retractall(H)
+    ;   functor(H, N, A), kk_declare_dynamic(user:H), retractall(H)
     ),
     lists:maplist(user:kk_restore_clause, Cs).
 kk_restore_(m(M, N, A)-Cs) :-
     functor(H, N, A),
     kk_note_module(M:H),
+    kk_declare_dynamic(M:H),
     retractall(M:H),
     lists:maplist(user:kk_restore_clause, Cs).
+
+% kk_declare_dynamic(+M:H): the predicate of H in M is dynamic (it is known, without clauses:
+% retractall/1 alone leaves an unknown one unknown in Scryer 0.10).
+kk_declare_dynamic(M:H) :-
+    (   catch(predicate_property(M:H, dynamic), _, fail) -> true
+    ;   catch(( assertz(M:H), retract(M:H) ), _, true)
+    ).
 
 % (retractall/1 of a head M:H, (:)/2 in user, is an instantiation error)
 kk_retract_all(C) :- ( retract(C), fail ; true ).

@@ -47,6 +47,13 @@ kk_need_libraries(Ls) :- lists:maplist(user:kk_need_library, Ls).
 kk_need_library(L) :-
     atom_concat(kk_library_, L, Key),
     (   iso_ext:bb_get(Key, true) -> true
+    ;   % (read as it was written, whatever the user made of double_quotes: library(process)
+        % read with codes panics Scryer in process_create/3)
+        current_prolog_flag(double_quotes, DQ),
+        DQ \== chars
+    ->  iso_ext:setup_call_cleanup(set_prolog_flag(double_quotes, chars),
+                                   user:kk_need_library(L),
+                                   set_prolog_flag(double_quotes, DQ))
     ;   L == time
     ->  % (statistics/2 and time/1 are the host's own)
         use_module(library(time), [max_sleep_time/1, sleep/1, current_time/1, format_time//2]),
@@ -133,7 +140,8 @@ kk_goal_item(G, goal(G)).
     Result is true (an answer was shown), false, error (a syntax error or uncaught exception,
     printed as Scryer prints it), limit (Limit answers shown, more may exist), swap (a file
     the goal consults replaces kenken.pl: the host runs the goal again in an engine without
-    it), swapped (the same, found as the goal ran: it stopped there), memory (the
+    it), swapped (the same, found as the goal ran: it stopped there), interrupted (Ctrl-C or
+    a timeout stopped it where it was: src/prolog/toplevel/interrupt.rs), memory (the
     heap could not grow: the host says so) or halt(Code)
     (halt/0,1 was called, even inside ','/2, ;/2, ->/2, \+/1, call/1, findall/3 ...).
     Nothing is left behind: no choice point, no exception.
@@ -150,6 +158,11 @@ kk_top(Text, Mode, Reads, Result) :-
     ),
     (   Reads == keep -> true ; kk_reader_stop ),
     kk_flush.
+
+% kk_burn(+N): N steps that do nothing (an interrupt that came while no goal ran is taken by
+% the host here, in a catch/3 of its own: src/prolog/toplevel/engine.rs).
+kk_burn(N) :-
+    (   N > 0 -> N1 is N - 1, kk_burn(N1) ; true ).
 
 % ---------------------------------------------------------------------------
 % What the host is told
@@ -203,6 +216,11 @@ kk_typed_error(E0, E) :-
     ).
 
 kk_top_ball(kk_halt(Code), halt(Code)) :- !, kk_fresh_line.
+% (Ctrl-C or a timeout stopped the goal: the host says so)
+kk_top_ball(Ball, interrupted) :-
+    kk_interrupt(Ball),
+    !,
+    kk_fresh_line.
 % (the file replaces kenken.pl: the host runs the goal again, or not when it stopped there)
 kk_top_ball(kk_swap(Name, PI, When), Result) :-
     !,

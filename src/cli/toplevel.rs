@@ -16,7 +16,8 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 
 use kenken::prolog::toplevel::{
-    needs_kenken, split_goals, Ended, Got, Key, PipedInput, Setup, TopProcess, TopResult,
+    needs_kenken, split_goals, CtrlC, Ended, Got, Key, PipedInput, Setup, TopProcess, TopResult,
+    GRACE,
 };
 
 /// The exit code of a goal that ended with `r`.
@@ -36,10 +37,10 @@ fn code(r: TopResult) -> i32 {
 /// 2.`) run in order, up to the first that does not answer (its exit code is the query's).
 /// `kenken.pl` is loaded only when a goal may need it ([`needs_kenken`]) or files are
 /// consulted. The goals run in the top level's child process ([`TopProcess`]), bounded by
-/// `setup.memory` (reaching it is a resource error) and killed when `timeout` (counted from the
-/// start) is up.
+/// `setup.memory` (reaching it is a resource error) and killed when `timeout` is up (counted
+/// once the engine is loaded: the files' consults count, the engine's own start does not).
 pub fn query(goal: &str, limit: usize, mut setup: Setup, timeout: Option<f64>) -> Result<i32> {
-    let deadline = timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
+    let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
     let split = split_goals(goal);
     let mut goals = split.complete;
     goals.extend(split.rest);
@@ -52,9 +53,10 @@ pub fn query(goal: &str, limit: usize, mut setup: Setup, timeout: Option<f64>) -
         setup.no_kenken = true;
     }
     let mut top = TopProcess::batch(setup, limit)?;
-    if let Some(ended) = top.started_by(deadline)? {
-        return query_ended(&top, ended);
-    }
+    let deadline = match top.started_within(timeout)? {
+        Ok(deadline) => deadline,
+        Err(ended) => return query_ended(&top, ended),
+    };
     if top.consult_failed() {
         return Ok(2);
     }
@@ -78,7 +80,7 @@ fn query_ended(top: &TopProcess, ended: Ended) -> Result<i32> {
     Ok(match ended {
         Ended::Done(r) => code(r),
         Ended::TimedOut => {
-            println!("{fresh}% timed out");
+            println!("{fresh}% timed out{}", lost(top));
             3
         }
         Ended::OutOfMemory(m) => {
@@ -86,7 +88,7 @@ fn query_ended(top: &TopProcess, ended: Ended) -> Result<i32> {
             2
         }
         Ended::Interrupted => {
-            println!("{fresh}% interrupted");
+            println!("{fresh}% interrupted{}", lost(top));
             130
         }
         Ended::Failed(why) => {
@@ -95,6 +97,21 @@ fn query_ended(top: &TopProcess, ended: Ended) -> Result<i32> {
             anyhow::bail!(why)
         }
     })
+}
+
+/// What the top level adds when a goal stopped by Ctrl-C or its timeout was killed (it did
+/// not stop within the grace period: a builtin that runs long, a read that waits) rather
+/// than stopped in place, which keeps what it did.
+fn lost(top: &TopProcess) -> String {
+    if top.goal_lost() {
+        format!(
+            ": the goal did not stop within {} s, so its engine was replaced; the session is \
+             as it was before the goal (what the goal did is lost)",
+            GRACE.as_secs_f64()
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// What the top level says when a goal reached the memory bound `m` (`--memory`).
@@ -428,8 +445,11 @@ impl Reader {
 /// `kenken repl`: an interactive top level whose engine runs in a child process, so that
 /// Ctrl-C and `timeout` stop a goal and not the session.
 pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
-    // Ctrl-C is for the engine (which it kills); this process goes on.
-    let _ = ctrlc::set_handler(|| {});
+    // Ctrl-C is for the engine, which gets the terminal's SIGINT itself and stops the goal
+    // where it is; this process goes on, and kills a goal that does not stop.
+    let presses = CtrlC::default();
+    let counter = presses.clone();
+    let _ = ctrlc::set_handler(move || counter.pressed());
     let stdin = std::io::stdin();
     // (the names Tab completes, as the engine tells them)
     let names = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
@@ -461,6 +481,7 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
     let timeout = timeout.map(|t| Duration::from_secs_f64(t.max(0.0)));
     let files = !setup.consult.is_empty();
     let mut top = TopProcess::start(setup, piped)?;
+    top.watch(presses);
     // (files are consulted before the first prompt, as Scryer does: one may halt)
     if files {
         if let Some(Ended::Done(TopResult::Halt(n))) = top.started()? {
@@ -485,8 +506,8 @@ pub fn repl(setup: Setup, timeout: Option<f64>) -> Result<i32> {
                 break;
             }
             Ended::Done(_) => {}
-            Ended::Interrupted => println!("\n% interrupted"),
-            Ended::TimedOut => println!("{fresh}% timed out"),
+            Ended::Interrupted => println!("\n% interrupted{}", lost(&top)),
+            Ended::TimedOut => println!("{fresh}% timed out{}", lost(&top)),
             Ended::OutOfMemory(m) => {
                 println!(
                     "{fresh}{}; the session goes on in a fresh engine",

@@ -298,6 +298,15 @@ impl Child {
         }
     }
 
+    /// Sends `SIGINT` to the child alone, unless it has ended: whether it was sent.
+    pub(crate) fn interrupt(&mut self) -> bool {
+        if self.has_ended() {
+            return false;
+        }
+        i32::try_from(self.child.id())
+            .is_ok_and(|pid| nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGINT).is_ok())
+    }
+
     /// Kills the child and every process of its group, and reaps the child.
     pub fn kill(&mut self) {
         if self.status.is_none() {

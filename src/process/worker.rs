@@ -38,6 +38,8 @@ pub(crate) struct Worker {
     current: Option<Ticket>,
     /// Environment variables the child gets.
     env: Vec<(String, String)>,
+    /// The arguments the child gets.
+    args: Vec<String>,
     /// Whether a spare is kept ([`Worker::with_spare`]).
     keep_spare: bool,
     /// The spare child (started, ready or not), and whether it said it is ready.
@@ -65,6 +67,7 @@ impl Worker {
             last_id: 0,
             current: None,
             env: Vec::new(),
+            args: Vec::new(),
             keep_spare: false,
             spare: None,
             frame_cap: FRAME_CAP,
@@ -125,6 +128,12 @@ impl Worker {
         self.env.push((key.to_string(), value.to_string()));
     }
 
+    /// This worker, its child started with these arguments (after the program's name).
+    pub(crate) fn with_args(mut self, args: &[&str]) -> Worker {
+        self.args = args.iter().map(|a| a.to_string()).collect();
+        self
+    }
+
     /// This worker, its child sharing this process's terminal (its standard input and output,
     /// and its process group: Ctrl-C reaches it) and speaking the same protocol through two
     /// named pipes (`channel.rs`): for a child whose work reads and writes the terminal.
@@ -178,6 +187,7 @@ impl Worker {
         for (k, v) in &self.env {
             spawn = spawn.env(k, v);
         }
+        spawn = spawn.args(&self.args);
         if let Some(dir) = &self.dir {
             spawn = spawn.current_dir(dir);
         }
@@ -351,6 +361,16 @@ impl Worker {
     /// deadline (the child is then killed; the next request starts a fresh one, or
     /// [`Worker::prestart`] does at once). Any error stops the child.
     pub(crate) fn next(&mut self, deadline: Option<Instant>) -> Result<Reply, WorkerError> {
+        let r = self.next_or_wait(deadline);
+        if let Ok(Reply::Timeout) = r {
+            self.stop();
+        }
+        r
+    }
+
+    /// [`Worker::next`], but at the deadline the child runs on (the request is still awaited:
+    /// call this again, or stop the child).
+    pub(crate) fn next_or_wait(&mut self, deadline: Option<Instant>) -> Result<Reply, WorkerError> {
         let (Some(child), Some(ticket)) = (self.running.as_mut(), self.current.as_ref()) else {
             return Err(WorkerError::Protocol("no request is running".into()));
         };
@@ -359,15 +379,17 @@ impl Worker {
                 self.current = None;
                 Ok(Reply::Done(d))
             }
-            Ok(Reply::Part(p)) => Ok(Reply::Part(p)),
-            Ok(Reply::Timeout) => {
-                self.stop();
-                Ok(Reply::Timeout)
-            }
+            Ok(r) => Ok(r),
             Err(e) => {
                 self.stop();
                 Err(e)
             }
         }
+    }
+
+    /// Sends `SIGINT` to the running child alone (not its group, nor the children it started):
+    /// whether there was one to send it to.
+    pub(crate) fn interrupt(&mut self) -> bool {
+        self.running.as_mut().is_some_and(Child::interrupt)
     }
 }

@@ -16,3 +16,4 @@ mod judge_grades;
 mod judge_verdicts;
 mod lifecycle;
 mod toplevel;
+mod toplevel_stop;

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::engine::{quiet_panics, Toplevel};
+use super::interrupt::Installing;
 use super::output::Host;
 use super::relay::{relay, RELAY_VAR};
 use super::{limit_memory, Mode, Setup, TopResult};
@@ -30,6 +31,9 @@ pub(super) struct ChildSetup {
     /// The named pipe where the parent feeds the goals their input (see
     /// [`PipedInput`](super::PipedInput)).
     pub(super) feed: Option<std::path::PathBuf>,
+    /// The parent's private directory where the engine keeps a copy of each file it
+    /// consults, as loaded (a fresh engine loads the copies again).
+    pub(super) scratch: std::path::PathBuf,
 }
 
 /// What the parent asks.
@@ -58,6 +62,12 @@ pub(super) enum Part {
     /// input: `fed`), `left ...` (the input the goal did not read, as character codes: `ok`).
     /// The parent answers with an [`Answer`].
     Ask(String),
+    /// The goal has stopped (by itself, or interrupted): what is left of the request is the
+    /// host's own work (the state, the names).
+    Stopped,
+    /// The engine is loaded (the first [`Request::Start`]'s part): the setup's files are
+    /// consulted next. A query's `--timeout` counts from here, not the engine's own start.
+    Loaded,
 }
 
 /// The parent's answer to a [`Part::Ask`].
@@ -79,6 +89,9 @@ pub(super) enum Reply {
     /// consulted may have replaced it).
     Done {
         result: TopResult,
+        /// An interrupt stopped the goal, in place (`interrupt.rs`): what it did stays.
+        #[serde(default)]
+        interrupted: bool,
         state: Option<String>,
         inferences: Option<u64>,
         names: Vec<String>,
@@ -151,6 +164,13 @@ impl Link {
         Ok(Some(payload))
     }
 
+    /// Sends a part of the reply to the current request.
+    fn tell(&self, part: &Part) -> std::io::Result<()> {
+        let mut out = lock(&self.out);
+        out.tell_line();
+        out.part(part)
+    }
+
     /// Replies to the current request (which is then over).
     fn reply(&self, reply: &Reply) -> std::io::Result<()> {
         let text = serde_json::to_string(reply).map_err(std::io::Error::other)?;
@@ -198,6 +218,8 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
     quiet_panics();
     let setup: ChildSetup = serde_json::from_str(&std::env::var(TOP_VAR).unwrap_or_default())
         .map_err(std::io::Error::other)?;
+    // (Ctrl-C stops a goal in place, once the engine is loaded: interrupt.rs)
+    let installing = Installing::start();
     let mut channel = Channel::open()?;
     // (at once: the engine loads while the first request comes)
     channel.ready()?;
@@ -214,35 +236,45 @@ pub(crate) fn serve_child() -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("kenken-toplevel".into())
         .stack_size(STACK)
-        .spawn(move || serve(&setup, &link))?
+        .spawn(move || serve(&setup, &link, installing))?
         .join()
         .map_err(|_| std::io::Error::other("the top level's thread stopped"))?
 }
 
-fn serve(setup: &ChildSetup, link: &Arc<Link>) -> std::io::Result<()> {
+fn serve(setup: &ChildSetup, link: &Arc<Link>, installing: Installing) -> std::io::Result<()> {
+    let mut top = Toplevel::with_scratch(!setup.setup.loads_kenken(), &setup.scratch);
+    installing.wait();
+    // (bounded once the engine is loaded and `run_binary()` has returned: its threads' stacks
+    // and allocator arenas are in the address space by then, so the bound is what goals get)
     if let Some(m) = setup.setup.memory {
         limit_memory(m).map_err(std::io::Error::other)?;
     }
-    let mut top = Toplevel::new(!setup.setup.loads_kenken());
     top.talk_to(Box::new(Asker(link.clone())));
     if let Some(fifo) = &setup.feed {
         top.feed_from(fifo).map_err(std::io::Error::other)?;
     }
     let mut halted = None;
     let mut consult_failed = false;
-    for f in &setup.setup.consult {
-        match top.consult(f) {
-            Ok(TopResult::True) => {}
-            // (a file that halts ends the session before it starts, with its code)
-            Ok(TopResult::Halt(n)) => {
-                halted = Some(n);
-                break;
-            }
-            _ => consult_failed = true,
-        }
-    }
+    // (the setup's files, consulted at the first Start, once the parent is told the engine
+    // is loaded)
+    let mut consults = Some(&setup.setup.consult);
     while let Some(payload) = link.next_request()? {
-        let (reply, failed) = match serde_json::from_str::<Request>(&payload) {
+        let request = serde_json::from_str::<Request>(&payload);
+        if let (Ok(Request::Start), Some(files)) = (&request, consults.take()) {
+            let _ = link.tell(&Part::Loaded);
+            for f in files {
+                match top.consult(f) {
+                    Ok(TopResult::True) => {}
+                    // (a file that halts ends the session before it starts, with its code)
+                    Ok(TopResult::Halt(n)) => {
+                        halted = Some(n);
+                        break;
+                    }
+                    _ => consult_failed = true,
+                }
+            }
+        }
+        let (reply, failed) = match request {
             Ok(Request::Start) => match halted {
                 Some(n) => (done(&mut top, TopResult::Halt(n), false, false), false),
                 None => {
@@ -255,10 +287,14 @@ fn serve(setup: &ChildSetup, link: &Arc<Link>) -> std::io::Result<()> {
                     (reply, false)
                 }
             },
-            Ok(Request::Goal { goal, mode, report }) => match top.run(&goal, &mode) {
-                Ok(r) => (done(&mut top, r, report, report), false),
-                Err(e) => (Reply::Failed(e.to_string()), true),
-            },
+            Ok(Request::Goal { goal, mode, report }) => {
+                let r = top.run(&goal, &mode);
+                let _ = link.tell(&Part::Stopped);
+                match r {
+                    Ok(r) => (done(&mut top, r, report, report), false),
+                    Err(e) => (Reply::Failed(e.to_string()), true),
+                }
+            }
             Ok(Request::Restore(g)) => match top.restore(&g) {
                 Ok(()) => (done(&mut top, TopResult::True, false, true), false),
                 Err(e) => (Reply::Failed(e.to_string()), true),
@@ -288,6 +324,7 @@ fn done(top: &mut Toplevel, result: TopResult, state: bool, names: bool) -> Repl
     };
     Reply::Done {
         result,
+        interrupted: top.interrupted(),
         state,
         inferences,
         names,

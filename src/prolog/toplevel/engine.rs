@@ -14,6 +14,7 @@ use scryer_prolog::{
 use super::clocks::{epoch_ms, Clocks};
 use super::goals::{ends_in_quote, lazy_libraries, reads_input};
 use super::homework::HOMEWORK;
+use super::interrupt::is_interrupt;
 use super::output::{ask, Host, HostSlot, Shown, CLOCK, FLUSH, FRESH_LINE, HOST, QUESTION_CAP};
 use super::{Mode, TopResult};
 use crate::prolog::guard;
@@ -62,11 +63,38 @@ pub struct Toplevel {
     feed: Option<PathBuf>,
     /// The host the engine's questions go to ([`Toplevel::talk_to`]).
     host: HostSlot,
+    /// The private directory where a copy of each file consulted is kept, as it was loaded
+    /// (a restart loads the copies again, never the files as they are now), and the
+    /// directory itself when this engine made it (an engine of the top level's child gets
+    /// its parent's, which outlives it).
+    scratch: PathBuf,
+    _own_scratch: Option<tempfile::TempDir>,
+    /// Whether the last goal run was stopped by an interrupt (Ctrl-C, or a timeout's
+    /// `SIGINT`: see `interrupt.rs`).
+    interrupted: bool,
 }
 
 impl Toplevel {
     /// Starts an engine with the top level (and `kenken.pl` unless `no_kenken`).
+    ///
+    /// The copies of the files it consults are kept in a private directory of its own,
+    /// removed with it.
     pub fn new(no_kenken: bool) -> Toplevel {
+        let own = tempfile::Builder::new()
+            .prefix("kenken-consulted-")
+            .tempdir()
+            .ok();
+        let dir = own
+            .as_ref()
+            .map_or_else(std::env::temp_dir, |d| d.path().to_path_buf());
+        let mut top = Toplevel::with_scratch(no_kenken, &dir);
+        top._own_scratch = own;
+        top
+    }
+
+    /// [`Toplevel::new`], the copies of the files it consults kept in `scratch` (a private
+    /// directory that outlives the engine: a fresh one loads the copies again).
+    pub(super) fn with_scratch(no_kenken: bool, scratch: &Path) -> Toplevel {
         // user_output is the real standard output, except while our own program loads (its
         // loader's warnings are not the user's business).
         let quiet = Arc::new(AtomicBool::new(true));
@@ -177,8 +205,9 @@ impl Toplevel {
         };
         let _ = machine
             .run_query(format!(
-                "kk_top_start({}), kk_clock_offsets({}, {}), {homework}flush_output.",
+                "kk_top_start({}, {}), kk_clock_offsets({}, {}), {homework}flush_output.",
                 quoted_atom(&relay),
+                quoted_atom(&scratch.to_string_lossy()),
                 clocks.cpu_ms,
                 clocks.inferences
             ))
@@ -194,6 +223,9 @@ impl Toplevel {
             kenken: !no_kenken,
             feed: None,
             host,
+            scratch: scratch.to_path_buf(),
+            _own_scratch: None,
+            interrupted: false,
         }
     }
 
@@ -230,7 +262,11 @@ impl Toplevel {
             Mode::Ask => "ask".to_string(),
         };
         guard::clear_resource_panic();
-        let r = match self.one(
+        // (an interrupt that came while no goal ran, between two, is not this goal's: it is
+        // taken here, where it stops nothing)
+        self.one("catch(kk_burn(200), _, true), R = true.", "R")?;
+        self.interrupted = false;
+        let r = match self.run_once(
             &format!("kk_top({}, {mode}, {reads}, R).", quote(&text)),
             "R",
         ) {
@@ -247,6 +283,11 @@ impl Toplevel {
             Term::Atom(a) if a == "error" => Ok(TopResult::Error),
             Term::Atom(a) if a == "limit" => Ok(TopResult::Limit),
             Term::Atom(a) if a == "memory" => Ok(TopResult::OutOfMemory),
+            // (Ctrl-C or a timeout stopped the goal in place: see interrupt.rs)
+            Term::Atom(a) if a == "interrupted" || a == "$kk_interrupted" => {
+                self.interrupted = true;
+                Ok(TopResult::Error)
+            }
             // (a file the goal names replaces kenken.pl: the goal runs in an engine without it)
             Term::Atom(a) if a == "swap" => {
                 self.without_kenken()?;
@@ -300,7 +341,9 @@ impl Toplevel {
         let state = self.state()?;
         let feed = self.feed.take();
         let host = lock_host(&self.host).take();
-        *self = Toplevel::new(true);
+        let own = self._own_scratch.take();
+        *self = Toplevel::with_scratch(true, &self.scratch.clone());
+        self._own_scratch = own;
         *lock_host(&self.host) = host;
         if let Some(fifo) = feed {
             self.feed_from(&fifo)?;
@@ -352,26 +395,51 @@ impl Toplevel {
     }
 
     /// Runs a state goal made by [`Toplevel::state`] (quietly, but for what the restart lost:
-    /// a value of `bb_put/2`, a file that loaded before and no longer does).
+    /// a value of `bb_put/2`; and a file that did not load, where it loaded in the engine that
+    /// made the state). What Scryer's loader writes past the engine's streams, its warnings of
+    /// clauses overwritten (said when the files were consulted), is not shown again.
     pub(super) fn restore(&mut self, state: &str) -> Result<(), PrologError> {
-        self.one(
-            &format!("kk_top_restore({}, R).", quote(&format!("{state} ."))),
-            "R",
-        )
-        .map(|_| ())
+        let query = format!("kk_top_restore({}, R).", quote(&format!("{state} .")));
+        let (r, lines) = crate::prolog::stdout::kept(|| self.one(&query, "R"));
+        for l in lines {
+            if !l.starts_with("% Warning: overwriting ") {
+                println!("{l}");
+            }
+        }
+        r.map(|_| ())
     }
 
-    /// Runs a host goal that binds `var` once, deterministically. Scryer 0.10 panics on a few
+    /// Whether the last goal [`Toplevel::run`] ran was stopped by an interrupt (it then
+    /// returned [`TopResult::Error`], having shown nothing of it).
+    pub(super) fn interrupted(&self) -> bool {
+        self.interrupted
+    }
+
+    /// Runs a host goal that binds `var` once, deterministically, again when an interrupt
+    /// stopped it (a host goal only reads the session, or does what it did again: an
+    /// interrupt is the user's, meant for the goal just ended). Scryer 0.10 panics on a few
     /// goals instead of raising an error (asserting a cyclic term deep in a user's predicate,
     /// ...): the panic is caught and told as an error, after which the engine is not to be
     /// trusted ([`TopProcess`](super::TopProcess) replaces it).
     fn one(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
+        for _ in 0..8 {
+            match self.run_once(query, var)? {
+                Term::Atom(a) if a == "$kk_interrupted" => continue,
+                t => return Ok(t),
+            }
+        }
+        Err(PrologError::Protocol(format!("{query} was interrupted")))
+    }
+
+    /// Runs a host goal that binds `var` once (`interrupted` when an interrupt stopped it),
+    /// and shows what it wrote.
+    fn run_once(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
         let r = self.one_(query, var);
         self.shown.flush();
         r
     }
 
-    /// [`Toplevel::one`], its output perhaps not shown yet.
+    /// [`Toplevel::run_once`], its output perhaps not shown yet.
     fn one_(&mut self, query: &str, var: &str) -> Result<Term, PrologError> {
         if self.broken {
             return Err(PrologError::Failed(
@@ -389,6 +457,10 @@ impl Toplevel {
                         }
                     }
                     Ok(LeafAnswer::False) | Ok(LeafAnswer::True) => {}
+                    // (in place of the answer: an interrupt stopped the host's goal)
+                    Ok(LeafAnswer::Exception(e)) | Err(e) if is_interrupt(&e) => {
+                        return Ok(Term::Atom("$kk_interrupted".into()))
+                    }
                     Ok(LeafAnswer::Exception(e)) | Err(e) => {
                         return Err(PrologError::Protocol(crate::prolog::term_text(&e)))
                     }

@@ -1,22 +1,20 @@
-//! The homework's predicates: whether a consulted file defines one (it then replaces
+//! The homework's solvers: whether a consulted file defines one (it then replaces
 //! `kenken.pl`), read from the file's clause heads.
 
 use std::path::Path;
 
 use super::goals::{is_word_char, split_goals};
 
-/// The homework's predicates (`prolog/kenken.pl`, the spec's contract): a consulted file that
-/// defines any of them replaces `kenken.pl` wholly.
-pub(super) const HOMEWORK: &[(&str, usize)] = &[
-    ("kenken", 3),
-    ("plain_kenken", 3),
-    ("kenken_testcase", 2),
-    ("noop_kenken", 4),
-    ("noop_kenken_testcase", 0),
-    ("noop_kenken_testcase", 2),
-];
+/// The homework's solvers (`prolog/kenken.pl`, the spec's contract): a consulted file that
+/// defines any of them is a student's own `kenken.pl`, which replaces ours wholly. A file that
+/// only gives puzzles (`kenken_testcase/2`, `noop_kenken_testcase/0,2`, as `kenken generate
+/// --output prolog` writes) is loaded beside `kenken.pl`: its test cases replace ours, and
+/// `kenken/3` stays.
+pub(super) const HOMEWORK: &[(&str, usize)] =
+    &[("kenken", 3), ("plain_kenken", 3), ("noop_kenken", 4)];
 
-/// The first of the homework's predicates (`name/arity`) that the Prolog file `file` (or
+/// The first of the homework's solvers (`name/arity`: `kenken/3`, `plain_kenken/3`,
+/// `noop_kenken/4`) that the Prolog file `file` (or
 /// `file.pl`, as consult/1 finds it) defines: a clause whose head is one of them. The file is
 /// cut into clauses as a Prolog reader cuts it ([`split_goals`]); `None` when it cannot be
 /// read.

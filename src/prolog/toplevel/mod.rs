@@ -52,6 +52,7 @@ mod clocks;
 mod engine;
 mod feed;
 mod homework;
+mod interrupt;
 mod output;
 mod relay;
 mod session;
@@ -64,7 +65,8 @@ pub use engine::{quiet_panics, Toplevel};
 pub use feed::{Got, PipedInput};
 pub use goals::{needs_kenken, split_goals, Goals};
 pub use homework::homework_defined;
-pub use session::{Ended, Key, TopProcess};
+pub(crate) use interrupt::block_interrupt;
+pub use session::{CtrlC, Ended, Key, TopProcess, GRACE};
 
 /// How a top-level goal ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,7 +141,7 @@ pub fn limit_memory(bytes: u64) -> Result<(), PrologError> {
 
 impl Setup {
     /// Whether the engine loads `kenken.pl`: not with `no_kenken`, nor when a file to consult
-    /// defines one of the homework's predicates ([`homework_defined`]): a student's own
+    /// defines one of the homework's solvers ([`homework_defined`]): a student's own
     /// `kenken.pl` answers alone, a predicate it lacks is an existence error (as in SWI-Prolog
     /// and GNU Prolog), never ours.
     pub fn loads_kenken(&self) -> bool {

@@ -7,6 +7,7 @@
 //! to it) are parts of the reply, answered with the request's ticket (`child.rs`).
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -33,6 +34,35 @@ pub enum Ended {
     /// The engine reached its memory bound ([`Setup::memory`], this many bytes); it was
     /// restarted with the session's state.
     OutOfMemory(u64),
+}
+
+/// How long a goal may take to stop after Ctrl-C or its timeout (Scryer stops it where it is,
+/// within 256 instructions: `interrupt.rs`) before its engine is killed and replaced by a fresh
+/// one with the session's state as it was before the goal.
+pub const GRACE: Duration = Duration::from_secs(1);
+
+/// The Ctrl-C presses of the process, as its `SIGINT` handler counts them
+/// ([`CtrlC::pressed`]): a [`TopProcess`] that watches them ([`TopProcess::watch`]) kills a goal
+/// that did not stop within [`GRACE`] of one (the child gets the terminal's `SIGINT` itself).
+#[derive(Debug, Clone, Default)]
+pub struct CtrlC(Arc<AtomicU64>);
+
+impl CtrlC {
+    /// Counts a press (for the process's `SIGINT` handler: it only counts).
+    pub fn pressed(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn count(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Why a goal is being stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Why {
+    CtrlC,
+    Timeout,
 }
 
 /// What the host answers when the top level asks what to do after an answer.
@@ -63,6 +93,9 @@ enum Waited {
     Died(bool, String),
     /// The deadline passed (the child was killed).
     Late,
+    /// The goal did not stop within [`GRACE`] of Ctrl-C or its timeout: the child was
+    /// killed.
+    Killed(Why),
     /// The child aborted at its memory bound, this many bytes.
     OutOfMemory(u64),
 }
@@ -73,8 +106,10 @@ enum Waited {
 /// goal waits until it is ready.
 pub struct TopProcess {
     setup: Setup,
-    /// The directory of the pipe that feeds the goals their input (a piped repl's).
-    dir: Option<tempfile::TempDir>,
+    /// The session's private directory: the copies of the files consulted, as they were
+    /// loaded (a fresh engine loads them again), and the pipe that feeds the goals their
+    /// input (a piped repl's).
+    dir: tempfile::TempDir,
     /// The child.
     worker: Worker,
     /// Whether the child's engine is loaded (its reply to [`Request::Start`] came).
@@ -101,6 +136,19 @@ pub struct TopProcess {
     input: Option<Arc<PipedInput>>,
     /// What feeds it to the goal running.
     feeder: Option<Feeder>,
+    /// Whether a goal is stopped in place by Ctrl-C or its timeout (a repl's), rather than
+    /// killed (a query's: it ends then).
+    in_place: bool,
+    /// The Ctrl-C presses watched ([`TopProcess::watch`]).
+    ctrl_c: Option<CtrlC>,
+    /// Why the goal running is being stopped, if it is.
+    stopping: Option<Why>,
+    /// The last goal stopped by Ctrl-C or its timeout was killed, what it did lost.
+    lost: bool,
+    /// The start's timeout, counted once the engine is loaded ([`TopProcess::started_within`]),
+    /// and when it was.
+    after_load: Option<Duration>,
+    loaded_at: Option<Instant>,
 }
 
 impl TopProcess {
@@ -126,19 +174,23 @@ impl TopProcess {
         mode: Mode,
         report: bool,
     ) -> Result<TopProcess, PrologError> {
-        let dir = match input {
-            Some(_) => Some(
-                tempfile::Builder::new()
-                    .prefix("kenken-top-")
-                    .tempdir()
-                    .context("making the top level's directory")?,
-            ),
-            None => None,
+        let dir = tempfile::Builder::new()
+            .prefix("kenken-top-")
+            .tempdir()
+            .context("making the top level's directory")?;
+        // (a repl's goals are stopped in place: interrupt.rs; a query's are killed, and it
+        // ends)
+        let in_place = mode == Mode::Ask;
+        let args: &[&str] = if in_place {
+            &super::interrupt::ARGS
+        } else {
+            &[]
         };
         let mut p = TopProcess {
             setup,
             dir,
-            worker: Worker::new("toplevel").terminal(),
+            worker: Worker::new("toplevel").terminal().with_args(args),
+            in_place,
             started: false,
             cpu_offset: None,
             children_cpu: 0,
@@ -154,17 +206,37 @@ impl TopProcess {
             },
             input,
             feeder: None,
+            ctrl_c: None,
+            stopping: None,
+            lost: false,
+            after_load: None,
+            loaded_at: None,
         };
         p.spawn()?;
         Ok(p)
     }
 
+    /// Watches `presses` (counted by the process's `SIGINT` handler): a goal that does not
+    /// stop within [`GRACE`] of one is killed (its engine replaced by a fresh one with the
+    /// session's state as it was before the goal). The child gets the terminal's `SIGINT`
+    /// itself: it stops the goal in place.
+    pub fn watch(&mut self, presses: CtrlC) {
+        self.ctrl_c = Some(presses);
+    }
+
+    /// Whether the last goal stopped by Ctrl-C or its timeout did not stop within [`GRACE`]:
+    /// its engine was killed, and what the goal did is lost (the session is as it was before
+    /// the goal). A goal stopped in time keeps what it did.
+    pub fn goal_lost(&self) -> bool {
+        self.lost
+    }
+
     /// The named pipe that feeds the goals their input (a piped repl's).
     fn feed_pipe(&self) -> Result<Option<PathBuf>, PrologError> {
-        let Some(dir) = &self.dir else {
+        if self.input.is_none() {
             return Ok(None);
-        };
-        let path = dir.path().join("feed");
+        }
+        let path = self.dir.path().join("feed");
         if !path.exists() {
             nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU)
                 .map_err(std::io::Error::from)
@@ -177,6 +249,7 @@ impl TopProcess {
         let env = serde_json::to_string(&ChildSetup {
             setup: self.setup.clone(),
             feed: self.feed_pipe()?,
+            scratch: self.dir.path().to_path_buf(),
         })
         .context("encoding the top level's setup")?;
         let clocks = format!(
@@ -228,7 +301,7 @@ impl TopProcess {
         if let Some(w) = self.send(&Request::Start, deadline)? {
             return Ok(Some(w));
         }
-        match self.wait(deadline, &mut |_| Key::Stop)? {
+        match self.wait(deadline, false, &mut |_| Key::Stop)? {
             Waited::Reply(Reply::Started {
                 cpu_offset,
                 names,
@@ -253,21 +326,86 @@ impl TopProcess {
     }
 
     /// Waits for the child's reply, answering its questions (`key` answers which key after
-    /// an answer); the child is killed when it died, lied or `deadline` passed.
+    /// an answer); the child is killed when it died or lied. When `deadline` passes, the
+    /// child is killed, unless the request runs a goal (`goal`): it is then interrupted
+    /// (`SIGINT`), and so it is by Ctrl-C (it gets the terminal's itself), and killed only
+    /// when the goal has not stopped within [`GRACE`] (`self.stopping` says why it stops).
     fn wait(
         &mut self,
-        deadline: Option<Instant>,
+        mut deadline: Option<Instant>,
+        goal: bool,
         key: &mut dyn FnMut(&mut Self) -> Key,
     ) -> Result<Waited, PrologError> {
+        let count = |c: &Option<CtrlC>| c.as_ref().map(CtrlC::count);
+        let mut presses = count(&self.ctrl_c);
+        // (the goal runs: it has not said it stopped)
+        let mut running = goal;
+        // (when the goal is killed unless it stopped first)
+        let mut kill_at: Option<Instant> = None;
         loop {
-            let frame = match self.worker.next(deadline) {
+            let until = if let Some(k) = kill_at {
+                Some(k)
+            } else if !goal {
+                deadline
+            } else if !running || self.stopping.is_some() {
+                // (the host's own work after the goal: no deadline)
+                None
+            } else if presses.is_some() {
+                // (Ctrl-C is looked for every 50 ms)
+                let look = Instant::now() + Duration::from_millis(50);
+                Some(deadline.map_or(look, |d| d.min(look)))
+            } else {
+                deadline
+            };
+            let frame = match self.worker.next_or_wait(until) {
                 Ok(f) => f,
                 Err(e) => return Ok(self.end_of_child(e)),
             };
             match frame {
+                Frame::Timeout => {
+                    let now = Instant::now();
+                    if let Some(k) = kill_at {
+                        if now >= k {
+                            self.kill();
+                            let why = self.stopping.unwrap_or(Why::Timeout);
+                            return Ok(Waited::Killed(why));
+                        }
+                        continue;
+                    }
+                    if !goal || (!self.in_place && deadline.is_some_and(|d| now >= d)) {
+                        self.kill();
+                        return Ok(Waited::Late);
+                    }
+                    if presses.is_some() && count(&self.ctrl_c) != presses {
+                        self.stopping = Some(Why::CtrlC);
+                        kill_at = Some(now + GRACE);
+                    } else if deadline.is_some_and(|d| now >= d) {
+                        self.stopping = Some(Why::Timeout);
+                        kill_at = Some(now + GRACE);
+                        self.worker.interrupt();
+                    }
+                }
                 Frame::Part(p) => match serde_json::from_str::<Part>(&p) {
                     Ok(Part::Line(ends)) => self.line = ends,
+                    // (the start's timeout counts from here: `started_within`)
+                    Ok(Part::Loaded) => {
+                        let now = Instant::now();
+                        self.loaded_at = Some(now);
+                        if let Some(t) = self.after_load.take() {
+                            deadline = Some(now + t);
+                        }
+                    }
+                    // (the goal stopped: what is left is the host's; it is not killed)
+                    Ok(Part::Stopped) => {
+                        running = false;
+                        kill_at = None;
+                    }
+                    // (an answer: the goal is alive, it caught the interrupt perhaps; the next
+                    // Ctrl-C stops it again)
                     Ok(Part::Ask(question)) => {
+                        kill_at = None;
+                        self.stopping = None;
+                        presses = count(&self.ctrl_c);
                         let answer: Answer = self.answer(&question, key);
                         let text = serde_json::to_string(&answer).context("encoding an answer")?;
                         if let Err(e) = self.worker.answer(&text) {
@@ -281,10 +419,6 @@ impl TopProcess {
                         Ok(r) => Waited::Reply(r),
                         Err(e) => self.not_understood(&d, &e),
                     })
-                }
-                Frame::Timeout => {
-                    self.kill();
-                    return Ok(Waited::Late);
                 }
             }
         }
@@ -381,8 +515,18 @@ impl TopProcess {
     fn after_death(&mut self, waited: Waited) -> Result<Ended, PrologError> {
         let ended = match waited {
             Waited::Late => Ended::TimedOut,
+            Waited::Killed(why) => {
+                self.lost = true;
+                match why {
+                    Why::CtrlC => Ended::Interrupted,
+                    Why::Timeout => Ended::TimedOut,
+                }
+            }
             Waited::OutOfMemory(m) => Ended::OutOfMemory(m),
-            Waited::Died(true, _) => Ended::Interrupted,
+            Waited::Died(true, _) => {
+                self.lost = true;
+                Ended::Interrupted
+            }
             Waited::Died(false, how) => Ended::Failed(how),
             Waited::Reply(Reply::Failed(e)) => Ended::Failed(e),
             Waited::Reply(Reply::Done { result, .. }) => Ended::Done(result),
@@ -394,8 +538,8 @@ impl TopProcess {
 
     /// Feeds the input to the goal running, when the repl's input is piped.
     fn start_feeding(&mut self) {
-        if let (Some(input), None, Some(dir)) = (&self.input, &self.feeder, &self.dir) {
-            let fifo = dir.path().join("feed");
+        if let (Some(input), None) = (&self.input, &self.feeder) {
+            let fifo = self.dir.path().join("feed");
             self.feeder = Some(Feeder::start(&fifo, input.clone()));
         }
     }
@@ -433,6 +577,27 @@ impl TopProcess {
         }
     }
 
+    /// [`TopProcess::started`], within `timeout` counted once the engine is loaded (its own
+    /// start does not count, however loaded the machine; consulting the setup's files does):
+    /// the deadline that leaves for the goals, or how the engine ended first (killed at the
+    /// deadline: [`Ended::TimedOut`]).
+    pub fn started_within(
+        &mut self,
+        timeout: Option<Duration>,
+    ) -> Result<Result<Option<Instant>, Ended>, PrologError> {
+        self.after_load = timeout;
+        self.loaded_at = None;
+        let waited = self.ready(None);
+        self.after_load = None;
+        match waited? {
+            Some(w) => self.after_death(w).map(Err),
+            None => {
+                let loaded = self.loaded_at.unwrap_or_else(Instant::now);
+                Ok(Ok(timeout.map(|t| loaded + t)))
+            }
+        }
+    }
+
     /// Runs `goal`, answering the child's "next answer?" questions with `key`, within
     /// `timeout` (counted once the engine is loaded). After an interrupt, a timeout or a
     /// failure of the engine, a fresh engine gets the session's state back.
@@ -460,13 +625,17 @@ impl TopProcess {
             return self.after_death(w);
         }
         self.start_feeding();
-        let waited = self.wait(deadline, key);
+        self.stopping = None;
+        self.lost = false;
+        let waited = self.wait(deadline, true, key);
         if let Some(mut f) = self.feeder.take() {
             f.stop(false);
         }
+        let stopping = self.stopping.take();
         match waited? {
             Waited::Reply(Reply::Done {
                 result,
+                interrupted,
                 state,
                 inferences,
                 names,
@@ -491,7 +660,12 @@ impl TopProcess {
                     self.kill();
                     return Ok(Ended::OutOfMemory(self.setup.memory.unwrap_or(0)));
                 }
-                Ok(Ended::Done(result))
+                // (stopped in place: what it did stays, and is in the state)
+                Ok(match (interrupted, stopping) {
+                    (true, Some(Why::Timeout)) => Ended::TimedOut,
+                    (true, _) => Ended::Interrupted,
+                    (false, _) => Ended::Done(result),
+                })
             }
             w => self.after_death(w),
         }
@@ -511,7 +685,7 @@ impl TopProcess {
             if self.send(&Request::Restore(state), None)?.is_some() {
                 continue;
             }
-            match self.wait(None, &mut |_| Key::Stop)? {
+            match self.wait(None, false, &mut |_| Key::Stop)? {
                 Waited::Reply(Reply::Done { names, .. }) => {
                     if !names.is_empty() {
                         self.names = names;
